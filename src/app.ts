@@ -1,0 +1,157 @@
+// Builds the Fastify instance: cross-cutting plugins first, then each module's routes.
+import { randomBytes } from 'node:crypto';
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import FindMyWay from 'find-my-way';
+import type { Config } from './config.ts';
+import type { Db } from './db/pool.ts';
+import { registerAuth } from './http/auth.ts';
+import { registerErrorHandler, sendError } from './http/error-handler.ts';
+import { MethodNotAllowedError, RouteNotFoundError } from './http/errors.ts';
+import { registerOperationsRoutes, registerRequestMetrics } from './http/operations.ts';
+import type { CursorSigner } from './http/paging.ts';
+import { ErrorEnvelope } from './http/schemas.ts';
+import { registerKeyRoutes } from './keys/routes.ts';
+import type { KeyVerifier } from './keys/verifier.ts';
+
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  cursors: CursorSigner;
+  verifier: KeyVerifier;
+}
+
+export const API_VERSION = '1.0.0';
+const BODY_LIMIT = 1024 * 1024;
+
+function loggerOptions(config: Config): FastifyServerOptions['logger'] {
+  if (config.logLevel === 'silent') return false;
+  return {
+    level: config.logLevel,
+    // Never a key, a secret or a body: the request line is logged by our own hook below.
+    redact: ['req.headers.authorization', 'headers.authorization'],
+  };
+}
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config } = deps;
+  const app = Fastify({
+    logger: loggerOptions(config),
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: BODY_LIMIT,
+    trustProxy: config.trustProxy,
+    requestIdHeader: false,
+    genReqId: () => `req_${randomBytes(12).toString('base64url')}`,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+    ajv: {
+      customOptions: {
+        // Refuse rather than repair: no coercion of types, no silent removal of unknown fields.
+        coerceTypes: false,
+        removeAdditional: false,
+        useDefaults: true,
+        allErrors: false,
+      },
+    },
+    ...(config.tlsCertFile && config.tlsKeyFile
+      ? {
+          https: {
+            cert: await import('node:fs/promises').then((fs) => fs.readFile(config.tlsCertFile!)),
+            key: await import('node:fs/promises').then((fs) => fs.readFile(config.tlsKeyFile!)),
+          },
+        }
+      : {}),
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // Only JSON bodies: anything else is 415 content_type_unsupported.
+  app.removeContentTypeParser(['text/plain']);
+
+  app.addSchema(ErrorEnvelope);
+  registerErrorHandler(app);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('request-id', request.id);
+  });
+  app.addHook('onSend', async (request, reply) => {
+    // A JSON API: nothing to sniff, frame or cache; and no CORS headers, ever.
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('cache-control', 'no-store');
+    reply.header('referrer-policy', 'no-referrer');
+    reply.header('x-frame-options', 'DENY');
+    if (!request.url.startsWith('/docs')) {
+      reply.header('content-security-policy', "default-src 'none'; frame-ancestors 'none'");
+    }
+    if (config.tlsCertFile) reply.header('strict-transport-security', 'max-age=31536000');
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    if (config.logLevel === 'silent') return;
+    request.log.info(
+      {
+        requestId: request.id,
+        tenantId: request.actor?.tenantId,
+        keyId: request.actor?.keyId,
+        method: request.method,
+        route: request.routeOptions.url ?? null,
+        status: reply.statusCode,
+        durationMs: Math.round(reply.elapsedTime * 10) / 10,
+      },
+      'request',
+    );
+  });
+  registerRequestMetrics(app);
+
+  // A second router that only knows which paths exist, to tell 405 from 404.
+  const known = FindMyWay();
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      if (method !== 'HEAD' && !known.find(method as 'GET', route.url)) {
+        known.on(method as 'GET', route.url, () => undefined);
+      }
+    }
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = ['GET', 'POST', 'PATCH', 'DELETE', 'PUT'].filter(
+      (m) => known.find(m as 'GET', path) !== null,
+    );
+    if (allowed.length > 0) {
+      reply.header('allow', allowed.join(', '));
+      return sendError(
+        request,
+        reply,
+        new MethodNotAllowedError(`${request.method} is not allowed on ${path}; use ${allowed.join(', ')}.`),
+      );
+    }
+    return sendError(request, reply, new RouteNotFoundError(`No route ${request.method} ${path}.`));
+  });
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Billing API',
+        version: API_VERSION,
+        description:
+          'Customers, invoices, taxes and credit notes. Every request carries `Authorization: Bearer <API_KEY>`. Errors use one envelope whose `code` is stable.',
+      },
+      components: {
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+      },
+      security: [{ bearer: [] }],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/docs')) route.config = { ...route.config, auth: false };
+  });
+  await app.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
+
+  registerAuth(app, deps.verifier, config);
+  registerOperationsRoutes(app, deps);
+  registerKeyRoutes(app);
+
+  return app;
+}

@@ -1,0 +1,39 @@
+// The operator tool: `billing <command>`; from a checkout, `npm run billing -- <command>`.
+import { Command } from 'commander';
+import { ApiError } from '../http/errors.ts';
+import { ConfigError } from '../config.ts';
+import { withDatabase } from './database.ts';
+import { registerKeyCommands } from './keys.ts';
+import { registerTenantCommands } from './tenants.ts';
+
+const program = new Command('billing').description('Billing API operator tool');
+registerTenantCommands(program);
+registerKeyCommands(program);
+program
+  .command('migrate')
+  .description('apply database migrations')
+  .option('--json', 'print JSON')
+  .action(async (o: { json?: boolean }) => {
+    const { migrate } = await import('../db/migrate.ts');
+    const applied = await withDatabase((db) => migrate(db));
+    console.log(o.json ? JSON.stringify({ applied }) : applied.length ? `applied ${applied.join(', ')}` : 'up to date');
+  });
+program
+  .command('serve')
+  .description('run the API server')
+  .action(async () => {
+    await import('../main.ts');
+  });
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof ApiError) {
+    console.error(`error: ${error.code}: ${error.message}`);
+  } else if (error instanceof ConfigError) {
+    console.error(error.message);
+  } else {
+    console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  process.exitCode = 1;
+}

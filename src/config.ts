@@ -1,0 +1,112 @@
+// Environment variables → one typed, validated object. Every wrong variable is named in one
+// message at start-up, so an operator fixes them all in one go.
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  /** Port of the embedded PostgreSQL (only used without DATABASE_URL). */
+  embeddedPgPort: number;
+  /** Folder for the embedded database, the mail outbox and other local state. */
+  dataDir: string;
+  redisUrl: string | undefined;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  logLevel: string;
+  rateLimitLive: number;
+  rateLimitTest: number;
+  webhooksAllowLoopback: boolean;
+  trustProxy: boolean;
+  tlsCertFile: string | undefined;
+  tlsKeyFile: string | undefined;
+  /** HMAC secret for cursors; generated and stored in the database when not set. */
+  cursorSecret: string | undefined;
+  /** How long a verified key may be served from memory (revocation must bite within 2 s). */
+  keyCacheMs: number;
+  /** Start the webhook delivery worker and periodic jobs in the server process. */
+  runWorker: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      problems.push(`${name}=${JSON.stringify(raw)} must be an integer from ${min} to ${max}`);
+      return fallback;
+    }
+    return Number(raw);
+  };
+  const bool = (name: string, fallback: boolean): boolean => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (raw === 'true' || raw === '1') return true;
+    if (raw === 'false' || raw === '0') return false;
+    problems.push(`${name}=${JSON.stringify(raw)} must be true or false`);
+    return fallback;
+  };
+  const url = (name: string, protocols: string[]): string | undefined => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return undefined;
+    try {
+      const parsed = new URL(raw);
+      if (!protocols.includes(parsed.protocol)) {
+        problems.push(`${name} must use one of ${protocols.join(', ')}`);
+      }
+    } catch {
+      problems.push(`${name} is not a valid URL`);
+    }
+    return raw;
+  };
+  const str = (name: string): string | undefined => {
+    const raw = env[name];
+    return raw === undefined || raw === '' ? undefined : raw;
+  };
+
+  const logLevel = env.LOG_LEVEL ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) {
+    problems.push(`LOG_LEVEL=${JSON.stringify(logLevel)} must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+  const tlsCertFile = str('TLS_CERT_FILE');
+  const tlsKeyFile = str('TLS_KEY_FILE');
+  if ((tlsCertFile === undefined) !== (tlsKeyFile === undefined)) {
+    problems.push('TLS_CERT_FILE and TLS_KEY_FILE must be set together');
+  }
+  const cursorSecret = str('CURSOR_SECRET');
+  if (cursorSecret !== undefined && cursorSecret.length < 32) {
+    problems.push('CURSOR_SECRET must be at least 32 characters');
+  }
+
+  const config: Config = {
+    port: int('PORT', 3000, 0, 65535),
+    host: env.HOST || '127.0.0.1',
+    databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
+    embeddedPgPort: int('EMBEDDED_PG_PORT', 54329, 1, 65535),
+    dataDir: env.DATA_DIR || './data',
+    redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
+    smtpUrl: url('SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom: env.MAIL_FROM || 'billing@localhost',
+    logLevel,
+    rateLimitLive: int('RATE_LIMIT_LIVE', 100, 1, 1_000_000),
+    rateLimitTest: int('RATE_LIMIT_TEST', 25, 1, 1_000_000),
+    webhooksAllowLoopback: bool('WEBHOOKS_ALLOW_LOOPBACK', false),
+    trustProxy: bool('TRUST_PROXY', false),
+    tlsCertFile,
+    tlsKeyFile,
+    cursorSecret,
+    keyCacheMs: int('KEY_CACHE_MS', 1000, 0, 1000),
+    runWorker: bool('RUN_WORKER', true),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}

@@ -1,0 +1,33 @@
+// Opens the database the configuration names: the server at DATABASE_URL, or the embedded
+// PostgreSQL under ./data when DATABASE_URL is not set.
+import type { Config } from '../config.ts';
+import { startEmbeddedDatabase } from './embedded.ts';
+import { createPool, type Db } from './pool.ts';
+
+export interface OpenDatabase {
+  db: Db;
+  embedded: boolean;
+  /** Closes the pool, then stops the embedded server if this process started it. */
+  close(): Promise<void>;
+}
+
+export async function openDatabase(
+  config: Config,
+  log: (message: string) => void,
+  poolSize = 20,
+): Promise<OpenDatabase> {
+  if (config.databaseUrl) {
+    const db = createPool(config.databaseUrl, poolSize);
+    return { db, embedded: false, close: () => db.end() };
+  }
+  const server = await startEmbeddedDatabase(config.dataDir, config.embeddedPgPort, log);
+  const db = createPool(server.url, poolSize);
+  return {
+    db,
+    embedded: true,
+    close: async () => {
+      await db.end();
+      if (server.owned) await server.stop();
+    },
+  };
+}

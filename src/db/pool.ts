@@ -1,0 +1,50 @@
+// The connection pool and the transaction helper every service uses.
+import pg from 'pg';
+
+// bigint columns (counts, money sums) arrive as strings unless told otherwise; money never
+// leaves JavaScript's safe integers (checked when written), so parse them as numbers here.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n)) throw new RangeError(`bigint ${value} exceeds the safe range`);
+  return n;
+});
+
+export type Db = pg.Pool;
+export type Tx = pg.PoolClient;
+/** Anything that runs a query: the pool or a client inside a transaction. */
+export type Queryable = pg.Pool | pg.PoolClient;
+
+export function createPool(url: string, max = 20): Db {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    connectionTimeoutMillis: 5000,
+    idleTimeoutMillis: 30000,
+    // A statement that hangs (locks, an outage) must not hang the request forever.
+    statement_timeout: 15000,
+    application_name: 'billing-api',
+  });
+  // An idle client losing its connection (database restart) must not crash the process.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+export async function inTransaction<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
+  const tx = await db.connect();
+  let broken = false;
+  try {
+    await tx.query('BEGIN');
+    const result = await work(tx);
+    await tx.query('COMMIT');
+    return result;
+  } catch (error) {
+    try {
+      await tx.query('ROLLBACK');
+    } catch {
+      broken = true;
+    }
+    throw error;
+  } finally {
+    tx.release(broken);
+  }
+}

@@ -1,0 +1,145 @@
+// Turns every failure, ours or Fastify's, into the one error envelope:
+// { "error": { "code", "message", "param"?, "requestId", ...extra } }.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  ApiError,
+  BodyInvalidError,
+  BodyTooLargeError,
+  ContentTypeUnsupportedError,
+  InternalError,
+  ParameterInvalidError,
+  ParameterMissingError,
+  ServiceUnavailableError,
+} from './errors.ts';
+
+export interface ErrorEnvelope {
+  error: { code: string; message: string; param?: string; requestId: string } & Record<
+    string,
+    unknown
+  >;
+}
+
+export function envelope(error: ApiError, requestId: string): ErrorEnvelope {
+  return {
+    error: {
+      code: error.code,
+      message: error.message,
+      ...(error.param === undefined ? {} : { param: error.param }),
+      requestId,
+      ...error.extra,
+    },
+  };
+}
+
+// Connection-level failures of PostgreSQL: the database is down, restarting or unreachable.
+const DATABASE_UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'ETIMEDOUT',
+  'EPIPE',
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  '53300', // too_many_connections
+  '57014', // query_canceled (statement timeout)
+  '40001', // serialization_failure: safe to retry
+  '40P01', // deadlock_detected: safe to retry
+]);
+
+function isDatabaseUnavailable(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && DATABASE_UNAVAILABLE_CODES.has(code)) return true;
+  const message = (error as { message?: unknown }).message;
+  return (
+    typeof message === 'string' &&
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly/.test(
+      message,
+    )
+  );
+}
+
+interface AjvError {
+  keyword: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+function paramPath(instancePath: string, extra?: unknown): string {
+  const parts = instancePath.split('/').filter((p) => p !== '');
+  if (typeof extra === 'string') parts.push(extra);
+  return parts.join('.');
+}
+
+/** Ajv's first complaint, in the envelope's words. */
+function fromValidation(
+  errors: AjvError[],
+  context: string | undefined,
+): ApiError {
+  const first = errors[0];
+  if (!first) return new BodyInvalidError('The request is not valid.');
+  if (context === 'body' && first.instancePath === '' && first.keyword === 'type') {
+    return new BodyInvalidError('The request body must be a JSON object.');
+  }
+  if (first.keyword === 'required') {
+    return new ParameterMissingError(paramPath(first.instancePath, first.params.missingProperty));
+  }
+  if (first.keyword === 'additionalProperties') {
+    const param = paramPath(first.instancePath, first.params.additionalProperty);
+    return new ParameterInvalidError(param, `Unknown parameter: ${param}.`);
+  }
+  const param = paramPath(first.instancePath) || context || 'body';
+  return new ParameterInvalidError(param, `Invalid ${param}: ${first.message ?? 'invalid value'}.`);
+}
+
+/** Maps anything thrown while handling a request to an ApiError. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (isDatabaseUnavailable(error)) return new ServiceUnavailableError();
+  const fastifyError = error as FastifyError & { validationContext?: string };
+  if (fastifyError && Array.isArray(fastifyError.validation)) {
+    return fromValidation(fastifyError.validation as AjvError[], fastifyError.validationContext);
+  }
+  switch (fastifyError?.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new BodyTooLargeError('The request body is larger than 1 MiB.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_TYPE':
+      return new ContentTypeUnsupportedError('Request bodies must be application/json.');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new BodyInvalidError('The request body is empty; send a JSON object.');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new BodyInvalidError('The Content-Length does not match the body.');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new BodyInvalidError('The request body is not valid JSON.');
+  }
+  if (error instanceof SyntaxError && fastifyError.statusCode === 400) {
+    return new BodyInvalidError('The request body is not valid JSON.');
+  }
+  if (fastifyError?.statusCode === 400) {
+    return new BodyInvalidError('The request could not be read.');
+  }
+  return new InternalError('An internal error occurred.');
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError): FastifyReply {
+  for (const [name, value] of Object.entries(error.headers ?? {})) reply.header(name, value);
+  return reply.code(error.status).type('application/json').send(envelope(error, request.id));
+}
+
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error, request, reply) => {
+    const apiError = toApiError(error);
+    if (apiError.status >= 500) {
+      request.log.error({ err: error }, 'request failed');
+    }
+    return sendError(request, reply, apiError);
+  });
+}

@@ -1,0 +1,171 @@
+// Idempotency keys for every POST, PATCH and DELETE (after the IETF draft "The
+// Idempotency-Key HTTP Header Field"), as one mechanism every write route goes through:
+// `sendWrite` runs the route's work in a transaction and, when the request carries a key,
+// stores the result in that same transaction, so a crash leaves both or neither.
+//
+// Concurrency: a transaction-scoped advisory lock on (tenant, environment, key) marks the key
+// as in flight on the database itself, so a second request on any instance sees it taken
+// (409 idempotency_key_in_use) instead of running the work twice. The lock is released by
+// COMMIT, after which the stored record is visible to the next request.
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Db, Tx } from '../db/pool.ts';
+import { envelope, toApiError } from './error-handler.ts';
+import {
+  IdempotencyKeyInUseError,
+  IdempotencyKeyInvalidError,
+  IdempotencyKeyReusedError,
+} from './errors.ts';
+
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+export const RETENTION_HOURS = 24;
+const PRINTABLE_ASCII = /^[\x20-\x7e]{1,255}$/;
+
+export function readIdempotencyKey(request: FastifyRequest): string | undefined {
+  const raw = request.headers[IDEMPOTENCY_HEADER];
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string' || !PRINTABLE_ASCII.test(raw)) {
+    throw new IdempotencyKeyInvalidError(
+      'The Idempotency-Key header must be 1 to 255 printable ASCII characters.',
+      { param: 'Idempotency-Key' },
+    );
+  }
+  return raw;
+}
+
+/** JSON with object keys sorted, so that key order does not change a request's fingerprint. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+function fingerprint(request: FastifyRequest): Buffer {
+  const path = request.url.split('?')[0] ?? '';
+  return createHash('sha256')
+    .update(`${request.method}\n${path}\n${canonicalJson(request.body ?? null)}`)
+    .digest();
+}
+
+// Results the client could fix or retry are not kept: refusals before the work ran
+// (validation 400, 401, 403), conflicts (409), 429 and 5xx. Everything else (success, 404,
+// 422) is stored and replayed.
+function isStored(status: number): boolean {
+  return status < 400 || status === 404 || status === 410 || status === 422;
+}
+
+interface StoredResult {
+  fingerprint: Buffer;
+  status_code: number;
+  response_body: string;
+  expired: boolean;
+}
+
+function send(reply: FastifyReply, status: number, body: string): FastifyReply {
+  return reply.code(status).type('application/json; charset=utf-8').send(body);
+}
+
+/**
+ * Runs a write: `work` gets a transaction and returns the response body; the reply is
+ * `status` with that body. With an Idempotency-Key, the result is stored with the work, and
+ * a repeat is answered from the store.
+ */
+export async function sendWrite(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  db: Db,
+  status: number,
+  work: (tx: Tx) => Promise<unknown>,
+): Promise<FastifyReply> {
+  const key = readIdempotencyKey(request);
+  const tx = await db.connect();
+  let broken = false;
+  try {
+    await tx.query('BEGIN');
+    if (key === undefined) {
+      const body = JSON.stringify(await work(tx));
+      await tx.query('COMMIT');
+      return send(reply, status, body);
+    }
+    const { tenantId, environment } = request.actor;
+    const { rows: lock } = await tx.query<{ locked: boolean }>(
+      'SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked',
+      [`idem\n${tenantId}\n${environment}\n${key}`],
+    );
+    if (!lock[0]?.locked) {
+      throw new IdempotencyKeyInUseError(
+        'A request with this Idempotency-Key is still being processed; retry later.',
+      );
+    }
+    const print = fingerprint(request);
+    const { rows } = await tx.query<StoredResult>(
+      `SELECT fingerprint, status_code, response_body,
+              created_at < now() - make_interval(hours => $4) AS expired
+         FROM idempotency_keys WHERE tenant_id = $1 AND environment = $2 AND key = $3`,
+      [tenantId, environment, key, RETENTION_HOURS],
+    );
+    const stored = rows[0];
+    if (stored && !stored.expired) {
+      await tx.query('ROLLBACK');
+      if (!stored.fingerprint.equals(print)) {
+        throw new IdempotencyKeyReusedError(
+          'This Idempotency-Key was used with a different request (method, path or body).',
+        );
+      }
+      reply.header('idempotent-replayed', 'true');
+      return send(reply, stored.status_code, stored.response_body);
+    }
+    if (stored) {
+      await tx.query(
+        'DELETE FROM idempotency_keys WHERE tenant_id = $1 AND environment = $2 AND key = $3',
+        [tenantId, environment, key],
+      );
+    }
+
+    await tx.query('SAVEPOINT work');
+    let resultStatus = status;
+    let body: string;
+    try {
+      body = JSON.stringify(await work(tx));
+    } catch (error) {
+      const apiError = toApiError(error);
+      if (!isStored(apiError.status)) throw error;
+      // The work's effects are undone; its refusal is kept, so a retry gets the same answer.
+      await tx.query('ROLLBACK TO SAVEPOINT work');
+      resultStatus = apiError.status;
+      body = JSON.stringify(envelope(apiError, request.id));
+    }
+    await tx.query(
+      `INSERT INTO idempotency_keys (tenant_id, environment, key, fingerprint, status_code, response_body)
+       VALUES ($1, $2, $3, $4, $5, $6)`,
+      [tenantId, environment, key, print, resultStatus, body],
+    );
+    await tx.query('COMMIT');
+    return send(reply, resultStatus, body);
+  } catch (error) {
+    try {
+      await tx.query('ROLLBACK');
+    } catch {
+      broken = true;
+    }
+    throw error;
+  } finally {
+    tx.release(broken);
+  }
+}
+
+/** Deletes records past their retention; run periodically. Returns how many went. */
+export async function purgeExpiredIdempotencyKeys(db: Db): Promise<number> {
+  const { rowCount } = await db.query(
+    `DELETE FROM idempotency_keys
+      WHERE ctid IN (SELECT ctid FROM idempotency_keys
+                      WHERE created_at < now() - make_interval(hours => $1) LIMIT 10000)`,
+    [RETENTION_HOURS],
+  );
+  return rowCount ?? 0;
+}

@@ -1,0 +1,152 @@
+// Keyset paging shared by every list: items newest first by (createdAt, id), a `limit` of
+// 1..100 (default 25) and an opaque, signed `nextCursor`. A cursor is bound to the tenant,
+// the environment, the list and its filters, so one taken from another list (or forged, or
+// altered) is refused as cursor_invalid.
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { Type, type TSchema } from '@sinclair/typebox';
+import type { Db } from '../db/pool.ts';
+import type { TenantScope } from '../tenancy.ts';
+import { CursorInvalidError, ParameterInvalidError } from './errors.ts';
+
+export const DEFAULT_LIMIT = 25;
+export const MAX_LIMIT = 100;
+
+// Query strings are validated as strings, not coerced: "1e2", "1.5" or " 7" are refused rather
+// than silently read as numbers, and a repeated parameter (an array) is refused too.
+export const PageQuery = {
+  limit: Type.Optional(
+    Type.String({
+      pattern: '^(100|[1-9][0-9]?)$',
+      description: 'Page size, an integer from 1 to 100 (default 25).',
+      examples: ['25'],
+    }),
+  ),
+  cursor: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 1000,
+      description: 'The `nextCursor` of the previous page, as it was returned.',
+    }),
+  ),
+};
+
+export function Page<T extends TSchema>(item: T) {
+  return Type.Object({
+    data: Type.Array(item),
+    nextCursor: Type.Union([Type.String(), Type.Null()], {
+      description: 'Pass as `cursor` for the next page; null on the last page.',
+    }),
+  });
+}
+
+export interface PagePosition {
+  createdAt: Date;
+  id: string;
+}
+
+export interface PageRequest {
+  limit: number;
+  after: PagePosition | null;
+}
+
+interface CursorPayload {
+  t: string; // createdAt, ISO 8601 with milliseconds
+  i: string; // id
+  b: string; // binding: what list this cursor belongs to
+}
+
+export class CursorSigner {
+  constructor(private readonly secret: Buffer) {}
+
+  /** The shared secret from config, else the one stored in the database (made on first use). */
+  static async load(db: Db, configured: string | undefined): Promise<CursorSigner> {
+    if (configured) return new CursorSigner(Buffer.from(configured, 'utf8'));
+    await db.query(
+      `INSERT INTO server_secrets (name, value) VALUES ('cursor_hmac', $1) ON CONFLICT (name) DO NOTHING`,
+      [randomBytes(32).toString('base64')],
+    );
+    const { rows } = await db.query<{ value: string }>(
+      `SELECT value FROM server_secrets WHERE name = 'cursor_hmac'`,
+    );
+    return new CursorSigner(Buffer.from(rows[0]!.value, 'base64'));
+  }
+
+  private mac(data: string): Buffer {
+    return createHmac('sha256', this.secret).update(data).digest().subarray(0, 18);
+  }
+
+  sign(payload: CursorPayload): string {
+    const data = Buffer.from(JSON.stringify(payload)).toString('base64url');
+    return `${data}.${this.mac(data).toString('base64url')}`;
+  }
+
+  verify(cursor: string): CursorPayload | null {
+    const [data, mac, extra] = cursor.split('.');
+    if (!data || !mac || extra !== undefined) return null;
+    const expected = this.mac(data);
+    const given = Buffer.from(mac, 'base64url');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+    try {
+      const payload = JSON.parse(Buffer.from(data, 'base64url').toString('utf8')) as CursorPayload;
+      if (typeof payload.t !== 'string' || typeof payload.i !== 'string' || typeof payload.b !== 'string') {
+        return null;
+      }
+      return payload;
+    } catch {
+      return null;
+    }
+  }
+}
+
+/** What a cursor is bound to: tenant, environment, list, and the filters in force. */
+export function listBinding(
+  scope: TenantScope,
+  list: string,
+  filters: Record<string, string | undefined> = {},
+): string {
+  const parts = Object.keys(filters)
+    .sort()
+    .filter((k) => filters[k] !== undefined)
+    .map((k) => `${k}=${filters[k]}`);
+  return JSON.stringify([scope.tenantId, scope.environment, list, ...parts]);
+}
+
+export function readPageRequest(
+  signer: CursorSigner,
+  query: { limit?: string; cursor?: string },
+  binding: string,
+): PageRequest {
+  const limit = query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
+    throw new ParameterInvalidError('limit', 'limit must be an integer from 1 to 100.');
+  }
+  if (query.cursor === undefined) return { limit, after: null };
+  const payload = signer.verify(query.cursor);
+  if (!payload || payload.b !== binding) throw new CursorInvalidError();
+  const createdAt = new Date(payload.t);
+  if (Number.isNaN(createdAt.getTime())) throw new CursorInvalidError();
+  return { limit, after: { createdAt, id: payload.i } };
+}
+
+/**
+ * Builds the page from rows fetched with LIMIT limit + 1: the extra row only tells that another
+ * page exists, so nextCursor is null exactly on the last page.
+ */
+export function buildPage<Row extends { created_at: Date; id: string }, Item>(
+  signer: CursorSigner,
+  rows: Row[],
+  request: PageRequest,
+  binding: string,
+  toItem: (row: Row) => Item,
+): { data: Item[]; nextCursor: string | null } {
+  const hasMore = rows.length > request.limit;
+  const pageRows = hasMore ? rows.slice(0, request.limit) : rows;
+  const last = pageRows[pageRows.length - 1];
+  return {
+    data: pageRows.map(toItem),
+    nextCursor:
+      hasMore && last
+        ? signer.sign({ t: last.created_at.toISOString(), i: last.id, b: binding })
+        : null,
+  };
+}

@@ -1,0 +1,56 @@
+// Schemas shared by every module: the error envelope, ids in paths, metadata, timestamps.
+import { Type, type TSchema } from '@sinclair/typebox';
+import { ERROR_CODES } from './errors.ts';
+
+export const ErrorEnvelope = Type.Object(
+  {
+    error: Type.Object(
+      {
+        code: Type.Union(ERROR_CODES.map((c) => Type.Literal(c)), {
+          description: 'Stable across releases: clients branch on it.',
+        }),
+        message: Type.String({ description: 'For humans; may change.' }),
+        param: Type.Optional(Type.String({ description: 'The parameter at fault.' })),
+        requestId: Type.String(),
+        requiredScope: Type.Optional(Type.String()),
+      },
+      { additionalProperties: true },
+    ),
+  },
+  { $id: 'ErrorEnvelope', title: 'Error' },
+);
+
+/** The error responses every authenticated route may give, for the OpenAPI document. */
+export function errorResponses(...statuses: number[]): Record<number, TSchema> {
+  const out: Record<number, TSchema> = {};
+  for (const status of [400, 401, 403, 429, 500, 503, ...statuses]) {
+    out[status] = Type.Ref('ErrorEnvelope');
+  }
+  return out;
+}
+
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC' });
+export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+export const Environment = Type.Union([Type.Literal('live'), Type.Literal('test')]);
+
+export const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+
+// Metadata: at most 50 keys of up to 40 characters, string values of up to 500 characters.
+export const Metadata = Type.Record(
+  Type.String({ minLength: 1, maxLength: 40 }),
+  Type.String({ maxLength: 500 }),
+  { maxProperties: 50, description: 'Up to 50 keys (≤ 40 characters) with string values (≤ 500).' },
+);
+
+export function Nullable<T extends TSchema>(schema: T) {
+  return Type.Union([schema, Type.Null()]);
+}
+
+export const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      description:
+        'Makes the request safe to retry: 1–255 printable ASCII characters, kept 24 hours, scoped to the tenant and environment.',
+    }),
+  ),
+});

@@ -1,0 +1,23 @@
+// First start on the embedded database: a tenant and one test key holding every scope, so a
+// new user can call the API at once.
+import type { Db } from '../db/pool.ts';
+import { SCOPES } from './scopes.ts';
+import { createApiKey, createTenant, listTenants, type IssuedApiKey } from './service.ts';
+
+export async function bootstrapFirstTenant(db: Db): Promise<IssuedApiKey | null> {
+  // An advisory lock, so two instances starting together create one tenant.
+  const client = await db.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock(7340202)');
+    if ((await listTenants(db)).length > 0) return null;
+    const tenant = await createTenant(db, 'My company');
+    return await createApiKey(
+      db,
+      { tenantId: tenant.id, environment: 'test', scopes: [...SCOPES], name: 'Created on first start' },
+      null,
+    );
+  } finally {
+    await client.query('SELECT pg_advisory_unlock(7340202)').catch(() => undefined);
+    client.release();
+  }
+}

@@ -1,0 +1,241 @@
+// SQL for tenants and API keys.
+import type { Queryable } from '../db/pool.ts';
+import type { Environment } from '../tenancy.ts';
+
+export interface TenantRow {
+  tenant_id: string;
+  name: string;
+  invoice_prefix: string;
+  credit_note_prefix: string;
+  legal_name: string | null;
+  tax_id: string | null;
+  email: string | null;
+  address_line1: string | null;
+  address_line2: string | null;
+  city: string | null;
+  state: string | null;
+  postal_code: string | null;
+  country: string | null;
+  created_at: Date;
+}
+
+export interface ApiKeyRow {
+  tenant_id: string;
+  id: string;
+  environment: Environment;
+  name: string | null;
+  scopes: string[];
+  redacted: string;
+  rotated_from: string | null;
+  created_at: Date;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+}
+
+const KEY_COLUMNS = `tenant_id, id, environment, name, scopes, redacted, rotated_from,
+  created_at, expires_at, revoked_at, last_used_at`;
+
+export async function insertTenant(db: Queryable, id: string, name: string): Promise<TenantRow> {
+  const { rows } = await db.query<TenantRow>(
+    'INSERT INTO tenants (tenant_id, name) VALUES ($1, $2) RETURNING *',
+    [id, name],
+  );
+  return rows[0]!;
+}
+
+export async function selectTenants(db: Queryable): Promise<TenantRow[]> {
+  const { rows } = await db.query<TenantRow>('SELECT * FROM tenants ORDER BY created_at, tenant_id');
+  return rows;
+}
+
+export async function selectTenant(db: Queryable, tenantId: string): Promise<TenantRow | undefined> {
+  const { rows } = await db.query<TenantRow>('SELECT * FROM tenants WHERE tenant_id = $1', [tenantId]);
+  return rows[0];
+}
+
+export type TenantSettings = Partial<
+  Pick<
+    TenantRow,
+    | 'name'
+    | 'invoice_prefix'
+    | 'credit_note_prefix'
+    | 'legal_name'
+    | 'tax_id'
+    | 'email'
+    | 'address_line1'
+    | 'address_line2'
+    | 'city'
+    | 'state'
+    | 'postal_code'
+    | 'country'
+  >
+>;
+
+const SETTING_COLUMNS = [
+  'name',
+  'invoice_prefix',
+  'credit_note_prefix',
+  'legal_name',
+  'tax_id',
+  'email',
+  'address_line1',
+  'address_line2',
+  'city',
+  'state',
+  'postal_code',
+  'country',
+] as const;
+
+/** Sets the settings given; an absent (undefined) setting keeps its value. */
+export async function updateTenantSettings(
+  db: Queryable,
+  tenantId: string,
+  settings: TenantSettings,
+): Promise<TenantRow | undefined> {
+  const { rows } = await db.query<TenantRow>(
+    `UPDATE tenants SET
+       name = coalesce($2, name),
+       invoice_prefix = coalesce($3, invoice_prefix),
+       credit_note_prefix = coalesce($4, credit_note_prefix),
+       legal_name = coalesce($5, legal_name),
+       tax_id = coalesce($6, tax_id),
+       email = coalesce($7, email),
+       address_line1 = coalesce($8, address_line1),
+       address_line2 = coalesce($9, address_line2),
+       city = coalesce($10, city),
+       state = coalesce($11, state),
+       postal_code = coalesce($12, postal_code),
+       country = coalesce($13, country)
+     WHERE tenant_id = $1 RETURNING *`,
+    [tenantId, ...SETTING_COLUMNS.map((c) => settings[c] ?? null)],
+  );
+  return rows[0];
+}
+
+export async function insertApiKey(
+  db: Queryable,
+  key: {
+    tenantId: string;
+    id: string;
+    environment: Environment;
+    name: string | null;
+    scopes: string[];
+    secretHash: Buffer;
+    redacted: string;
+    rotatedFrom: string | null;
+  },
+): Promise<ApiKeyRow> {
+  const { rows } = await db.query<ApiKeyRow>(
+    `INSERT INTO api_keys (tenant_id, id, environment, name, scopes, secret_hash, redacted, rotated_from)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${KEY_COLUMNS}`,
+    [
+      key.tenantId,
+      key.id,
+      key.environment,
+      key.name,
+      key.scopes,
+      key.secretHash,
+      key.redacted,
+      key.rotatedFrom,
+    ],
+  );
+  return rows[0]!;
+}
+
+/** Authentication's look-up: by hash alone (index api_keys_by_secret_hash). */
+export async function selectKeyBySecretHash(
+  db: Queryable,
+  secretHash: Buffer,
+): Promise<ApiKeyRow | undefined> {
+  const { rows } = await db.query<ApiKeyRow>(
+    `SELECT ${KEY_COLUMNS} FROM api_keys WHERE secret_hash = $1`,
+    [secretHash],
+  );
+  return rows[0];
+}
+
+/** The operator's look-up of a key by id alone (the CLI names keys by id). */
+export async function selectKeyById(db: Queryable, id: string): Promise<ApiKeyRow | undefined> {
+  const { rows } = await db.query<ApiKeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1`, [
+    id,
+  ]);
+  return rows[0];
+}
+
+export async function selectKeyForUpdate(
+  db: Queryable,
+  tenantId: string,
+  environment: Environment,
+  id: string,
+): Promise<ApiKeyRow | undefined> {
+  const { rows } = await db.query<ApiKeyRow>(
+    `SELECT ${KEY_COLUMNS} FROM api_keys
+      WHERE tenant_id = $1 AND environment = $2 AND id = $3 FOR UPDATE`,
+    [tenantId, environment, id],
+  );
+  return rows[0];
+}
+
+export async function selectKeysOfTenant(db: Queryable, tenantId: string): Promise<ApiKeyRow[]> {
+  const { rows } = await db.query<ApiKeyRow>(
+    `SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = $1 ORDER BY created_at, id`,
+    [tenantId],
+  );
+  return rows;
+}
+
+/** One page of a tenant's keys in one environment, newest first (index api_keys_page). */
+export async function selectKeyPage(
+  db: Queryable,
+  tenantId: string,
+  environment: Environment,
+  after: { createdAt: Date; id: string } | null,
+  limit: number,
+): Promise<ApiKeyRow[]> {
+  const { rows } = await db.query<ApiKeyRow>(
+    `SELECT ${KEY_COLUMNS} FROM api_keys
+      WHERE tenant_id = $1 AND environment = $2
+        AND ($3::timestamptz IS NULL OR (created_at, id) < ($3::timestamptz, $4::text))
+      ORDER BY created_at DESC, id DESC
+      LIMIT $5`,
+    [tenantId, environment, after?.createdAt ?? null, after?.id ?? null, limit],
+  );
+  return rows;
+}
+
+export async function setKeyExpiry(
+  db: Queryable,
+  tenantId: string,
+  id: string,
+  expiresAt: Date | null,
+): Promise<ApiKeyRow> {
+  const { rows } = await db.query<ApiKeyRow>(
+    `UPDATE api_keys SET expires_at = $3 WHERE tenant_id = $1 AND id = $2 RETURNING ${KEY_COLUMNS}`,
+    [tenantId, id, expiresAt],
+  );
+  return rows[0]!;
+}
+
+export async function setKeyRevoked(db: Queryable, tenantId: string, id: string): Promise<ApiKeyRow> {
+  const { rows } = await db.query<ApiKeyRow>(
+    `UPDATE api_keys SET revoked_at = coalesce(revoked_at, clock_timestamp())
+      WHERE tenant_id = $1 AND id = $2 RETURNING ${KEY_COLUMNS}`,
+    [tenantId, id],
+  );
+  return rows[0]!;
+}
+
+export async function touchKeysLastUsed(
+  db: Queryable,
+  uses: { tenantId: string; id: string; minute: Date }[],
+): Promise<void> {
+  if (uses.length === 0) return;
+  await db.query(
+    `UPDATE api_keys k SET last_used_at = u.minute
+       FROM unnest($1::text[], $2::text[], $3::timestamptz[]) AS u(tenant_id, id, minute)
+      WHERE k.tenant_id = u.tenant_id AND k.id = u.id
+        AND (k.last_used_at IS NULL OR k.last_used_at < u.minute)`,
+    [uses.map((u) => u.tenantId), uses.map((u) => u.id), uses.map((u) => u.minute)],
+  );
+}

@@ -1,0 +1,153 @@
+// Verifies presented secrets. Authentication must not hit the database on every request, so
+// verified keys are kept in memory for at most `cacheMs` (1 s by default); a revocation also
+// reaches every instance at once through PostgreSQL LISTEN/NOTIFY, and the expiry is the
+// safety net when a notification is missed. Either way a revoked key is refused within 2 s.
+import type pg from 'pg';
+import type { Db } from '../db/pool.ts';
+import { ApiKeyInvalidError, ApiKeyRevokedError } from '../http/errors.ts';
+import type { Environment } from '../tenancy.ts';
+import { hashSecret, parseSecret } from './secret.ts';
+import { selectKeyBySecretHash, touchKeysLastUsed } from './store.ts';
+
+export interface VerifiedKey {
+  id: string;
+  tenantId: string;
+  environment: Environment;
+  scopes: string[];
+  expiresAt: number | null;
+  revoked: boolean;
+}
+
+interface CacheEntry {
+  key: VerifiedKey | null;
+  fetchedAt: number;
+}
+
+const MAX_CACHE_ENTRIES = 50_000;
+const LAST_USED_FLUSH_MS = 10_000;
+
+export class KeyVerifier {
+  private readonly cache = new Map<string, CacheEntry>();
+  /** keyId → the minute it was last seen, waiting to be written (off the hot path). */
+  private readonly lastUsed = new Map<string, { tenantId: string; minute: number }>();
+  private readonly written = new Map<string, number>();
+  private flushTimer: NodeJS.Timeout | undefined;
+  private listener: pg.PoolClient | undefined;
+  private closed = false;
+  /** Database look-ups made, for tests that count them. */
+  lookups = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly cacheMs: number,
+  ) {}
+
+  async start(): Promise<void> {
+    this.flushTimer = setInterval(() => void this.flushLastUsed(), LAST_USED_FLUSH_MS);
+    this.flushTimer.unref();
+    await this.listen();
+  }
+
+  private async listen(): Promise<void> {
+    if (this.closed) return;
+    try {
+      const client = await this.db.connect();
+      this.listener = client;
+      client.on('notification', (message) => {
+        if (message.channel === 'api_key_changed' && message.payload) this.evictKey(message.payload);
+      });
+      client.on('error', () => {
+        client.release(true);
+        this.listener = undefined;
+        this.cache.clear();
+        setTimeout(() => void this.listen(), 1000).unref();
+      });
+      await client.query('LISTEN api_key_changed');
+    } catch {
+      // The cache expiry still bounds staleness; try again shortly.
+      this.listener = undefined;
+      setTimeout(() => void this.listen(), 1000).unref();
+    }
+  }
+
+  private evictKey(keyId: string): void {
+    for (const [hash, entry] of this.cache) {
+      if (entry.key?.id === keyId) this.cache.delete(hash);
+    }
+  }
+
+  /** The key a secret stands for; throws api_key_invalid / api_key_revoked. */
+  async verify(secret: string): Promise<VerifiedKey> {
+    // Format and checksum first: a mistyped key costs no database look-up.
+    if (parseSecret(secret) === null) throw new ApiKeyInvalidError('The API key is not valid.');
+    const hashBytes = hashSecret(secret);
+    const hash = hashBytes.toString('base64');
+    const now = Date.now();
+    let entry = this.cache.get(hash);
+    if (!entry || now - entry.fetchedAt >= this.cacheMs) {
+      entry = { key: await this.lookUp(hashBytes), fetchedAt: now };
+      if (entry.key) {
+        if (this.cache.size >= MAX_CACHE_ENTRIES) this.cache.clear();
+        this.cache.set(hash, entry);
+      } else {
+        this.cache.delete(hash);
+      }
+    }
+    const key = entry.key;
+    if (!key) throw new ApiKeyInvalidError('The API key is not valid.');
+    if (key.revoked || (key.expiresAt !== null && key.expiresAt <= now)) {
+      throw new ApiKeyRevokedError('This API key has been revoked or has expired.');
+    }
+    this.noteUse(key, now);
+    return key;
+  }
+
+  private async lookUp(secretHash: Buffer): Promise<VerifiedKey | null> {
+    this.lookups++;
+    const row = await selectKeyBySecretHash(this.db, secretHash);
+    if (!row) return null;
+    return {
+      id: row.id,
+      tenantId: row.tenant_id,
+      environment: row.environment,
+      scopes: row.scopes,
+      expiresAt: row.expires_at?.getTime() ?? null,
+      revoked: row.revoked_at !== null,
+    };
+  }
+
+  private noteUse(key: VerifiedKey, now: number): void {
+    const minute = now - (now % 60_000);
+    if (this.written.get(key.id) === minute) return;
+    this.lastUsed.set(key.id, { tenantId: key.tenantId, minute });
+  }
+
+  async flushLastUsed(): Promise<void> {
+    if (this.lastUsed.size === 0) return;
+    const uses = [...this.lastUsed].map(([id, use]) => ({
+      id,
+      tenantId: use.tenantId,
+      minute: new Date(use.minute),
+    }));
+    this.lastUsed.clear();
+    try {
+      await touchKeysLastUsed(this.db, uses);
+      for (const use of uses) this.written.set(use.id, use.minute.getTime());
+      if (this.written.size > MAX_CACHE_ENTRIES) this.written.clear();
+    } catch {
+      // lastUsedAt is advisory; a failed write is retried on the next use.
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.flushTimer) clearInterval(this.flushTimer);
+    await this.flushLastUsed();
+    if (this.listener) {
+      const listener = this.listener;
+      this.listener = undefined;
+      await listener.query('UNLISTEN *').catch(() => undefined);
+      listener.release();
+    }
+  }
+}

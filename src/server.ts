@@ -1,0 +1,67 @@
+// Starts a complete server process (database, migrations, HTTP, background jobs) and returns
+// a handle that shuts it down gracefully. Used by main.ts, the CLI's `serve` and the tests.
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.ts';
+import type { Config } from './config.ts';
+import { openDatabase, type OpenDatabase } from './db/database.ts';
+import { migrate } from './db/migrate.ts';
+import { purgeExpiredIdempotencyKeys } from './http/idempotency.ts';
+import { CursorSigner } from './http/paging.ts';
+import { bootstrapFirstTenant } from './keys/bootstrap.ts';
+import type { IssuedApiKey } from './keys/service.ts';
+import { KeyVerifier } from './keys/verifier.ts';
+
+export interface RunningServer {
+  app: FastifyInstance;
+  url: string;
+  database: OpenDatabase;
+  verifier: KeyVerifier;
+  /** The key made on the first start of an embedded database, if this start made it. */
+  firstKey: IssuedApiKey | null;
+  close(): Promise<void>;
+}
+
+export async function startServer(config: Config, log: (message: string) => void): Promise<RunningServer> {
+  const database = await openDatabase(config, log);
+  const timers: NodeJS.Timeout[] = [];
+  try {
+    const applied = await migrate(database.db);
+    if (applied.length > 0) log(`applied migrations: ${applied.join(', ')}`);
+    const firstKey = database.embedded ? await bootstrapFirstTenant(database.db) : null;
+    const cursors = await CursorSigner.load(database.db, config.cursorSecret);
+    const verifier = new KeyVerifier(database.db, config.keyCacheMs);
+    await verifier.start();
+    const app = await buildApp({ config, db: database.db, cursors, verifier });
+    await app.listen({ port: config.port, host: config.host });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    const scheme = config.tlsCertFile ? 'https' : 'http';
+    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+
+    if (config.runWorker) {
+      const purge = setInterval(() => {
+        purgeExpiredIdempotencyKeys(database.db).catch(() => undefined);
+      }, 60_000);
+      purge.unref();
+      timers.push(purge);
+    }
+
+    return {
+      app,
+      url: `${scheme}://${host}:${port}`,
+      database,
+      verifier,
+      firstKey,
+      async close() {
+        for (const timer of timers) clearInterval(timer);
+        // Stop accepting, let requests in flight finish, then release the database.
+        await app.close();
+        await verifier.close();
+        await database.close();
+      },
+    };
+  } catch (error) {
+    await database.close().catch(() => undefined);
+    throw error;
+  }
+}

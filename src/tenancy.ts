@@ -1,0 +1,15 @@
+// The two coordinates every query is scoped by. A key belongs to exactly one tenant and one
+// environment, and nothing it does may reach outside them.
+export type Environment = 'live' | 'test';
+export const ENVIRONMENTS: readonly Environment[] = ['live', 'test'];
+
+export interface TenantScope {
+  tenantId: string;
+  environment: Environment;
+}
+
+/** Who is acting: an API key, or the operator (CLI) when keyId is null. */
+export interface Actor extends TenantScope {
+  keyId: string | null;
+  scopes: readonly string[];
+}
