@@ -21,15 +21,21 @@ export interface AppDeps {
   db: Db;
   cursors: CursorSigner;
   verifier: KeyVerifier;
+  /** Where JSON logs go (default: stdout); tests read them. */
+  logStream?: { write(line: string): void };
 }
 
 export const API_VERSION = '1.0.0';
 const BODY_LIMIT = 1024 * 1024;
 
-function loggerOptions(config: Config): FastifyServerOptions['logger'] {
+function loggerOptions(
+  config: Config,
+  stream: AppDeps['logStream'],
+): FastifyServerOptions['logger'] {
   if (config.logLevel === 'silent') return false;
   return {
     level: config.logLevel,
+    ...(stream ? { stream } : {}),
     // Never a key, a secret or a body: the request line is logged by our own hook below.
     redact: ['req.headers.authorization', 'headers.authorization'],
   };
@@ -38,7 +44,7 @@ function loggerOptions(config: Config): FastifyServerOptions['logger'] {
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const app = Fastify({
-    logger: loggerOptions(config),
+    logger: loggerOptions(config, deps.logStream),
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
     trustProxy: config.trustProxy,
@@ -122,7 +128,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return sendError(
         request,
         reply,
-        new MethodNotAllowedError(`${request.method} is not allowed on ${path}; use ${allowed.join(', ')}.`),
+        new MethodNotAllowedError(
+          `${request.method} is not allowed on ${path}; use ${allowed.join(', ')}.`,
+        ),
       );
     }
     return sendError(request, reply, new RouteNotFoundError(`No route ${request.method} ${path}.`));
@@ -142,7 +150,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       },
       security: [{ bearer: [] }],
     },
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`),
+    },
   });
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith('/docs')) route.config = { ...route.config, auth: false };

@@ -21,7 +21,8 @@ export function toBase62(value: number, width: number): string {
   return out.padStart(width, '0');
 }
 
-export type IdPrefix = 'ten' | 'key' | 'cus' | 'inv' | 'il' | 'txr' | 'cn' | 'cnl' | 'evt' | 'we' | 'wd';
+export type IdPrefix =
+  'ten' | 'key' | 'cus' | 'inv' | 'il' | 'txr' | 'cn' | 'cnl' | 'evt' | 'we' | 'wd';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${toBase62(Date.now(), 8)}${randomBase62(14)}`;

@@ -21,7 +21,11 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(config: Config, log: (message: string) => void): Promise<RunningServer> {
+export async function startServer(
+  config: Config,
+  log: (message: string) => void,
+  logStream?: { write(line: string): void },
+): Promise<RunningServer> {
   const database = await openDatabase(config, log);
   const timers: NodeJS.Timeout[] = [];
   try {
@@ -31,7 +35,7 @@ export async function startServer(config: Config, log: (message: string) => void
     const cursors = await CursorSigner.load(database.db, config.cursorSecret);
     const verifier = new KeyVerifier(database.db, config.keyCacheMs);
     await verifier.start();
-    const app = await buildApp({ config, db: database.db, cursors, verifier });
+    const app = await buildApp({ config, db: database.db, cursors, verifier, logStream });
     await app.listen({ port: config.port, host: config.host });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;

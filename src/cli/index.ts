@@ -16,7 +16,13 @@ program
   .action(async (o: { json?: boolean }) => {
     const { migrate } = await import('../db/migrate.ts');
     const applied = await withDatabase((db) => migrate(db));
-    console.log(o.json ? JSON.stringify({ applied }) : applied.length ? `applied ${applied.join(', ')}` : 'up to date');
+    console.log(
+      o.json
+        ? JSON.stringify({ applied })
+        : applied.length
+          ? `applied ${applied.join(', ')}`
+          : 'up to date',
+    );
   });
 program
   .command('serve')

@@ -35,7 +35,13 @@ export function registerKeyCommands(program: Command): void {
     .option('--name <name>')
     .option('--json', 'print JSON')
     .action(
-      async (o: { tenant: string; environment: string; scope: string[]; name?: string; json?: boolean }) => {
+      async (o: {
+        tenant: string;
+        environment: string;
+        scope: string[];
+        name?: string;
+        json?: boolean;
+      }) => {
         if (o.environment !== 'test' && o.environment !== 'live') {
           throw new Error('--environment must be test or live');
         }

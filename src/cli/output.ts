@@ -7,7 +7,11 @@ export function print(value: unknown, json: boolean): void {
   const rows = Array.isArray(value) ? value : [value];
   for (const row of rows) {
     const entries = Object.entries(row as Record<string, unknown>).filter(([, v]) => v !== null);
-    console.log(entries.map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`).join('\n'));
+    console.log(
+      entries
+        .map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
+        .join('\n'),
+    );
     if (rows.length > 1) console.log('');
   }
 }

@@ -37,7 +37,8 @@ export function registerTenantCommands(program: Command): void {
     .option('--credit-note-prefix <prefix>')
     .option('--json', 'print JSON')
     .action(async (tenantId: string, o: Record<string, string | boolean | undefined>) => {
-      const text = (name: string) => (typeof o[name] === 'string' ? (o[name] as string) : undefined);
+      const text = (name: string) =>
+        typeof o[name] === 'string' ? (o[name] as string) : undefined;
       const country = text('country');
       if (country !== undefined && !/^[A-Z]{2}$/.test(country)) {
         throw new Error('--country must be an ISO 3166-1 alpha-2 code such as DE or US');

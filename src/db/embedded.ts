@@ -110,7 +110,9 @@ export async function startEmbeddedDatabase(
   try {
     await server.start();
   } catch (error) {
-    throw new Error(`the embedded PostgreSQL did not start: ${error ? String(error) : lastWords.trim()}`);
+    throw new Error(
+      `the embedded PostgreSQL did not start: ${error ? String(error) : lastWords.trim()}`,
+    );
   }
   return {
     url,

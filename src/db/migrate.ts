@@ -37,7 +37,9 @@ export async function migrate(db: Db): Promise<string[]> {
       version integer PRIMARY KEY,
       name text NOT NULL,
       applied_at timestamptz NOT NULL DEFAULT now())`);
-    const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
+    const { rows } = await client.query<{ version: number }>(
+      'SELECT version FROM schema_migrations',
+    );
     const done = new Set(rows.map((r) => r.version));
     for (const migration of migrations) {
       if (done.has(migration.version)) continue;
@@ -51,7 +53,9 @@ export async function migrate(db: Db): Promise<string[]> {
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK');
-        throw new Error(`migration ${migration.version}_${migration.name} failed: ${String(error)}`);
+        throw new Error(
+          `migration ${migration.version}_${migration.name} failed: ${String(error)}`,
+        );
       }
       applied.push(`${migration.version}_${migration.name}`);
     }

@@ -36,7 +36,8 @@ function isLoopback(address: string | undefined): boolean {
 function isSecureEnough(request: FastifyRequest, trustProxy: boolean): boolean {
   if ((request.socket as { encrypted?: boolean }).encrypted) return true;
   const forwarded = trustProxy ? request.headers['x-forwarded-proto'] : undefined;
-  const proto = typeof forwarded === 'string' ? forwarded.split(',')[0]?.trim().toLowerCase() : undefined;
+  const proto =
+    typeof forwarded === 'string' ? forwarded.split(',')[0]?.trim().toLowerCase() : undefined;
   if (proto === 'https') return true;
   return proto === undefined && isLoopback(request.socket.remoteAddress);
 }

@@ -79,10 +79,7 @@ function paramPath(instancePath: string, extra?: unknown): string {
 }
 
 /** Ajv's first complaint, in the envelope's words. */
-function fromValidation(
-  errors: AjvError[],
-  context: string | undefined,
-): ApiError {
+function fromValidation(errors: AjvError[], context: string | undefined): ApiError {
   const first = errors[0];
   if (!first) return new BodyInvalidError('The request is not valid.');
   if (context === 'body' && first.instancePath === '' && first.keyword === 'type') {
@@ -129,7 +126,11 @@ export function toApiError(error: unknown): ApiError {
   return new InternalError('An internal error occurred.');
 }
 
-export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError): FastifyReply {
+export function sendError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: ApiError,
+): FastifyReply {
   for (const [name, value] of Object.entries(error.headers ?? {})) reply.header(name, value);
   return reply.code(error.status).type('application/json').send(envelope(error, request.id));
 }

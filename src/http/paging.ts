@@ -88,7 +88,11 @@ export class CursorSigner {
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
     try {
       const payload = JSON.parse(Buffer.from(data, 'base64url').toString('utf8')) as CursorPayload;
-      if (typeof payload.t !== 'string' || typeof payload.i !== 'string' || typeof payload.b !== 'string') {
+      if (
+        typeof payload.t !== 'string' ||
+        typeof payload.i !== 'string' ||
+        typeof payload.b !== 'string'
+      ) {
         return null;
       }
       return payload;

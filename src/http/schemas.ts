@@ -6,9 +6,12 @@ export const ErrorEnvelope = Type.Object(
   {
     error: Type.Object(
       {
-        code: Type.Union(ERROR_CODES.map((c) => Type.Literal(c)), {
-          description: 'Stable across releases: clients branch on it.',
-        }),
+        code: Type.Union(
+          ERROR_CODES.map((c) => Type.Literal(c)),
+          {
+            description: 'Stable across releases: clients branch on it.',
+          },
+        ),
         message: Type.String({ description: 'For humans; may change.' }),
         param: Type.Optional(Type.String({ description: 'The parameter at fault.' })),
         requestId: Type.String(),

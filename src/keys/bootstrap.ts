@@ -13,7 +13,12 @@ export async function bootstrapFirstTenant(db: Db): Promise<IssuedApiKey | null>
     const tenant = await createTenant(db, 'My company');
     return await createApiKey(
       db,
-      { tenantId: tenant.id, environment: 'test', scopes: [...SCOPES], name: 'Created on first start' },
+      {
+        tenantId: tenant.id,
+        environment: 'test',
+        scopes: [...SCOPES],
+        name: 'Created on first start',
+      },
       null,
     );
   } finally {

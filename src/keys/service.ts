@@ -1,7 +1,11 @@
 // Tenants and API keys: one service behind both the operator CLI and /v1/api-keys.
 import { inTransaction, type Db, type Queryable } from '../db/pool.ts';
 import { recordEvent } from '../events/service.ts';
-import { ParameterInvalidError, ResourceMissingError, ScopeInsufficientError } from '../http/errors.ts';
+import {
+  ParameterInvalidError,
+  ResourceMissingError,
+  ScopeInsufficientError,
+} from '../http/errors.ts';
 import { newId } from '../ids.ts';
 import type { Actor, Environment } from '../tenancy.ts';
 import { isScope, SCOPES } from './scopes.ts';
@@ -114,24 +118,37 @@ export async function getTenant(db: Queryable, tenantId: string): Promise<Tenant
   return tenantFromRow(row);
 }
 
-export async function updateTenant(db: Db, tenantId: string, settings: TenantSettings): Promise<Tenant> {
+export async function updateTenant(
+  db: Db,
+  tenantId: string,
+  settings: TenantSettings,
+): Promise<Tenant> {
   const row = await updateTenantSettings(db, tenantId, settings);
   if (!row) throw new ResourceMissingError('tenant', tenantId);
   return tenantFromRow(row);
 }
 
 function checkScopes(requested: readonly string[], actor: Actor | null): string[] {
-  if (requested.length === 0) throw new ParameterInvalidError('scopes', 'A key needs at least one scope.');
+  if (requested.length === 0)
+    throw new ParameterInvalidError('scopes', 'A key needs at least one scope.');
   for (const scope of requested) {
     if (!isScope(scope)) {
-      throw new ParameterInvalidError('scopes', `Unknown scope '${scope}'; scopes are ${SCOPES.join(', ')}.`);
+      throw new ParameterInvalidError(
+        'scopes',
+        `Unknown scope '${scope}'; scopes are ${SCOPES.join(', ')}.`,
+      );
     }
     // A key can never grant what it does not hold itself.
     if (actor?.keyId && !actor.scopes.includes(scope)) {
-      throw new ScopeInsufficientError(scope, `This API key cannot grant the scope ${scope}, which it does not hold.`);
+      throw new ScopeInsufficientError(
+        scope,
+        `This API key cannot grant the scope ${scope}, which it does not hold.`,
+      );
     }
   }
-  return [...new Set(requested)].sort((a, b) => SCOPES.indexOf(a as never) - SCOPES.indexOf(b as never));
+  return [...new Set(requested)].sort(
+    (a, b) => SCOPES.indexOf(a as never) - SCOPES.indexOf(b as never),
+  );
 }
 
 async function issueKey(
@@ -164,7 +181,12 @@ async function issueKey(
  */
 export async function createApiKey(
   db: Db,
-  input: { tenantId: string; environment: Environment; scopes: readonly string[]; name?: string | null },
+  input: {
+    tenantId: string;
+    environment: Environment;
+    scopes: readonly string[];
+    name?: string | null;
+  },
   actor: Actor | null,
 ): Promise<IssuedApiKey> {
   const scopes = checkScopes(input.scopes, actor);
@@ -172,7 +194,12 @@ export async function createApiKey(
     if (!(await selectTenant(tx, input.tenantId))) {
       throw new ResourceMissingError('tenant', input.tenantId, 'tenant');
     }
-    const key = await issueKey(tx, { ...input, scopes, name: input.name ?? null, rotatedFrom: null });
+    const key = await issueKey(tx, {
+      ...input,
+      scopes,
+      name: input.name ?? null,
+      rotatedFrom: null,
+    });
     const { secret: _secret, ...shown } = key;
     await recordEvent(tx, input, 'api_key.created', shown, { actorKeyId: actor?.keyId ?? null });
     return key;

@@ -45,12 +45,19 @@ export async function insertTenant(db: Queryable, id: string, name: string): Pro
 }
 
 export async function selectTenants(db: Queryable): Promise<TenantRow[]> {
-  const { rows } = await db.query<TenantRow>('SELECT * FROM tenants ORDER BY created_at, tenant_id');
+  const { rows } = await db.query<TenantRow>(
+    'SELECT * FROM tenants ORDER BY created_at, tenant_id',
+  );
   return rows;
 }
 
-export async function selectTenant(db: Queryable, tenantId: string): Promise<TenantRow | undefined> {
-  const { rows } = await db.query<TenantRow>('SELECT * FROM tenants WHERE tenant_id = $1', [tenantId]);
+export async function selectTenant(
+  db: Queryable,
+  tenantId: string,
+): Promise<TenantRow | undefined> {
+  const { rows } = await db.query<TenantRow>('SELECT * FROM tenants WHERE tenant_id = $1', [
+    tenantId,
+  ]);
   return rows[0];
 }
 
@@ -217,7 +224,11 @@ export async function setKeyExpiry(
   return rows[0]!;
 }
 
-export async function setKeyRevoked(db: Queryable, tenantId: string, id: string): Promise<ApiKeyRow> {
+export async function setKeyRevoked(
+  db: Queryable,
+  tenantId: string,
+  id: string,
+): Promise<ApiKeyRow> {
   const { rows } = await db.query<ApiKeyRow>(
     `UPDATE api_keys SET revoked_at = coalesce(revoked_at, clock_timestamp())
       WHERE tenant_id = $1 AND id = $2 RETURNING ${KEY_COLUMNS}`,

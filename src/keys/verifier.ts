@@ -54,7 +54,8 @@ export class KeyVerifier {
       const client = await this.db.connect();
       this.listener = client;
       client.on('notification', (message) => {
-        if (message.channel === 'api_key_changed' && message.payload) this.evictKey(message.payload);
+        if (message.channel === 'api_key_changed' && message.payload)
+          this.evictKey(message.payload);
       });
       client.on('error', () => {
         client.release(true);

@@ -1,0 +1,45 @@
+// `npm test`: runs every test file under test/ with node's test runner against a real
+// PostgreSQL: the server at DATABASE_URL when set (CI), otherwise an embedded PostgreSQL
+// started here for the run (data under ./data/test-pg). Each test file makes its own
+// database on that server.
+import { spawn } from 'node:child_process';
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { startEmbeddedDatabase } from '../src/db/embedded.ts';
+
+async function testFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  const files: string[] = [];
+  for (const entry of entries) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) files.push(...(await testFiles(full)));
+    else if (entry.name.endsWith('.test.ts')) files.push(full);
+  }
+  return files.sort();
+}
+
+const only = process.argv.slice(2);
+const files = only.length > 0 ? only : await testFiles('test');
+let baseUrl = process.env.DATABASE_URL;
+let stop = async () => undefined as void;
+if (!baseUrl) {
+  const port = Number(process.env.TEST_PG_PORT ?? 54339);
+  const embedded = await startEmbeddedDatabase('./data/test-pg', port, (m) => console.error(m));
+  baseUrl = embedded.url;
+  stop = embedded.stop;
+  console.error(`tests use the embedded PostgreSQL on port ${port}`);
+} else {
+  console.error(`tests use the PostgreSQL server at DATABASE_URL`);
+}
+
+const child = spawn(
+  process.execPath,
+  ['--import', 'tsx', '--test', '--test-concurrency=3', '--test-reporter=spec', ...files],
+  {
+    stdio: 'inherit',
+    env: { ...process.env, TEST_DATABASE_URL: baseUrl, DATABASE_URL: '' },
+  },
+);
+const code: number = await new Promise((resolve) => child.on('exit', (c) => resolve(c ?? 1)));
+await stop();
+process.exit(code);

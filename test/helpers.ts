@@ -1,0 +1,156 @@
+// Test helpers: a fresh database per test file on the real PostgreSQL the run uses, the real
+// server on it over real HTTP, and "a tenant with a key with these scopes".
+import { randomBytes } from 'node:crypto';
+import { after } from 'node:test';
+import pg from 'pg';
+import { loadConfig, type Config } from '../src/config.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { createPool, type Db } from '../src/db/pool.ts';
+import { SCOPES } from '../src/keys/scopes.ts';
+import { createApiKey, createTenant } from '../src/keys/service.ts';
+import { startServer, type RunningServer } from '../src/server.ts';
+import type { Environment } from '../src/tenancy.ts';
+
+function baseUrl(): string {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) throw new Error('TEST_DATABASE_URL is not set: run the tests with `npm test`');
+  return url;
+}
+
+function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+/** Creates an empty database for this test file, dropped when the file's tests end. */
+export async function createTestDatabase(): Promise<string> {
+  const name = `billing_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: baseUrl() });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`); // name is ours: [a-z0-9_] only
+  await admin.end();
+  after(async () => {
+    const client = new pg.Client({ connectionString: baseUrl() });
+    await client.connect();
+    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await client.end();
+  });
+  return withDatabase(baseUrl(), name);
+}
+
+/** A migrated database and a pool on it. */
+export async function createMigratedDatabase(): Promise<{ url: string; db: Db }> {
+  const url = await createTestDatabase();
+  const db = createPool(url, 5);
+  after(() => db.end());
+  await migrate(db);
+  return { url, db };
+}
+
+export function testConfig(databaseUrl: string, overrides: Partial<Config> = {}): Config {
+  return {
+    ...loadConfig({}),
+    databaseUrl,
+    port: 0,
+    logLevel: 'silent',
+    ...overrides,
+  };
+}
+
+export interface TestServer extends RunningServer {
+  db: Db;
+}
+
+/** Starts the real server on the given database; closed when the file's tests end. */
+export async function startTestServer(
+  databaseUrl: string,
+  overrides: Partial<Config> = {},
+  logStream?: { write(line: string): void },
+): Promise<TestServer> {
+  const server = await startServer(testConfig(databaseUrl, overrides), () => undefined, logStream);
+  after(() => server.close());
+  return Object.assign(server, { db: server.database.db });
+}
+
+/** A fresh migrated database with one server on it. */
+export async function startTestApp(overrides: Partial<Config> = {}): Promise<TestServer> {
+  const url = await createTestDatabase();
+  return startTestServer(url, overrides);
+}
+
+export interface TestKey {
+  tenantId: string;
+  environment: Environment;
+  keyId: string;
+  secret: string;
+}
+
+export async function createTenantWithKey(
+  db: Db,
+  options: { scopes?: readonly string[]; environment?: Environment; tenantId?: string } = {},
+): Promise<TestKey> {
+  const tenantId =
+    options.tenantId ?? (await createTenant(db, `Tenant ${randomBytes(3).toString('hex')}`)).id;
+  const environment = options.environment ?? 'test';
+  const key = await createApiKey(
+    db,
+    { tenantId, environment, scopes: options.scopes ?? [...SCOPES] },
+    null,
+  );
+  return { tenantId, environment, keyId: key.id, secret: key.secret };
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  text: string;
+  body: T;
+}
+
+/** Calls the API over real HTTP. */
+export async function call<T = any>(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: {
+    key?: string;
+    body?: unknown;
+    rawBody?: string;
+    headers?: Record<string, string>;
+  } = {},
+): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.key) headers.authorization = `Bearer ${options.key}`;
+  let body: string | undefined;
+  if (options.rawBody !== undefined) body = options.rawBody;
+  else if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, body: parsed as T };
+}
+
+/** A client bound to one server and one key. */
+export function client(baseUrl: string, key: string) {
+  return {
+    get: <T = any>(path: string, headers?: Record<string, string>) =>
+      call<T>(baseUrl, 'GET', path, { key, headers }),
+    post: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) =>
+      call<T>(baseUrl, 'POST', path, { key, body, headers }),
+    patch: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) =>
+      call<T>(baseUrl, 'PATCH', path, { key, body, headers }),
+    delete: <T = any>(path: string, headers?: Record<string, string>) =>
+      call<T>(baseUrl, 'DELETE', path, { key, headers }),
+  };
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

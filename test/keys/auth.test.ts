@@ -1,0 +1,184 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { revokeApiKey, rotateApiKey } from '../../src/keys/service.ts';
+import { generateSecret } from '../../src/keys/secret.ts';
+import {
+  call,
+  createTenantWithKey,
+  createTestDatabase,
+  sleep,
+  startTestServer,
+} from '../helpers.ts';
+
+const logLines: string[] = [];
+const url = await createTestDatabase();
+const server = await startTestServer(
+  url,
+  { logLevel: 'info' },
+  { write: (l) => void logLines.push(l) },
+);
+const second = await startTestServer(url);
+const db = server.db;
+
+describe('whoami', () => {
+  it('returns tenant, environment and scopes for keys of both environments', async () => {
+    for (const environment of ['test', 'live'] as const) {
+      for (const scopes of [
+        ['customers:read'],
+        ['invoices:read', 'invoices:write'],
+        ['keys:read'],
+      ]) {
+        const key = await createTenantWithKey(db, { environment, scopes });
+        const res = await call(server.url, 'GET', '/v1/auth/whoami', { key: key.secret });
+        assert.equal(res.status, 200);
+        assert.deepEqual(res.body, { tenantId: key.tenantId, environment, scopes });
+        assert.match(res.headers.get('request-id') ?? '', /^req_/);
+      }
+    }
+  });
+
+  it('accepts the Bearer scheme in any case', async () => {
+    const key = await createTenantWithKey(db);
+    for (const scheme of ['bearer', 'BEARER', 'Bearer']) {
+      const res = await call(server.url, 'GET', '/v1/auth/whoami', {
+        headers: { authorization: `${scheme} ${key.secret}` },
+      });
+      assert.equal(res.status, 200);
+    }
+  });
+
+  it('never authenticates a key as another tenant or environment', async () => {
+    const a = await createTenantWithKey(db, { environment: 'test' });
+    const b = await createTenantWithKey(db, { environment: 'live', tenantId: a.tenantId });
+    const c = await createTenantWithKey(db);
+    const who = async (k: string) =>
+      (await call(server.url, 'GET', '/v1/auth/whoami', { key: k })).body;
+    assert.deepEqual(
+      [(await who(a.secret)).tenantId, (await who(a.secret)).environment],
+      [a.tenantId, 'test'],
+    );
+    assert.deepEqual(
+      [(await who(b.secret)).tenantId, (await who(b.secret)).environment],
+      [a.tenantId, 'live'],
+    );
+    assert.equal((await who(c.secret)).tenantId, c.tenantId);
+    assert.notEqual(c.tenantId, a.tenantId);
+  });
+});
+
+describe('authentication errors', () => {
+  const expectError = async (headers: Record<string, string>, status: number, code: string) => {
+    const res = await call(server.url, 'GET', '/v1/auth/whoami', { headers });
+    assert.equal(res.status, status, res.text);
+    assert.equal(res.body.error.code, code);
+    assert.equal(res.body.error.requestId, res.headers.get('request-id'));
+    assert.equal(typeof res.body.error.message, 'string');
+  };
+
+  it('answers api_key_missing without a Bearer header', async () => {
+    await expectError({}, 401, 'api_key_missing');
+    await expectError({ authorization: 'Basic dXNlcjpwYXNz' }, 401, 'api_key_missing');
+    await expectError({ authorization: 'Bearer' }, 401, 'api_key_missing');
+  });
+
+  it('answers api_key_invalid for unknown, malformed or mistyped keys', async () => {
+    const key = await createTenantWithKey(db);
+    const flipped =
+      key.secret.slice(0, 12) + (key.secret[12] === 'a' ? 'b' : 'a') + key.secret.slice(13);
+    for (const secret of [
+      'nope',
+      'sk_test_short',
+      flipped,
+      key.secret.slice(0, -1),
+      generateSecret('test'),
+    ]) {
+      await expectError({ authorization: `Bearer ${secret}` }, 401, 'api_key_invalid');
+    }
+  });
+
+  it('answers api_key_revoked for a revoked key', async () => {
+    const key = await createTenantWithKey(db);
+    await revokeApiKey(db, key, key.keyId, null);
+    await expectError({ authorization: `Bearer ${key.secret}` }, 401, 'api_key_revoked');
+  });
+
+  it('refuses a mistyped key without a database look-up', async () => {
+    const key = await createTenantWithKey(db);
+    const before = server.verifier.lookups;
+    const typo = key.secret.slice(0, -3) + (key.secret.endsWith('AAA') ? 'BBB' : 'AAA');
+    await expectError({ authorization: `Bearer ${typo}` }, 401, 'api_key_invalid');
+    assert.equal(server.verifier.lookups, before);
+  });
+});
+
+describe('rotation and revocation', () => {
+  it('keeps both keys working after rotation and refuses the revoked one within 2 s on every instance', async () => {
+    const old = await createTenantWithKey(db, { scopes: ['customers:read'] });
+    // Warm both instances' caches with the old key.
+    for (const base of [server.url, second.url]) {
+      assert.equal((await call(base, 'GET', '/v1/auth/whoami', { key: old.secret })).status, 200);
+    }
+    const fresh = await rotateApiKey(db, old, old.keyId, {}, null);
+    assert.deepEqual(fresh.scopes, ['customers:read']);
+    for (const base of [server.url, second.url]) {
+      assert.equal((await call(base, 'GET', '/v1/auth/whoami', { key: old.secret })).status, 200);
+      assert.equal((await call(base, 'GET', '/v1/auth/whoami', { key: fresh.secret })).status, 200);
+    }
+    await revokeApiKey(db, old, old.keyId, null);
+    const revokedAt = Date.now();
+    for (const base of [server.url, second.url]) {
+      let status = 200;
+      while (status === 200 && Date.now() - revokedAt < 3000) {
+        status = (await call(base, 'GET', '/v1/auth/whoami', { key: old.secret })).status;
+        if (status === 200) await sleep(50);
+      }
+      assert.equal(status, 401);
+      assert.ok(Date.now() - revokedAt < 2000, `refused after ${Date.now() - revokedAt} ms`);
+      assert.equal((await call(base, 'GET', '/v1/auth/whoami', { key: fresh.secret })).status, 200);
+    }
+  });
+
+  it('stops the old key when its expiry after rotation has passed', async () => {
+    const old = await createTenantWithKey(db);
+    await call(server.url, 'GET', '/v1/auth/whoami', { key: old.secret });
+    const fresh = await rotateApiKey(db, old, old.keyId, { expireOldInSeconds: 1 }, null);
+    assert.equal(
+      (await call(server.url, 'GET', '/v1/auth/whoami', { key: old.secret })).status,
+      200,
+    );
+    await sleep(1300);
+    const res = await call(server.url, 'GET', '/v1/auth/whoami', { key: old.secret });
+    assert.equal(res.status, 401);
+    assert.equal(res.body.error.code, 'api_key_revoked');
+    assert.equal(
+      (await call(server.url, 'GET', '/v1/auth/whoami', { key: fresh.secret })).status,
+      200,
+    );
+  });
+});
+
+describe('secrets', () => {
+  it('stores only a hash of each secret', async () => {
+    const key = await createTenantWithKey(db);
+    const { rows } = await db.query('SELECT row_to_json(k)::text AS row FROM api_keys k');
+    assert.ok(rows.length > 0);
+    const body = key.secret.slice(8);
+    for (const { row } of rows) {
+      assert.ok(!row.includes(body), 'a secret is stored in clear');
+    }
+  });
+
+  it('never logs a key or secret', async () => {
+    const key = await createTenantWithKey(db);
+    await call(server.url, 'GET', '/v1/auth/whoami', { key: key.secret });
+    await call(server.url, 'GET', '/v1/auth/whoami', { key: key.secret.slice(0, -2) });
+    await sleep(50);
+    const requestLines = logLines.filter((l) => l.includes('"request"'));
+    assert.ok(requestLines.length >= 2, 'the request log lines are written');
+    assert.ok(
+      requestLines.some((l) => l.includes(key.tenantId)),
+      'the log names the tenant',
+    );
+    for (const line of logLines) assert.ok(!line.includes('sk_test_'), `secret in log: ${line}`);
+  });
+});
