@@ -23,8 +23,11 @@ const files = only.length > 0 ? only : await testFiles('test');
 let baseUrl = process.env.DATABASE_URL;
 let stop = async () => undefined as void;
 if (!baseUrl) {
+  // Several runs side by side (developers' helpers) each set their own TEST_PG_PORT.
   const port = Number(process.env.TEST_PG_PORT ?? 54339);
-  const embedded = await startEmbeddedDatabase('./data/test-pg', port, (m) => console.error(m));
+  const embedded = await startEmbeddedDatabase(`./data/test-pg-${port}`, port, (m) =>
+    console.error(m),
+  );
   baseUrl = embedded.url;
   stop = embedded.stop;
   console.error(`tests use the embedded PostgreSQL on port ${port}`);

@@ -13,7 +13,12 @@ import { MethodNotAllowedError, RouteNotFoundError } from './http/errors.ts';
 import { registerOperationsRoutes, registerRequestMetrics } from './http/operations.ts';
 import type { CursorSigner } from './http/paging.ts';
 import { ErrorEnvelope } from './http/schemas.ts';
+import { registerCustomerRoutes } from './customers/routes.ts';
+import { registerCreditNoteRoutes } from './credit-notes/routes.ts';
+import { registerEventRoutes } from './events/routes.ts';
+import { registerInvoiceRoutes } from './invoices/routes.ts';
 import { registerKeyRoutes } from './keys/routes.ts';
+import { registerTaxRateRoutes } from './taxes/routes.ts';
 import type { KeyVerifier } from './keys/verifier.ts';
 
 export interface AppDeps {
@@ -59,6 +64,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         removeAdditional: false,
         useDefaults: true,
         allErrors: false,
+        // Errors carry the failing schema and value, for clearer messages.
+        verbose: true,
       },
     },
     ...(config.tlsCertFile && config.tlsKeyFile
@@ -162,6 +169,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerAuth(app, deps.verifier, config);
   registerOperationsRoutes(app, deps);
   registerKeyRoutes(app);
+  registerCustomerRoutes(app, deps);
+  registerTaxRateRoutes(app, deps);
+  registerInvoiceRoutes(app, deps);
+  registerCreditNoteRoutes(app, deps);
+  registerEventRoutes(app, deps);
 
   return app;
 }

@@ -70,6 +70,9 @@ interface AjvError {
   instancePath: string;
   params: Record<string, unknown>;
   message?: string;
+  // With Ajv's `verbose` option: the failing schema and value.
+  parentSchema?: { description?: string };
+  data?: unknown;
 }
 
 function paramPath(instancePath: string, extra?: unknown): string {
@@ -93,7 +96,15 @@ function fromValidation(errors: AjvError[], context: string | undefined): ApiErr
     return new ParameterInvalidError(param, `Unknown parameter: ${param}.`);
   }
   const param = paramPath(first.instancePath) || context || 'body';
-  return new ParameterInvalidError(param, `Invalid ${param}: ${first.message ?? 'invalid value'}.`);
+  if (context === 'querystring' && Array.isArray(first.data)) {
+    return new ParameterInvalidError(param, `The query parameter ${param} may be given only once.`);
+  }
+  // A pattern means nothing to a reader; the field's description says what is expected.
+  const expected =
+    first.keyword === 'pattern' && first.parentSchema?.description
+      ? first.parentSchema.description
+      : (first.message ?? 'invalid value');
+  return new ParameterInvalidError(param, `Invalid ${param}: ${expected}`.replace(/\.?$/, '.'));
 }
 
 /** Maps anything thrown while handling a request to an ApiError. */

@@ -1,0 +1,93 @@
+// HTTP for customers: schema, scope, call the service, shape the reply.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import type { AppDeps } from '../app.ts';
+import { sendWrite } from '../http/idempotency.ts';
+import { buildPage, listBinding, Page, readPageRequest } from '../http/paging.ts';
+import { errorResponses, IdempotencyHeaders, IdParams } from '../http/schemas.ts';
+import { Customer, CustomerCreate, CustomerListQuery, CustomerUpdate } from './schemas.ts';
+import {
+  createCustomer,
+  customerFromRow,
+  getCustomer,
+  listCustomers,
+  updateCustomer,
+} from './service.ts';
+
+const tags = ['Customers'];
+
+export function registerCustomerRoutes(server: FastifyInstance, { db, cursors }: AppDeps): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
+  app.post(
+    '/v1/customers',
+    {
+      config: { scope: 'customers:write' },
+      schema: {
+        tags,
+        summary: 'Create a customer',
+        headers: IdempotencyHeaders,
+        body: CustomerCreate,
+        response: { 201: Customer, ...errorResponses(409, 413, 415, 422) },
+      },
+    },
+    async (request, reply) =>
+      sendWrite(request, reply, db, 201, (tx) => createCustomer(tx, request.actor, request.body)),
+  );
+
+  app.get(
+    '/v1/customers/:id',
+    {
+      config: { scope: 'customers:read' },
+      schema: {
+        tags,
+        summary: 'Retrieve a customer',
+        params: IdParams,
+        response: { 200: Customer, ...errorResponses(404) },
+      },
+    },
+    async (request) => getCustomer(db, request.actor, request.params.id),
+  );
+
+  app.patch(
+    '/v1/customers/:id',
+    {
+      config: { scope: 'customers:write' },
+      schema: {
+        tags,
+        summary: 'Update a customer',
+        description:
+          'Changes only the fields it names; `null` clears an optional field. `address`, `metadata` and `taxIds` are replaced whole.',
+        params: IdParams,
+        headers: IdempotencyHeaders,
+        body: CustomerUpdate,
+        response: { 200: Customer, ...errorResponses(404, 409, 413, 415, 422) },
+      },
+    },
+    async (request, reply) =>
+      sendWrite(request, reply, db, 200, (tx) =>
+        updateCustomer(tx, request.actor, request.params.id, request.body),
+      ),
+  );
+
+  app.get(
+    '/v1/customers',
+    {
+      config: { scope: 'customers:read' },
+      schema: {
+        tags,
+        summary: 'List customers, newest first',
+        querystring: CustomerListQuery,
+        response: { 200: Page(Customer), ...errorResponses() },
+      },
+    },
+    async (request) => {
+      const query = request.query;
+      const binding = listBinding(request.actor, 'customers', {
+        email: query.email?.toLowerCase(),
+      });
+      const page = readPageRequest(cursors, query, binding);
+      const rows = await listCustomers(db, request.actor, { email: query.email }, page);
+      return buildPage(cursors, rows, page, binding, customerFromRow);
+    },
+  );
+}

@@ -1,0 +1,128 @@
+// Customer schemas: they validate requests, type the handlers and feed the OpenAPI document.
+import { Type, type Static } from '@sinclair/typebox';
+import { PageQuery } from '../http/paging.ts';
+import { Environment, Metadata, Nullable, Timestamp } from '../http/schemas.ts';
+
+export const TAX_ID_TYPES = [
+  'eu_vat',
+  'gb_vat',
+  'us_ein',
+  'au_abn',
+  'ch_vat',
+  'no_vat',
+  'ca_bn',
+  'in_gst',
+] as const;
+
+export const CountryCode = Type.String({
+  pattern: '^[A-Z]{2}$',
+  description: 'ISO 3166-1 alpha-2 country code, upper case (e.g. DE).',
+});
+
+export const Address = Type.Object(
+  {
+    line1: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+    line2: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+    city: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
+    state: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
+    postalCode: Type.Optional(Nullable(Type.String({ maxLength: 20 }))),
+    country: Type.Optional(Nullable(CountryCode)),
+  },
+  { additionalProperties: false },
+);
+
+export const TaxId = Type.Object(
+  {
+    type: Type.Union(TAX_ID_TYPES.map((t) => Type.Literal(t))),
+    value: Type.String({ minLength: 1, maxLength: 64 }),
+  },
+  { additionalProperties: false },
+);
+
+export const TaxExempt = Type.Union(
+  [Type.Literal('none'), Type.Literal('exempt'), Type.Literal('reverse')],
+  {
+    description: '`exempt` and `reverse` (reverse charge) customers pay no exclusive tax.',
+  },
+);
+
+const fields = {
+  name: Type.String({ minLength: 1, maxLength: 256 }),
+  email: Type.String({ format: 'email', maxLength: 512 }),
+  phone: Type.String({ minLength: 1, maxLength: 40 }),
+  address: Address,
+  description: Type.String({ maxLength: 1000 }),
+  metadata: Metadata,
+  taxIds: Type.Array(TaxId, { maxItems: 5 }),
+};
+
+export const CustomerCreate = Type.Object(
+  {
+    name: Type.Optional(fields.name),
+    email: Type.Optional(fields.email),
+    phone: Type.Optional(fields.phone),
+    address: Type.Optional(fields.address),
+    description: Type.Optional(fields.description),
+    metadata: Type.Optional(fields.metadata),
+    taxIds: Type.Optional(fields.taxIds),
+    taxExempt: Type.Optional(TaxExempt),
+  },
+  { additionalProperties: false },
+);
+export type CustomerCreate = Static<typeof CustomerCreate>;
+
+/** PATCH changes only the fields it names; null clears an optional field. */
+export const CustomerUpdate = Type.Object(
+  {
+    name: Type.Optional(Nullable(fields.name)),
+    email: Type.Optional(Nullable(fields.email)),
+    phone: Type.Optional(Nullable(fields.phone)),
+    address: Type.Optional(Nullable(fields.address)),
+    description: Type.Optional(Nullable(fields.description)),
+    metadata: Type.Optional(Nullable(fields.metadata)),
+    taxIds: Type.Optional(Nullable(fields.taxIds)),
+    taxExempt: Type.Optional(TaxExempt),
+  },
+  { additionalProperties: false },
+);
+export type CustomerUpdate = Static<typeof CustomerUpdate>;
+
+const AddressOut = Type.Object({
+  line1: Nullable(Type.String()),
+  line2: Nullable(Type.String()),
+  city: Nullable(Type.String()),
+  state: Nullable(Type.String()),
+  postalCode: Nullable(Type.String()),
+  country: Nullable(Type.String()),
+});
+export type AddressOut = Static<typeof AddressOut>;
+
+export const Customer = Type.Object(
+  {
+    id: Type.String({ description: 'cus_…' }),
+    object: Type.Literal('customer'),
+    name: Nullable(Type.String()),
+    email: Nullable(Type.String()),
+    phone: Nullable(Type.String()),
+    address: Nullable(AddressOut),
+    description: Nullable(Type.String()),
+    metadata: Type.Record(Type.String(), Type.String()),
+    taxIds: Type.Array(Type.Object({ type: Type.String(), value: Type.String() })),
+    taxExempt: TaxExempt,
+    environment: Environment,
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'Customer' },
+);
+export type Customer = Static<typeof Customer>;
+
+export const CustomerListQuery = Type.Object(
+  {
+    ...PageQuery,
+    email: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 512, description: 'Exact e-mail, any case.' }),
+    ),
+  },
+  { additionalProperties: false },
+);

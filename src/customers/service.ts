@@ -1,0 +1,147 @@
+// Customer rules: validation beyond the schema, PATCH semantics, events.
+import type { Db, Queryable, Tx } from '../db/pool.ts';
+import { recordEvent } from '../events/service.ts';
+import { ParameterInvalidError, ResourceMissingError } from '../http/errors.ts';
+import type { PageRequest } from '../http/paging.ts';
+import { newId } from '../ids.ts';
+import type { TenantScope } from '../tenancy.ts';
+import type { Customer, CustomerCreate, CustomerUpdate } from './schemas.ts';
+import {
+  insertCustomer,
+  selectCustomer,
+  selectCustomerPage,
+  updateCustomer as updateCustomerRow,
+  type CustomerFields,
+  type CustomerRow,
+} from './store.ts';
+
+const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'code' });
+
+/** ISO 3166-1 alpha-2, as the platform's ICU knows it (it returns unknown codes unchanged). */
+export function isCountryCode(code: string): boolean {
+  return /^[A-Z]{2}$/.test(code) && regionNames.of(code) !== code;
+}
+
+export function customerFromRow(row: CustomerRow): Customer {
+  return {
+    id: row.id,
+    object: 'customer',
+    name: row.name,
+    email: row.email,
+    phone: row.phone,
+    address: row.address,
+    description: row.description,
+    metadata: row.metadata,
+    taxIds: row.tax_ids,
+    taxExempt: row.tax_exempt,
+    environment: row.environment,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+function normaliseAddress(
+  address: CustomerCreate['address'] | null | undefined,
+): CustomerRow['address'] {
+  if (!address) return null;
+  if (address.country != null && !isCountryCode(address.country)) {
+    throw new ParameterInvalidError(
+      'address.country',
+      `Unknown country code '${address.country}'.`,
+    );
+  }
+  return {
+    line1: address.line1 ?? null,
+    line2: address.line2 ?? null,
+    city: address.city ?? null,
+    state: address.state ?? null,
+    postalCode: address.postalCode ?? null,
+    country: address.country ?? null,
+  };
+}
+
+export async function createCustomer(
+  tx: Tx,
+  scope: TenantScope,
+  input: CustomerCreate,
+): Promise<Customer> {
+  const row = await insertCustomer(tx, scope, newId('cus'), {
+    name: input.name ?? null,
+    email: input.email ?? null,
+    phone: input.phone ?? null,
+    address: normaliseAddress(input.address),
+    description: input.description ?? null,
+    metadata: input.metadata ?? {},
+    tax_ids: input.taxIds ?? [],
+    tax_exempt: input.taxExempt ?? 'none',
+  });
+  const customer = customerFromRow(row);
+  await recordEvent(tx, scope, 'customer.created', customer);
+  return customer;
+}
+
+export async function getCustomer(
+  db: Queryable,
+  scope: TenantScope,
+  id: string,
+): Promise<Customer> {
+  const row = await selectCustomer(db, scope, id);
+  if (!row) throw new ResourceMissingError('customer', id);
+  return customerFromRow(row);
+}
+
+/** The customer row, locked for the transaction (invoices freeze a snapshot of it). */
+export async function getCustomerRow(
+  tx: Queryable,
+  scope: TenantScope,
+  id: string,
+  param = 'customerId',
+): Promise<CustomerRow> {
+  const row = await selectCustomer(tx, scope, id);
+  if (!row) throw new ResourceMissingError('customer', id, param);
+  return row;
+}
+
+export async function updateCustomer(
+  tx: Tx,
+  scope: TenantScope,
+  id: string,
+  patch: CustomerUpdate,
+): Promise<Customer> {
+  const current = await selectCustomer(tx, scope, id, { forUpdate: true });
+  if (!current) throw new ResourceMissingError('customer', id);
+  // A field absent from the body keeps its value; null clears it.
+  const pick = <K extends keyof CustomerUpdate, V>(
+    key: K,
+    now: V,
+    map: (v: NonNullable<CustomerUpdate[K]>) => V,
+    cleared: V,
+  ): V => {
+    const value = patch[key];
+    if (value === undefined) return now;
+    if (value === null) return cleared;
+    return map(value as NonNullable<CustomerUpdate[K]>);
+  };
+  const fields: CustomerFields = {
+    name: pick('name', current.name, (v) => v, null),
+    email: pick('email', current.email, (v) => v, null),
+    phone: pick('phone', current.phone, (v) => v, null),
+    address: patch.address === undefined ? current.address : normaliseAddress(patch.address),
+    description: pick('description', current.description, (v) => v, null),
+    metadata: pick('metadata', current.metadata, (v) => v, {}),
+    tax_ids: pick('taxIds', current.tax_ids, (v) => v, []),
+    tax_exempt: patch.taxExempt ?? current.tax_exempt,
+  };
+  const customer = customerFromRow(await updateCustomerRow(tx, scope, id, fields));
+  await recordEvent(tx, scope, 'customer.updated', customer);
+  return customer;
+}
+
+export async function listCustomers(
+  db: Db,
+  scope: TenantScope,
+  filters: { email?: string | undefined },
+  page: PageRequest,
+): Promise<CustomerRow[]> {
+  return selectCustomerPage(db, scope, filters, page.after, page.limit + 1);
+}

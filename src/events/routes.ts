@@ -1,0 +1,5 @@
+// HTTP for events: schema, scope, call the service, shape the reply.
+import type { FastifyInstance } from 'fastify';
+import type { AppDeps } from '../app.ts';
+
+export function registerEventRoutes(_server: FastifyInstance, _deps: AppDeps): void {}
