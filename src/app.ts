@@ -12,7 +12,7 @@ import { registerErrorHandler, sendError } from './http/error-handler.ts';
 import { MethodNotAllowedError, RouteNotFoundError } from './http/errors.ts';
 import { registerOperationsRoutes, registerRequestMetrics } from './http/operations.ts';
 import type { CursorSigner } from './http/paging.ts';
-import { ErrorEnvelope } from './http/schemas.ts';
+import { ErrorEnvelope, NoQuery } from './http/schemas.ts';
 import { registerCustomerRoutes } from './customers/routes.ts';
 import { registerCreditNoteRoutes } from './credit-notes/routes.ts';
 import { registerEventRoutes } from './events/routes.ts';
@@ -162,7 +162,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   });
   app.addHook('onRoute', (route) => {
-    if (route.url.startsWith('/docs')) route.config = { ...route.config, auth: false };
+    if (route.url.startsWith('/docs')) {
+      route.config = { ...route.config, auth: false };
+    } else if (!route.schema?.querystring) {
+      // Unknown parameters are refused, in the query string as in bodies.
+      route.schema = { ...route.schema, querystring: NoQuery };
+    }
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
 

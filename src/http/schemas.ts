@@ -39,11 +39,12 @@ export const Environment = Type.Union([Type.Literal('live'), Type.Literal('test'
 export const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 
 // Metadata: at most 50 keys of up to 40 characters, string values of up to 500 characters.
-export const Metadata = Type.Record(
-  Type.String({ minLength: 1, maxLength: 40 }),
-  Type.String({ maxLength: 500 }),
-  { maxProperties: 50, description: 'Up to 50 keys (≤ 40 characters) with string values (≤ 500).' },
-);
+export const Metadata = Type.Record(Type.String(), Type.String({ maxLength: 500 }), {
+  maxProperties: 50,
+  // TypeBox drops constraints on a record's key schema, so the key limits are stated here.
+  propertyNames: { minLength: 1, maxLength: 40 },
+  description: 'Up to 50 keys (1–40 characters) with string values (≤ 500 characters).',
+});
 
 export function Nullable<T extends TSchema>(schema: T) {
   return Type.Union([schema, Type.Null()]);
@@ -57,3 +58,6 @@ export const IdempotencyHeaders = Type.Object({
     }),
   ),
 });
+
+/** For routes that take no query parameters: any parameter is unknown. */
+export const NoQuery = Type.Object({}, { additionalProperties: false });

@@ -1,0 +1,172 @@
+import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import { describe, it } from 'node:test';
+import { call, createTenantWithKey, startTestApp } from '../helpers.ts';
+
+const server = await startTestApp();
+const key = await createTenantWithKey(server.db);
+
+function assertEnvelope(
+  res: { status: number; body: any; headers: Headers; text: string },
+  status: number,
+  code: string,
+) {
+  assert.equal(res.status, status, res.text);
+  assert.equal(res.body.error.code, code, res.text);
+  assert.equal(typeof res.body.error.message, 'string');
+  assert.equal(res.body.error.requestId, res.headers.get('request-id'));
+  assert.doesNotMatch(res.text, /at .*\.ts:\d+|SELECT|INSERT|stack/i, 'no internals in errors');
+}
+
+/** A raw HTTP request, for what fetch would not send. */
+function raw(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string | Buffer,
+) {
+  return new Promise<{ status: number; body: any; headers: Headers; text: string }>(
+    (resolve, reject) => {
+      const url = new URL(server.url);
+      const req = httpRequest(
+        { host: url.hostname, port: url.port, method, path, headers },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString();
+            const h = new Headers();
+            for (const [k, v] of Object.entries(res.headers))
+              if (typeof v === 'string') h.set(k, v);
+            let parsed: unknown;
+            try {
+              parsed = JSON.parse(text);
+            } catch {
+              parsed = undefined;
+            }
+            resolve({ status: res.statusCode ?? 0, body: parsed, headers: h, text });
+          });
+        },
+      );
+      req.on('error', reject);
+      if (body !== undefined) req.write(body);
+      req.end();
+    },
+  );
+}
+
+describe('the error envelope', () => {
+  it('answers unknown paths and versions with route_not_found', async () => {
+    for (const path of ['/v2/customers', '/v1/nothing', '/', '/v1']) {
+      assertEnvelope(
+        await call(server.url, 'GET', path, { key: key.secret }),
+        404,
+        'route_not_found',
+      );
+    }
+  });
+
+  it('answers a known path with the wrong method with method_not_allowed and Allow', async () => {
+    const res = await call(server.url, 'DELETE', '/v1/customers', { key: key.secret });
+    assertEnvelope(res, 405, 'method_not_allowed');
+    assert.equal(res.headers.get('allow'), 'GET, POST');
+    assertEnvelope(
+      await call(server.url, 'PUT', '/v1/customers/cus_1', { key: key.secret }),
+      405,
+      'method_not_allowed',
+    );
+  });
+
+  it('answers bodies that are not JSON objects with body_invalid', async () => {
+    const auth = { authorization: `Bearer ${key.secret}`, 'content-type': 'application/json' };
+    for (const body of [
+      '{',
+      '[1,2]',
+      '"text"',
+      '12',
+      'null',
+      '{"a":1}{',
+      '{"__proto__":{"admin":true}}',
+      '{"constructor":{"prototype":{}}}',
+    ]) {
+      const res = await raw('POST', '/v1/customers', auth, body);
+      assert.ok([400].includes(res.status), `${body} → ${res.text}`);
+      assert.ok(
+        ['body_invalid', 'parameter_invalid'].includes(res.body.error.code),
+        `${body} → ${res.text}`,
+      );
+    }
+    assertEnvelope(await raw('POST', '/v1/customers', auth, ''), 400, 'body_invalid');
+    assertEnvelope(
+      await raw('POST', '/v1/customers', { authorization: auth.authorization }),
+      400,
+      'body_invalid',
+    );
+  });
+
+  it('answers non-JSON bodies with content_type_unsupported', async () => {
+    for (const type of [
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/xml',
+    ]) {
+      const res = await raw(
+        'POST',
+        '/v1/customers',
+        { authorization: `Bearer ${key.secret}`, 'content-type': type },
+        'name=x',
+      );
+      assertEnvelope(res, 415, 'content_type_unsupported');
+    }
+  });
+
+  it('answers bodies over 1 MiB with body_too_large', async () => {
+    const body = JSON.stringify({ name: 'x', description: 'y'.repeat(1024 * 1024) });
+    const res = await raw(
+      'POST',
+      '/v1/customers',
+      { authorization: `Bearer ${key.secret}`, 'content-type': 'application/json' },
+      body,
+    );
+    assertEnvelope(res, 413, 'body_too_large');
+  });
+
+  it('puts a Request-Id on every response, success or error', async () => {
+    const ok = await call(server.url, 'GET', '/v1/auth/whoami', { key: key.secret });
+    assert.match(ok.headers.get('request-id') ?? '', /^req_/);
+    const health = await call(server.url, 'GET', '/healthz');
+    assert.match(health.headers.get('request-id') ?? '', /^req_/);
+    const a = await call(server.url, 'GET', '/v1/customers/x');
+    const b = await call(server.url, 'GET', '/v1/customers/x');
+    assert.notEqual(a.body.error.requestId, b.body.error.requestId);
+  });
+
+  it('ignores a client-sent Request-Id', async () => {
+    const res = await call(server.url, 'GET', '/nope', { headers: { 'request-id': 'evil' } });
+    assert.notEqual(res.headers.get('request-id'), 'evil');
+  });
+});
+
+describe('operations', () => {
+  it('serves health, readiness and metrics without a key', async () => {
+    assert.equal((await call(server.url, 'GET', '/healthz')).status, 200);
+    assert.deepEqual((await call(server.url, 'GET', '/readyz')).body, { status: 'ready' });
+    const metrics = await call(server.url, 'GET', '/metrics');
+    assert.equal(metrics.status, 200);
+    assert.match(metrics.text, /billing_http_requests_total/);
+  });
+
+  it('serves the OpenAPI 3.1 document generated from the route schemas, and the docs page', async () => {
+    const res = await call(server.url, 'GET', '/v1/openapi.json');
+    assert.equal(res.status, 200);
+    assert.equal(res.body.openapi, '3.1.0');
+    const create = res.body.paths['/v1/customers'].post;
+    assert.ok(create.requestBody.content['application/json'].schema.properties.email);
+    assert.ok(res.body.paths['/v1/customers'].get.parameters.some((p: any) => p.name === 'limit'));
+    assert.ok(res.body.paths['/v1/auth/whoami'].get);
+    const docs = await fetch(`${server.url}/docs/`);
+    assert.equal(docs.status, 200);
+    assert.match(await docs.text(), /<html/i);
+  });
+});
