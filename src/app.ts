@@ -78,8 +78,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       : {}),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  // Only JSON bodies: anything else is 415 content_type_unsupported.
-  app.removeContentTypeParser(['text/plain']);
+  // Only JSON bodies: anything else is 415 content_type_unsupported. An empty JSON body counts
+  // as `{}` (many clients send the header on every POST); `__proto__` and `constructor` keys
+  // are refused as body_invalid.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser(['text/plain', 'application/json']);
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text === '') done(null, {});
+    else parseJson(request, text, done);
+  });
+  // A write without a body is the same as one with `{}`: actions such as /issue need none, and
+  // a required field missing is then named (parameter_missing) rather than "no body".
+  app.addHook('preValidation', async (request) => {
+    if (request.body === undefined && request.method !== 'GET' && request.method !== 'HEAD') {
+      request.body = {};
+    }
+  });
 
   app.addSchema(ErrorEnvelope);
   registerErrorHandler(app);
@@ -173,7 +188,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   registerAuth(app, deps.verifier, config);
   registerOperationsRoutes(app, deps);
-  registerKeyRoutes(app);
+  registerKeyRoutes(app, deps);
   registerCustomerRoutes(app, deps);
   registerTaxRateRoutes(app, deps);
   registerInvoiceRoutes(app, deps);

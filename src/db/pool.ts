@@ -48,3 +48,11 @@ export async function inTransaction<T>(db: Db, work: (tx: Tx) => Promise<T>): Pr
     tx.release(broken);
   }
 }
+
+/**
+ * Runs `work` in the transaction `on` is already in (a client from sendWrite), or in a new one
+ * when `on` is the pool (the CLI). One service function then serves both doors.
+ */
+export async function inTransactionOf<T>(on: Db | Tx, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return on instanceof pg.Pool ? inTransaction(on, work) : work(on);
+}

@@ -1,5 +1,5 @@
 // Tenants and API keys: one service behind both the operator CLI and /v1/api-keys.
-import { inTransaction, type Db, type Queryable } from '../db/pool.ts';
+import { inTransactionOf, type Db, type Queryable, type Tx } from '../db/pool.ts';
 import { recordEvent } from '../events/service.ts';
 import {
   ParameterInvalidError,
@@ -7,7 +7,8 @@ import {
   ScopeInsufficientError,
 } from '../http/errors.ts';
 import { newId } from '../ids.ts';
-import type { Actor, Environment } from '../tenancy.ts';
+import type { PageRequest } from '../http/paging.ts';
+import type { Actor, Environment, TenantScope } from '../tenancy.ts';
 import { isScope, SCOPES } from './scopes.ts';
 import { generateSecret, hashSecret, redactSecret } from './secret.ts';
 import {
@@ -15,6 +16,7 @@ import {
   insertTenant,
   selectKeyById,
   selectKeyForUpdate,
+  selectKeyPage,
   selectKeysOfTenant,
   selectTenant,
   selectTenants,
@@ -180,7 +182,7 @@ async function issueKey(
  * may only create keys in its own tenant and environment, with scopes it holds.
  */
 export async function createApiKey(
-  db: Db,
+  db: Db | Tx,
   input: {
     tenantId: string;
     environment: Environment;
@@ -190,7 +192,7 @@ export async function createApiKey(
   actor: Actor | null,
 ): Promise<IssuedApiKey> {
   const scopes = checkScopes(input.scopes, actor);
-  return inTransaction(db, async (tx) => {
+  return inTransactionOf(db, async (tx) => {
     if (!(await selectTenant(tx, input.tenantId))) {
       throw new ResourceMissingError('tenant', input.tenantId, 'tenant');
     }
@@ -213,6 +215,15 @@ export async function locateApiKey(db: Db, keyId: string): Promise<ApiKey> {
   return apiKeyFromRow(row);
 }
 
+/** One page of the keys of a tenant and environment (for /v1/api-keys). */
+export async function listApiKeys(
+  db: Db,
+  scope: TenantScope,
+  page: PageRequest,
+): Promise<ApiKeyRow[]> {
+  return selectKeyPage(db, scope.tenantId, scope.environment, page.after, page.limit + 1);
+}
+
 export async function listApiKeysOfTenant(db: Db, tenantId: string): Promise<ApiKey[]> {
   return (await selectKeysOfTenant(db, tenantId)).map(apiKeyFromRow);
 }
@@ -222,13 +233,13 @@ export async function listApiKeysOfTenant(db: Db, tenantId: string): Promise<Api
  * until `expireOldInSeconds` have passed when that is given.
  */
 export async function rotateApiKey(
-  db: Db,
+  db: Db | Tx,
   scope: { tenantId: string; environment: Environment },
   keyId: string,
   options: { expireOldInSeconds?: number | null },
   actor: Actor | null,
 ): Promise<IssuedApiKey> {
-  return inTransaction(db, async (tx) => {
+  return inTransactionOf(db, async (tx) => {
     const old = await selectKeyForUpdate(tx, scope.tenantId, scope.environment, keyId);
     if (!old) throw new ResourceMissingError('api key', keyId);
     const scopes = checkScopes(old.scopes, actor);
@@ -257,12 +268,12 @@ export async function rotateApiKey(
 }
 
 export async function revokeApiKey(
-  db: Db,
+  db: Db | Tx,
   scope: { tenantId: string; environment: Environment },
   keyId: string,
   actor: Actor | null,
 ): Promise<ApiKey> {
-  return inTransaction(db, async (tx) => {
+  return inTransactionOf(db, async (tx) => {
     const old = await selectKeyForUpdate(tx, scope.tenantId, scope.environment, keyId);
     if (!old) throw new ResourceMissingError('api key', keyId);
     if (old.revoked_at) return apiKeyFromRow(old);

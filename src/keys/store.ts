@@ -200,14 +200,18 @@ export async function selectKeyPage(
   after: { createdAt: Date; id: string } | null,
   limit: number,
 ): Promise<ApiKeyRow[]> {
-  const { rows } = await db.query<ApiKeyRow>(
-    `SELECT ${KEY_COLUMNS} FROM api_keys
-      WHERE tenant_id = $1 AND environment = $2
-        AND ($3::timestamptz IS NULL OR (created_at, id) < ($3::timestamptz, $4::text))
-      ORDER BY created_at DESC, id DESC
-      LIMIT $5`,
-    [tenantId, environment, after?.createdAt ?? null, after?.id ?? null, limit],
-  );
+  const { rows } = after
+    ? await db.query<ApiKeyRow>(
+        `SELECT ${KEY_COLUMNS} FROM api_keys
+          WHERE tenant_id = $1 AND environment = $2 AND (created_at, id) < ($4, $5)
+          ORDER BY created_at DESC, id DESC LIMIT $3`,
+        [tenantId, environment, limit, after.createdAt, after.id],
+      )
+    : await db.query<ApiKeyRow>(
+        `SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = $1 AND environment = $2
+          ORDER BY created_at DESC, id DESC LIMIT $3`,
+        [tenantId, environment, limit],
+      );
   return rows;
 }
 

@@ -96,12 +96,12 @@ describe('the error envelope', () => {
         `${body} → ${res.text}`,
       );
     }
-    assertEnvelope(await raw('POST', '/v1/customers', auth, ''), 400, 'body_invalid');
-    assertEnvelope(
-      await raw('POST', '/v1/customers', { authorization: auth.authorization }),
-      400,
-      'body_invalid',
-    );
+    // No body is the same as {}: a required field is then named.
+    const empty = await raw('POST', '/v1/api-keys', auth, '');
+    assertEnvelope(empty, 400, 'parameter_missing');
+    assert.equal(empty.body.error.param, 'scopes');
+    const none = await raw('POST', '/v1/api-keys', { authorization: auth.authorization });
+    assertEnvelope(none, 400, 'parameter_missing');
   });
 
   it('answers non-JSON bodies with content_type_unsupported', async () => {
