@@ -1,0 +1,190 @@
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { loadConfig } from '../../src/config.ts';
+import { call, createTestDatabase, sleep } from '../helpers.ts';
+
+const run = promisify(execFile);
+const BIN = path.resolve('bin/billing.js');
+
+async function billing(env: Record<string, string>, ...args: string[]) {
+  const { stdout } = await run(process.execPath, [BIN, ...args], {
+    env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
+  });
+  return stdout;
+}
+
+describe('billing CLI', () => {
+  it('creates tenants and keys, lists without secrets, rotates and revokes, with --json', async () => {
+    const env = { DATABASE_URL: await createTestDatabase() };
+    const tenant = JSON.parse(await billing(env, 'tenants', 'create', '--name', 'Acme', '--json'));
+    assert.match(tenant.id, /^ten_/);
+    assert.equal(tenant.name, 'Acme');
+    const listed = JSON.parse(await billing(env, 'tenants', 'list', '--json'));
+    assert.deepEqual(
+      listed.map((t: { id: string }) => t.id),
+      [tenant.id],
+    );
+
+    const key = JSON.parse(
+      await billing(
+        env,
+        'keys',
+        'create',
+        '--tenant',
+        tenant.id,
+        '--environment',
+        'test',
+        '--scope',
+        'customers:read',
+        '--scope',
+        'invoices:read',
+        '--json',
+      ),
+    );
+    assert.match(key.id, /^key_/);
+    assert.match(key.secret, /^sk_test_/);
+    assert.equal(key.tenantId, tenant.id);
+    assert.equal(key.environment, 'test');
+    assert.deepEqual(key.scopes, ['customers:read', 'invoices:read']);
+
+    const keys = await billing(env, 'keys', 'list', '--tenant', tenant.id, '--json');
+    assert.doesNotMatch(keys, /sk_test_[0-9A-Za-z]{8}/);
+    assert.equal(JSON.parse(keys)[0].id, key.id);
+
+    const rotated = JSON.parse(
+      await billing(env, 'keys', 'rotate', key.id, '--expire-old-in', '1h', '--json'),
+    );
+    assert.deepEqual(rotated.scopes, key.scopes);
+    assert.equal(rotated.rotatedFrom, key.id);
+    assert.notEqual(rotated.secret, key.secret);
+    const afterRotate = JSON.parse(
+      await billing(env, 'keys', 'list', '--tenant', tenant.id, '--json'),
+    );
+    const old = afterRotate.find((k: { id: string }) => k.id === key.id);
+    const inAnHour = Date.now() + 3600_000;
+    assert.ok(Math.abs(new Date(old.expiresAt).getTime() - inAnHour) < 60_000);
+
+    const revoked = JSON.parse(await billing(env, 'keys', 'revoke', key.id, '--json'));
+    assert.ok(revoked.revokedAt);
+  });
+
+  it('refuses bad arguments with a message and a non-zero exit', async () => {
+    const env = { DATABASE_URL: await createTestDatabase() };
+    await assert.rejects(
+      billing(
+        env,
+        'keys',
+        'create',
+        '--tenant',
+        'ten_x',
+        '--environment',
+        'prod',
+        '--scope',
+        'customers:read',
+      ),
+      /--environment must be test or live/,
+    );
+    await assert.rejects(
+      billing(
+        env,
+        'keys',
+        'create',
+        '--tenant',
+        'ten_missing',
+        '--environment',
+        'test',
+        '--scope',
+        'customers:read',
+      ),
+      /resource_missing/,
+    );
+    await assert.rejects(billing(env, 'keys', 'revoke', 'key_missing'), /resource_missing/);
+    await assert.rejects(
+      billing(env, 'keys', 'rotate', 'key_x', '--expire-old-in', 'soon'),
+      /not a duration/,
+    );
+  });
+
+  it('works while the server runs on the embedded database', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'billing-cli-'));
+    const pgPort = String(55000 + Math.floor(Math.random() * 5000));
+    const env = { DATA_DIR: dataDir, EMBEDDED_PG_PORT: pgPort, DATABASE_URL: '' };
+    const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: { ...process.env, ...env, PORT: '0', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    server.stdout.on('data', (c) => (output += c));
+    server.stderr.on('data', (c) => (output += c));
+    after(async () => {
+      server.kill('SIGTERM');
+      await new Promise((resolve) => server.on('exit', resolve));
+      await rm(dataDir, { recursive: true, force: true });
+    });
+    for (let i = 0; i < 200 && !/listening on (http:\/\/\S+)/.test(output); i++) await sleep(100);
+    const url = /listening on (http:\/\/[^"\s]+)/.exec(output)?.[1];
+    assert.ok(url, output);
+    const firstKey = /(sk_test_[0-9A-Za-z]+)/.exec(output)?.[1];
+    assert.ok(firstKey, 'the first start prints a test key');
+    const who = await call(url, 'GET', '/v1/auth/whoami', { key: firstKey });
+    assert.equal(who.status, 200);
+
+    const key = JSON.parse(
+      await billing(
+        env,
+        'keys',
+        'create',
+        '--tenant',
+        who.body.tenantId,
+        '--environment',
+        'test',
+        '--scope',
+        'customers:read',
+        '--json',
+      ),
+    );
+    assert.equal((await call(url, 'GET', '/v1/auth/whoami', { key: key.secret })).status, 200);
+    await billing(env, 'keys', 'revoke', key.id);
+    await sleep(200);
+    assert.equal((await call(url, 'GET', '/v1/auth/whoami', { key: key.secret })).status, 401);
+    // The server still has its database after the CLI is done.
+    assert.equal((await call(url, 'GET', '/readyz')).status, 200);
+  });
+});
+
+describe('configuration', () => {
+  it('names every wrong variable at start', () => {
+    assert.throws(
+      () =>
+        loadConfig({
+          PORT: 'eighty',
+          DATABASE_URL: 'mysql://x',
+          RATE_LIMIT_TEST: '0',
+          LOG_LEVEL: 'loud',
+          WEBHOOKS_ALLOW_LOOPBACK: 'yes',
+        }),
+      (error: Error) => {
+        for (const name of [
+          'PORT',
+          'DATABASE_URL',
+          'RATE_LIMIT_TEST',
+          'LOG_LEVEL',
+          'WEBHOOKS_ALLOW_LOOPBACK',
+        ]) {
+          assert.match(error.message, new RegExp(name));
+        }
+        return true;
+      },
+    );
+    const config = loadConfig({});
+    assert.equal(config.port, 3000);
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.rateLimitLive, 100);
+    assert.equal(config.rateLimitTest, 25);
+  });
+});
