@@ -116,6 +116,8 @@ export async function selectCustomerPage(
       : after
         ? PAGE_SQL.allAfter
         : PAGE_SQL.all;
-  const { rows } = await db.query<CustomerRow>(text, params);
+  // Named: prepared once per connection, so the hot list skips parsing and planning.
+  const name = `customers_page_${text === PAGE_SQL.all ? 'all' : text === PAGE_SQL.allAfter ? 'after' : text === PAGE_SQL.email ? 'email' : 'email_after'}`;
+  const { rows } = await db.query<CustomerRow>({ name, text, values: params });
   return rows;
 }

@@ -1,5 +1,5 @@
 // Schemas shared by every module: the error envelope, ids in paths, metadata, timestamps.
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
 import { ERROR_CODES } from './errors.ts';
 
 export const ErrorEnvelope = Type.Object(
@@ -32,8 +32,20 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
   return out;
 }
 
+/**
+ * `T` or null. Where T has a single JSON type this is `type: [T, "null"]` rather than
+ * `anyOf`: the same for validation and OpenAPI 3.1, and much cheaper for the response
+ * serialiser (fast-json-stringify tries each `anyOf` branch with a validator).
+ */
+export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
+  const type = (schema as { type?: unknown }).type;
+  if (typeof type === 'string')
+    return Type.Unsafe<Static<T> | null>({ ...schema, type: [type, 'null'] });
+  return Type.Unsafe<Static<T> | null>(Type.Union([schema, Type.Null()]));
+}
+
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC' });
-export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+export const NullableTimestamp = Nullable(Timestamp);
 export const Environment = Type.Union([Type.Literal('live'), Type.Literal('test')]);
 
 export const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
@@ -45,10 +57,6 @@ export const Metadata = Type.Record(Type.String(), Type.String({ maxLength: 500 
   propertyNames: { minLength: 1, maxLength: 40 },
   description: 'Up to 50 keys (1–40 characters) with string values (≤ 500 characters).',
 });
-
-export function Nullable<T extends TSchema>(schema: T) {
-  return Type.Union([schema, Type.Null()]);
-}
 
 export const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(

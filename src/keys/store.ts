@@ -155,10 +155,11 @@ export async function selectKeyBySecretHash(
   db: Queryable,
   secretHash: Buffer,
 ): Promise<ApiKeyRow | undefined> {
-  const { rows } = await db.query<ApiKeyRow>(
-    `SELECT ${KEY_COLUMNS} FROM api_keys WHERE secret_hash = $1`,
-    [secretHash],
-  );
+  const { rows } = await db.query<ApiKeyRow>({
+    name: 'api_key_by_secret_hash',
+    text: `SELECT ${KEY_COLUMNS} FROM api_keys WHERE secret_hash = $1`,
+    values: [secretHash],
+  });
   return rows[0];
 }
 

@@ -79,19 +79,19 @@ export class KeyVerifier {
 
   /** The key a secret stands for; throws api_key_invalid / api_key_revoked. */
   async verify(secret: string): Promise<VerifiedKey> {
-    // Format and checksum first: a mistyped key costs no database look-up.
-    if (parseSecret(secret) === null) throw new ApiKeyInvalidError('The API key is not valid.');
-    const hashBytes = hashSecret(secret);
-    const hash = hashBytes.toString('base64');
     const now = Date.now();
-    let entry = this.cache.get(hash);
+    // The cache is keyed by the secret itself (it is in this process's memory anyway while the
+    // request is): a hit costs one map look-up, no hashing. Only verified keys are cached.
+    let entry = this.cache.get(secret);
     if (!entry || now - entry.fetchedAt >= this.cacheMs) {
-      entry = { key: await this.lookUp(hashBytes), fetchedAt: now };
+      // Format and checksum first: a mistyped key costs no database look-up.
+      if (parseSecret(secret) === null) throw new ApiKeyInvalidError('The API key is not valid.');
+      entry = { key: await this.lookUp(hashSecret(secret)), fetchedAt: now };
       if (entry.key) {
         if (this.cache.size >= MAX_CACHE_ENTRIES) this.cache.clear();
-        this.cache.set(hash, entry);
+        this.cache.set(secret, entry);
       } else {
-        this.cache.delete(hash);
+        this.cache.delete(secret);
       }
     }
     const key = entry.key;

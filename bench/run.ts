@@ -1,0 +1,377 @@
+// `npm run bench`: the service under load next to its physical ceilings, in one run on one
+// machine. Targets are ratios to baselines measured side by side, never absolute times.
+//   - read paths against a bare Fastify route answering a constant body of the same size;
+//   - write paths against pgbench's TPC-B-like transaction at the same concurrency;
+//   - list depth: a page deep in a tenant of 1,000,000 customers against its first page.
+// Without DATABASE_URL it runs on an embedded PostgreSQL (./data/bench-pg); with it, on that
+// server (a database `billing_bench` is created there and dropped at the end).
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { startEmbeddedDatabase } from '../src/db/embedded.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { createPool } from '../src/db/pool.ts';
+import { CursorSigner, listBinding } from '../src/http/paging.ts';
+import { SCOPES } from '../src/keys/scopes.ts';
+import { createApiKey, createTenant } from '../src/keys/service.ts';
+import { seedCustomers, seedInvoices } from './seed.ts';
+
+const run = promisify(execFile);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
+
+function withDatabase(url: string, name: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+}
+
+async function admin(url: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query(sql);
+  await client.end();
+}
+
+/** Starts a child process and waits for the first stdout line matching `ready`. */
+function startChild(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ready: RegExp,
+): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let seen = '';
+    const onData = (chunk: Buffer) => {
+      seen += chunk.toString();
+      const match = ready.exec(seen);
+      if (match) {
+        seen = '';
+        child.stdout?.off('data', onData);
+        child.stderr?.off('data', onData);
+        child.stdout?.resume();
+        child.stderr?.resume();
+        resolve({ child, match });
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.on('exit', (code) =>
+      reject(new Error(`child exited (${code}) before ready: ${seen.slice(-2000)}`)),
+    );
+  });
+}
+
+async function peakRssMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return Math.round(kb / 1024);
+}
+
+interface LoadResult {
+  rps: number;
+  requests: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+async function load(spec: Record<string, unknown>): Promise<LoadResult> {
+  const { stdout } = await run(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'bench/load.ts',
+      JSON.stringify({ connections: CONNECTIONS, seconds: SECONDS, ...spec }),
+    ],
+    { maxBuffer: 1 << 24 },
+  );
+  return JSON.parse(stdout.trim().split('\n').pop()!) as LoadResult;
+}
+
+async function pgbench(url: string): Promise<{ tps: number; p50: number }> {
+  const u = new URL(url);
+  const env = { ...process.env, PGPASSWORD: decodeURIComponent(u.password) };
+  const common = [
+    '-h',
+    u.hostname,
+    '-p',
+    u.port || '5432',
+    '-U',
+    decodeURIComponent(u.username) || 'postgres',
+  ];
+  const db = u.pathname.slice(1);
+  await run('pgbench', [...common, '-i', '-q', '-s', '10', db], { env });
+  const { stdout } = await run(
+    'pgbench',
+    [...common, '-c', String(CONNECTIONS), '-j', '2', '-T', String(SECONDS), '-M', 'prepared', db],
+    { env },
+  );
+  const tps = Number(/tps = ([\d.]+)/.exec(stdout)?.[1] ?? 0);
+  const latency = Number(/latency average = ([\d.]+) ms/.exec(stdout)?.[1] ?? 0);
+  return { tps, p50: latency };
+}
+
+const rows: string[][] = [];
+const notes: string[] = [];
+const fmt = (n: number, d = 0) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+function record(
+  name: string,
+  r: LoadResult,
+  baseline: string,
+  ratio: number | null,
+  memory: number | null,
+  target: string,
+) {
+  rows.push([
+    name,
+    fmt(r.rps),
+    fmt(r.p50, 1),
+    fmt(r.p99, 1),
+    String(r.errors),
+    memory === null ? '' : String(memory),
+    baseline,
+    ratio === null ? '' : ratio.toFixed(2),
+    target,
+  ]);
+  console.error(
+    `${name}: ${fmt(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${r.errors}${ratio === null ? '' : `, ratio ${ratio.toFixed(2)}`}`,
+  );
+}
+
+// --- database -----------------------------------------------------------------------------
+const external = process.env.DATABASE_URL;
+let serverUrl: string;
+let stopEmbedded = async () => undefined as void;
+if (external) {
+  serverUrl = external;
+} else {
+  const embedded = await startEmbeddedDatabase(
+    './data/bench-pg',
+    Number(process.env.BENCH_PG_PORT ?? 54349),
+    (m) => console.error(m),
+  );
+  serverUrl = embedded.url;
+  stopEmbedded = embedded.stop;
+}
+const benchDb = withDatabase(serverUrl, 'billing_bench');
+const pgbenchDb = withDatabase(serverUrl, 'billing_pgbench');
+await admin(serverUrl, 'DROP DATABASE IF EXISTS billing_bench WITH (FORCE)');
+await admin(serverUrl, 'DROP DATABASE IF EXISTS billing_pgbench WITH (FORCE)');
+await admin(serverUrl, 'CREATE DATABASE billing_bench');
+await admin(serverUrl, 'CREATE DATABASE billing_pgbench');
+const db = createPool(benchDb, 4);
+await migrate(db);
+
+const tenant = await createTenant(db, 'Bench Inc');
+const key = await createApiKey(
+  db,
+  { tenantId: tenant.id, environment: 'test', scopes: [...SCOPES] },
+  null,
+);
+const scope = { tenantId: tenant.id, environment: 'test' as const };
+
+console.error(`seeding ${ROWS.toLocaleString()} customers and ${ROWS.toLocaleString()} invoices …`);
+let t0 = Date.now();
+await seedCustomers(db, scope, ROWS);
+const customersSeconds = (Date.now() - t0) / 1000;
+t0 = Date.now();
+const invoiceIds = await seedInvoices(db, scope, ROWS);
+const invoicesSeconds = (Date.now() - t0) / 1000;
+await db.query('ANALYZE');
+notes.push(
+  `Data set: ${ROWS.toLocaleString()} customers in ${customersSeconds.toFixed(1)} s and ${invoiceIds.seeded.toLocaleString()} invoices in ${invoicesSeconds.toFixed(1)} s (bulk INSERT … SELECT generate_series).`,
+);
+
+// --- processes ----------------------------------------------------------------------------
+const api = await startChild(
+  ['--import', 'tsx', 'src/main.ts'],
+  {
+    ...process.env,
+    DATABASE_URL: benchDb,
+    PORT: '0',
+    LOG_LEVEL: 'info',
+    RATE_LIMIT_TEST: '1000000',
+    RATE_LIMIT_LIVE: '1000000',
+  },
+  /listening on (http:\/\/[^"\s]+)/,
+);
+const base = api.match[1]!;
+const auth = { authorization: `Bearer ${key.secret}` };
+const get = async (path: string) => (await fetch(`${base}${path}`, { headers: auth })).text();
+
+const whoamiBody = await get('/v1/auth/whoami');
+const firstPageBody = await get('/v1/customers?limit=25');
+const signer = await CursorSigner.load(db, undefined);
+const deepRow = (
+  await db.query(
+    `SELECT created_at, id FROM customers WHERE tenant_id = $1 AND environment = 'test'
+      ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1`,
+    [tenant.id, Math.floor(ROWS * 0.99)],
+  )
+).rows[0] as { created_at: Date; id: string };
+const deepCursor = signer.sign({
+  t: deepRow.created_at.toISOString(),
+  i: deepRow.id,
+  b: listBinding(scope, 'customers', {}),
+});
+const deepPath = `/v1/customers?limit=25&cursor=${encodeURIComponent(deepCursor)}`;
+const deepBody = await get(deepPath);
+const invoicePath = invoiceIds.sample ? `/v1/invoices/${invoiceIds.sample}` : null;
+const invoiceBody = invoicePath ? await get(invoicePath) : '{}';
+
+const bare = await startChild(
+  [
+    '--import',
+    'tsx',
+    'bench/bare.ts',
+    JSON.stringify({ whoami: whoamiBody, list: firstPageBody, invoice: invoiceBody }),
+  ],
+  process.env,
+  /"port":(\d+)/,
+);
+const bareBase = `http://127.0.0.1:${bare.match[1]}`;
+
+// --- read paths ---------------------------------------------------------------------------
+const bareWhoami = await load({ url: `${bareBase}/whoami` });
+record('bare Fastify, whoami-sized body', bareWhoami, '', null, null, '');
+const whoami = await load({ url: `${base}/v1/auth/whoami`, headers: auth });
+record(
+  'GET /v1/auth/whoami',
+  whoami,
+  'bare',
+  whoami.rps / bareWhoami.rps,
+  await peakRssMb(api.child.pid!),
+  '≥ 0.70',
+);
+
+const bareList = await load({ url: `${bareBase}/list` });
+record('bare Fastify, page-sized body', bareList, '', null, null, '');
+const first = await load({ url: `${base}/v1/customers?limit=25`, headers: auth });
+record(
+  'GET /v1/customers?limit=25 (first page)',
+  first,
+  'bare',
+  first.rps / bareList.rps,
+  await peakRssMb(api.child.pid!),
+  '≥ 0.40',
+);
+const deep = await load({ url: `${base}${deepPath}`, headers: auth });
+record(
+  `GET /v1/customers?limit=25 (page at row ${Math.floor(ROWS * 0.99).toLocaleString()})`,
+  deep,
+  'first page',
+  deep.rps / first.rps,
+  await peakRssMb(api.child.pid!),
+  '',
+);
+notes.push(
+  `List depth: deep page p50 ${deep.p50} ms over first page p50 ${first.p50} ms; time per request deep / first = ${(first.rps / deep.rps).toFixed(2)} (target ≤ 1.3). Bodies: first page ${firstPageBody.length} bytes, deep page ${deepBody.length} bytes.`,
+);
+
+if (invoicePath) {
+  const bareInvoice = await load({ url: `${bareBase}/invoice` });
+  record('bare Fastify, invoice-sized body', bareInvoice, '', null, null, '');
+  const invoice = await load({ url: `${base}${invoicePath}`, headers: auth });
+  record(
+    'GET /v1/invoices/{id}',
+    invoice,
+    'bare',
+    invoice.rps / bareInvoice.rps,
+    await peakRssMb(api.child.pid!),
+    '',
+  );
+}
+
+// --- write paths --------------------------------------------------------------------------
+const tpcb = await pgbench(pgbenchDb);
+rows.push([
+  'pgbench TPC-B-like',
+  fmt(tpcb.tps),
+  fmt(tpcb.p50, 1) + ' (avg)',
+  '',
+  '0',
+  '',
+  '',
+  '',
+  '',
+]);
+console.error(`pgbench: ${fmt(tpcb.tps)} tps`);
+if (invoiceIds.customerId) {
+  const create = await load({
+    url: `${base}/v1/invoices`,
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      customerId: invoiceIds.customerId,
+      currency: 'eur',
+      lines: [
+        { description: 'Consulting', quantity: 3, unitAmount: 12_000 },
+        { description: 'Travel', quantity: 1, unitAmount: 4_550 },
+      ],
+    }),
+    freshIdempotencyKey: true,
+  });
+  record(
+    'POST /v1/invoices (2 lines, fresh Idempotency-Key)',
+    create,
+    'pgbench',
+    create.rps / tpcb.tps,
+    await peakRssMb(api.child.pid!),
+    '≥ 0.50, p99 < 50 ms',
+  );
+  const drafts = await seedInvoices(db, scope, 200_000, { draftsOnly: true });
+  const issue = await load({
+    url: base,
+    method: 'POST',
+    headers: auth,
+    paths: drafts.draftIds.map((id) => `/v1/invoices/${id}/issue`),
+  });
+  record(
+    'POST /v1/invoices/{id}/issue',
+    issue,
+    'pgbench',
+    issue.rps / tpcb.tps,
+    await peakRssMb(api.child.pid!),
+    '',
+  );
+}
+
+const memory = await peakRssMb(api.child.pid!);
+api.child.kill('SIGTERM');
+bare.child.kill('SIGTERM');
+await db.end();
+await admin(serverUrl, 'DROP DATABASE IF EXISTS billing_bench WITH (FORCE)');
+await admin(serverUrl, 'DROP DATABASE IF EXISTS billing_pgbench WITH (FORCE)');
+await stopEmbedded();
+
+const header = [
+  'scenario',
+  'req/s',
+  'p50 ms',
+  'p99 ms',
+  'errors',
+  'peak RSS MB',
+  'baseline',
+  'ratio',
+  'target',
+];
+const table = [header, header.map(() => '---'), ...rows]
+  .map((r) => `| ${r.join(' | ')} |`)
+  .join('\n');
+const report = [
+  `### ${external ? 'External PostgreSQL (DATABASE_URL)' : 'Embedded PostgreSQL'}: ${CONNECTIONS} connections, ${SECONDS} s per scenario`,
+  '',
+  table,
+  '',
+  ...notes.map((n) => `- ${n}`),
+  `- Server peak resident memory over the whole run: ${memory} MB (target < 250 MB).`,
+  '',
+].join('\n');
+console.log(report);
+await writeFile(`bench/results-${external ? 'external' : 'embedded'}.md`, report);
+process.exit(0);
