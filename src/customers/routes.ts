@@ -3,16 +3,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../app.ts';
 import { sendWrite } from '../http/idempotency.ts';
-import { buildPage, listBinding, Page, readPageRequest } from '../http/paging.ts';
+import { buildRawPage, listBinding, Page, readPageRequest, sendRawPage } from '../http/paging.ts';
 import { errorResponses, IdempotencyHeaders, IdParams } from '../http/schemas.ts';
 import { Customer, CustomerCreate, CustomerListQuery, CustomerUpdate } from './schemas.ts';
-import {
-  createCustomer,
-  customerFromRow,
-  getCustomer,
-  listCustomers,
-  updateCustomer,
-} from './service.ts';
+import { createCustomer, getCustomer, listCustomers, updateCustomer } from './service.ts';
 
 const tags = ['Customers'];
 
@@ -80,14 +74,14 @@ export function registerCustomerRoutes(server: FastifyInstance, { db, cursors }:
         response: { 200: Page(Customer), ...errorResponses() },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const query = request.query;
       const binding = listBinding(request.actor, 'customers', {
         email: query.email?.toLowerCase(),
       });
       const page = readPageRequest(cursors, query, binding);
       const rows = await listCustomers(db, request.actor, { email: query.email }, page);
-      return buildPage(cursors, rows, page, binding, customerFromRow);
+      return sendRawPage(reply, buildRawPage(cursors, rows, page, binding));
     },
   );
 }

@@ -12,6 +12,7 @@ import {
   selectCustomerPage,
   updateCustomer as updateCustomerRow,
   type CustomerFields,
+  type CustomerPageRow,
   type CustomerRow,
 } from './store.ts';
 
@@ -142,6 +143,6 @@ export async function listCustomers(
   scope: TenantScope,
   filters: { email?: string | undefined },
   page: PageRequest,
-): Promise<CustomerRow[]> {
+): Promise<CustomerPageRow[]> {
   return selectCustomerPage(db, scope, filters, page.after, page.limit + 1);
 }

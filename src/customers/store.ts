@@ -82,19 +82,38 @@ export async function updateCustomer(
   return rows[0]!;
 }
 
+// The list's items are rendered to JSON by PostgreSQL itself: the hot path then moves one text
+// column per row instead of parsing thirteen (dates, three jsonb) and serialising them again.
+// It must render exactly what customerFromRow does (a test compares list items with GET).
+const ITEM_JSON = `json_build_object(
+    'id', id, 'object', 'customer', 'name', name, 'email', email, 'phone', phone,
+    'address', address, 'description', description, 'metadata', metadata, 'taxIds', tax_ids,
+    'taxExempt', tax_exempt, 'environment', environment,
+    'createdAt', to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'updatedAt', to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text`;
+
+export interface CustomerPageRow {
+  id: string;
+  created_at: Date;
+  json: string;
+}
+
 // Four fixed texts rather than "($n IS NULL OR …)": a generic plan could not use the keyset
 // condition as an index bound, and deep pages would then cost as much as their depth.
 const PAGE_SQL = {
-  all: `SELECT * FROM customers WHERE tenant_id = $1 AND environment = $2
+  customers_page_all: `SELECT id, created_at, ${ITEM_JSON} AS json FROM customers
+        WHERE tenant_id = $1 AND environment = $2
         ORDER BY created_at DESC, id DESC LIMIT $3`,
-  allAfter: `SELECT * FROM customers WHERE tenant_id = $1 AND environment = $2
-               AND (created_at, id) < ($4, $5)
-             ORDER BY created_at DESC, id DESC LIMIT $3`,
-  email: `SELECT * FROM customers WHERE tenant_id = $1 AND environment = $2 AND lower(email) = lower($4)
-          ORDER BY created_at DESC, id DESC LIMIT $3`,
-  emailAfter: `SELECT * FROM customers WHERE tenant_id = $1 AND environment = $2 AND lower(email) = lower($4)
-                 AND (created_at, id) < ($5, $6)
-               ORDER BY created_at DESC, id DESC LIMIT $3`,
+  customers_page_after: `SELECT id, created_at, ${ITEM_JSON} AS json FROM customers
+        WHERE tenant_id = $1 AND environment = $2 AND (created_at, id) < ($4, $5)
+        ORDER BY created_at DESC, id DESC LIMIT $3`,
+  customers_page_email: `SELECT id, created_at, ${ITEM_JSON} AS json FROM customers
+        WHERE tenant_id = $1 AND environment = $2 AND lower(email) = lower($4)
+        ORDER BY created_at DESC, id DESC LIMIT $3`,
+  customers_page_email_after: `SELECT id, created_at, ${ITEM_JSON} AS json FROM customers
+        WHERE tenant_id = $1 AND environment = $2 AND lower(email) = lower($4)
+          AND (created_at, id) < ($5, $6)
+        ORDER BY created_at DESC, id DESC LIMIT $3`,
 };
 
 /** One page, newest first: index customers_page, or customers_by_email with the filter. */
@@ -104,20 +123,19 @@ export async function selectCustomerPage(
   filters: { email?: string | undefined },
   after: PagePosition | null,
   limit: number,
-): Promise<CustomerRow[]> {
-  const params: unknown[] = [scope.tenantId, scope.environment, limit];
-  if (filters.email !== undefined) params.push(filters.email);
-  if (after) params.push(after.createdAt, after.id);
-  const text =
+): Promise<CustomerPageRow[]> {
+  const values: unknown[] = [scope.tenantId, scope.environment, limit];
+  if (filters.email !== undefined) values.push(filters.email);
+  if (after) values.push(after.createdAt, after.id);
+  const name =
     filters.email !== undefined
       ? after
-        ? PAGE_SQL.emailAfter
-        : PAGE_SQL.email
+        ? 'customers_page_email_after'
+        : 'customers_page_email'
       : after
-        ? PAGE_SQL.allAfter
-        : PAGE_SQL.all;
+        ? 'customers_page_after'
+        : 'customers_page_all';
   // Named: prepared once per connection, so the hot list skips parsing and planning.
-  const name = `customers_page_${text === PAGE_SQL.all ? 'all' : text === PAGE_SQL.allAfter ? 'after' : text === PAGE_SQL.email ? 'email' : 'email_after'}`;
-  const { rows } = await db.query<CustomerRow>({ name, text, values: params });
+  const { rows } = await db.query<CustomerPageRow>({ name, text: PAGE_SQL[name], values });
   return rows;
 }

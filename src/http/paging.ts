@@ -4,6 +4,7 @@
 // altered) is refused as cursor_invalid.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Type, type TSchema } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
 import type { Db } from '../db/pool.ts';
 import type { TenantScope } from '../tenancy.ts';
 import { CursorInvalidError, ParameterInvalidError } from './errors.ts';
@@ -153,4 +154,29 @@ export function buildPage<Row extends { created_at: Date; id: string }, Item>(
         ? signer.sign({ t: last.created_at.toISOString(), i: last.id, b: binding })
         : null,
   };
+}
+
+/**
+ * The same page as buildPage, from items the database already rendered as JSON text: the
+ * reply body is assembled as a string, with nothing parsed or serialised again.
+ */
+export function buildRawPage(
+  signer: CursorSigner,
+  rows: { created_at: Date; id: string; json: string }[],
+  request: PageRequest,
+  binding: string,
+): string {
+  const hasMore = rows.length > request.limit;
+  const pageRows = hasMore ? rows.slice(0, request.limit) : rows;
+  const last = pageRows[pageRows.length - 1];
+  const nextCursor =
+    hasMore && last
+      ? signer.sign({ t: last.created_at.toISOString(), i: last.id, b: binding })
+      : null;
+  return `{"data":[${pageRows.map((r) => r.json).join(',')}],"nextCursor":${JSON.stringify(nextCursor)}}`;
+}
+
+/** Sends a page body assembled by buildRawPage (it is JSON already: no serialiser runs). */
+export function sendRawPage(reply: FastifyReply, body: string): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(body);
 }

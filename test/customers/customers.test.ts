@@ -33,6 +33,12 @@ describe('customers', () => {
     const fetched = await api.get(`/v1/customers/${created.body.id}`);
     assert.equal(fetched.status, 200);
     assert.deepEqual(fetched.body, created.body);
+    // The list renders items in the database; they must be exactly what GET returns.
+    const listed = await api.get('/v1/customers?limit=100');
+    assert.deepEqual(
+      listed.body.data.find((c: { id: string }) => c.id === created.body.id),
+      fetched.body,
+    );
   });
 
   it('changes only the fields a PATCH names, and null clears a field', async () => {
