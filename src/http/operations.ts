@@ -1,6 +1,6 @@
 // Operational routes outside /v1 and without keys: liveness, readiness, Prometheus metrics;
 // and the OpenAPI document under /v1.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { AppDeps } from '../app.ts';
 import { migrationsApplied } from '../db/migrate.ts';
@@ -22,12 +22,10 @@ const durations = new Histogram({
   registers: [registry],
 });
 
-export function registerRequestMetrics(app: FastifyInstance): void {
-  app.addHook('onResponse', async (request, reply) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    requests.inc({ route, method: request.method, status: String(reply.statusCode) });
-    durations.observe({ route, method: request.method }, reply.elapsedTime / 1000);
-  });
+export function recordRequestMetrics(request: FastifyRequest, reply: FastifyReply): void {
+  const route = request.routeOptions.url ?? 'unmatched';
+  requests.inc({ route, method: request.method, status: String(reply.statusCode) });
+  durations.observe({ route, method: request.method }, reply.elapsedTime / 1000);
 }
 
 export function registerOperationsRoutes(app: FastifyInstance, deps: AppDeps): void {
