@@ -5,6 +5,7 @@ import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type OpenDatabase } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
+import { WebhookWorker } from './events/worker.ts';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.ts';
 import { CursorSigner } from './http/paging.ts';
 import { bootstrapFirstTenant } from './keys/bootstrap.ts';
@@ -42,7 +43,13 @@ export async function startServer(
     const scheme = config.tlsCertFile ? 'https' : 'http';
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
 
+    let worker: WebhookWorker | undefined;
     if (config.runWorker) {
+      worker = new WebhookWorker(database.db, {
+        allowLoopback: config.webhooksAllowLoopback,
+        onError: (error, context) => app.log.error({ err: error }, context),
+      });
+      worker.start();
       const purge = setInterval(() => {
         purgeExpiredIdempotencyKeys(database.db).catch(() => undefined);
       }, 60_000);
@@ -60,6 +67,8 @@ export async function startServer(
         for (const timer of timers) clearInterval(timer);
         // Stop accepting, let requests in flight finish, then release the database.
         await app.close();
+        // Attempts in flight finish and are recorded before the database goes.
+        await worker?.stop();
         await verifier.close();
         await database.close();
       },

@@ -25,6 +25,16 @@ program
     );
   });
 program
+  .command('worker')
+  .description('run the webhook delivery worker alone, without the HTTP server')
+  .action(async () => {
+    const [{ loadConfig }, { runStandaloneWorker }] = await Promise.all([
+      import('../config.ts'),
+      import('../events/worker.ts'),
+    ]);
+    await runStandaloneWorker(loadConfig(), (m) => console.error(m));
+  });
+program
   .command('serve')
   .description('run the API server')
   .action(async () => {

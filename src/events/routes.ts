@@ -1,5 +1,58 @@
 // HTTP for events: schema, scope, call the service, shape the reply.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../app.ts';
+import { buildPage, listBinding, Page, readPageRequest } from '../http/paging.ts';
+import { errorResponses, IdParams } from '../http/schemas.ts';
+import { Event, EventListQuery } from './schemas.ts';
+import { eventFromRow, getEvent, listEvents } from './service.ts';
+import { registerWebhookEndpointRoutes } from './webhook-routes.ts';
 
-export function registerEventRoutes(_server: FastifyInstance, _deps: AppDeps): void {}
+const tags = ['Events'];
+
+const SCOPE_RULE =
+  'An event is readable with the read scope of the object it describes: `customer.*` needs `customers:read`; `invoice.*`, `credit_note.*` and `tax_rate.*` need `invoices:read`; `api_key.*` needs `keys:read`.';
+
+export function registerEventRoutes(server: FastifyInstance, deps: AppDeps): void {
+  const { db, cursors } = deps;
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.get(
+    '/v1/events',
+    {
+      // The scope depends on the types listed: checked by the service.
+      config: { scope: null },
+      schema: {
+        tags,
+        summary: 'List events, newest first',
+        description: `${SCOPE_RULE} With \`type\`, the key needs that type's scope (else 403 \`scope_insufficient\`). Without it, the list holds only the types the key can read; a key that can read none gets 403 \`scope_insufficient\`.`,
+        querystring: EventListQuery,
+        response: { 200: Page(Event), ...errorResponses() },
+      },
+    },
+    async (request) => {
+      const query = request.query;
+      const binding = listBinding(request.actor, 'events', { type: query.type });
+      const page = readPageRequest(cursors, query, binding);
+      const rows = await listEvents(db, request.actor, query.type, page);
+      return buildPage(cursors, rows, page, binding, eventFromRow);
+    },
+  );
+
+  app.get(
+    '/v1/events/:id',
+    {
+      config: { scope: null },
+      schema: {
+        tags,
+        summary: 'Retrieve an event',
+        description: `${SCOPE_RULE} An event of this tenant and environment whose scope the key lacks is 403 \`scope_insufficient\` (with \`requiredScope\`); an event of another tenant or environment is 404.`,
+        params: IdParams,
+        response: { 200: Event, ...errorResponses(404) },
+      },
+    },
+    async (request) => getEvent(db, request.actor, request.params.id),
+  );
+
+  registerWebhookEndpointRoutes(server, deps);
+}

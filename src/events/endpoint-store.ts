@@ -1,0 +1,169 @@
+// SQL for webhook endpoints. Every query takes the tenant and the environment.
+import type { Queryable } from '../db/pool.ts';
+import type { PagePosition } from '../http/paging.ts';
+import type { Environment, TenantScope } from '../tenancy.ts';
+
+export type DisabledReason = 'requested' | 'gone' | 'failing';
+
+export interface EndpointRow {
+  tenant_id: string;
+  environment: Environment;
+  id: string;
+  url: string;
+  description: string | null;
+  enabled_events: string[];
+  secret: string;
+  disabled: boolean;
+  disabled_reason: DisabledReason | null;
+  failing_since: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface EndpointFields {
+  url: string;
+  description: string | null;
+  enabledEvents: string[];
+  disabled: boolean;
+  disabledReason: DisabledReason | null;
+}
+
+export async function insertEndpoint(
+  db: Queryable,
+  scope: TenantScope,
+  id: string,
+  secret: string,
+  fields: EndpointFields,
+): Promise<EndpointRow> {
+  const { rows } = await db.query<EndpointRow>(
+    `INSERT INTO webhook_endpoints (tenant_id, environment, id, secret, url, description,
+                                    enabled_events, disabled, disabled_reason)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
+    [
+      scope.tenantId,
+      scope.environment,
+      id,
+      secret,
+      fields.url,
+      fields.description,
+      fields.enabledEvents,
+      fields.disabled,
+      fields.disabledReason,
+    ],
+  );
+  return rows[0]!;
+}
+
+export async function selectEndpoint(
+  db: Queryable,
+  scope: TenantScope,
+  id: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<EndpointRow | undefined> {
+  const { rows } = await db.query<EndpointRow>(
+    `SELECT * FROM webhook_endpoints WHERE tenant_id = $1 AND environment = $2 AND id = $3
+     ${options.forUpdate ? 'FOR UPDATE' : ''}`,
+    [scope.tenantId, scope.environment, id],
+  );
+  return rows[0];
+}
+
+/** Changing the URL or re-enabling starts a fresh record of failures. */
+export async function updateEndpoint(
+  db: Queryable,
+  scope: TenantScope,
+  id: string,
+  fields: EndpointFields,
+  resetFailures: boolean,
+): Promise<EndpointRow> {
+  const { rows } = await db.query<EndpointRow>(
+    `UPDATE webhook_endpoints
+        SET url = $4, description = $5, enabled_events = $6, disabled = $7, disabled_reason = $8,
+            failing_since = CASE WHEN $9 THEN NULL ELSE failing_since END,
+            updated_at = clock_timestamp()
+      WHERE tenant_id = $1 AND environment = $2 AND id = $3 RETURNING *`,
+    [
+      scope.tenantId,
+      scope.environment,
+      id,
+      fields.url,
+      fields.description,
+      fields.enabledEvents,
+      fields.disabled,
+      fields.disabledReason,
+      resetFailures,
+    ],
+  );
+  return rows[0]!;
+}
+
+/** Deletes the endpoint with its deliveries and their attempts (ON DELETE CASCADE). */
+export async function deleteEndpoint(
+  db: Queryable,
+  scope: TenantScope,
+  id: string,
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    'DELETE FROM webhook_endpoints WHERE tenant_id = $1 AND environment = $2 AND id = $3',
+    [scope.tenantId, scope.environment, id],
+  );
+  return rowCount === 1;
+}
+
+/** The service disables an endpoint (410 Gone, 5 days of failures); a no-op if it already is. */
+export async function disableEndpoint(
+  db: Queryable,
+  scope: TenantScope,
+  id: string,
+  reason: DisabledReason,
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE webhook_endpoints SET disabled = true, disabled_reason = $4, updated_at = clock_timestamp()
+      WHERE tenant_id = $1 AND environment = $2 AND id = $3 AND NOT disabled`,
+    [scope.tenantId, scope.environment, id, reason],
+  );
+  return rowCount === 1;
+}
+
+/** Records the start of a run of failures (once), or its end after a success. */
+export async function setEndpointFailingSince(
+  db: Queryable,
+  scope: TenantScope,
+  id: string,
+  since: Date | null,
+): Promise<void> {
+  await db.query(
+    since === null
+      ? `UPDATE webhook_endpoints SET failing_since = NULL
+          WHERE tenant_id = $1 AND environment = $2 AND id = $3 AND failing_since IS NOT NULL`
+      : `UPDATE webhook_endpoints SET failing_since = $4
+          WHERE tenant_id = $1 AND environment = $2 AND id = $3 AND failing_since IS NULL`,
+    since === null
+      ? [scope.tenantId, scope.environment, id]
+      : [scope.tenantId, scope.environment, id, since],
+  );
+}
+
+const PAGE_SQL = {
+  all: `SELECT * FROM webhook_endpoints WHERE tenant_id = $1 AND environment = $2
+        ORDER BY created_at DESC, id DESC LIMIT $3`,
+  after: `SELECT * FROM webhook_endpoints WHERE tenant_id = $1 AND environment = $2
+            AND (created_at, id) < ($4, $5)
+          ORDER BY created_at DESC, id DESC LIMIT $3`,
+};
+
+/** One page, newest first (index webhook_endpoints_page). */
+export async function selectEndpointPage(
+  db: Queryable,
+  scope: TenantScope,
+  after: PagePosition | null,
+  limit: number,
+): Promise<EndpointRow[]> {
+  const { rows } = await db.query<EndpointRow>(
+    after ? PAGE_SQL.after : PAGE_SQL.all,
+    after
+      ? [scope.tenantId, scope.environment, limit, after.createdAt, after.id]
+      : [scope.tenantId, scope.environment, limit],
+  );
+  return rows;
+}

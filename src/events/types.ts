@@ -1,0 +1,53 @@
+// The event types of the contract and the read scope each needs: an event is readable with
+// the read scope of the object it describes.
+import type { Scope } from '../keys/scopes.ts';
+
+export const EVENT_TYPES = [
+  'customer.created',
+  'customer.updated',
+  'invoice.created',
+  'invoice.updated',
+  'invoice.deleted',
+  'invoice.issued',
+  'invoice.sent',
+  'invoice.paid',
+  'invoice.voided',
+  'invoice.marked_uncollectible',
+  'credit_note.created',
+  'credit_note.voided',
+  'tax_rate.created',
+  'tax_rate.updated',
+  'api_key.created',
+  'api_key.rotated',
+  'api_key.revoked',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export function isEventType(value: string): value is EventType {
+  return (EVENT_TYPES as readonly string[]).includes(value);
+}
+
+const READ_SCOPE_BY_OBJECT: Record<string, Scope> = {
+  customer: 'customers:read',
+  invoice: 'invoices:read',
+  credit_note: 'invoices:read',
+  tax_rate: 'invoices:read',
+  api_key: 'keys:read',
+};
+
+/** The scopes that read events, in the order an error message lists them. */
+export const EVENT_READ_SCOPES: readonly Scope[] = ['customers:read', 'invoices:read', 'keys:read'];
+
+/** The scope that reads events of this type; null for a type outside the contract. */
+export function readScopeOf(type: string): Scope | null {
+  return READ_SCOPE_BY_OBJECT[type.slice(0, type.indexOf('.'))] ?? null;
+}
+
+/**
+ * The event types a key with these scopes may read: every type (null) when it holds every
+ * read scope, otherwise the listed types whose scope it holds (possibly none).
+ */
+export function readableTypes(scopes: readonly string[]): EventType[] | null {
+  if (EVENT_READ_SCOPES.every((s) => scopes.includes(s))) return null;
+  return EVENT_TYPES.filter((t) => scopes.includes(readScopeOf(t)!));
+}

@@ -1,0 +1,176 @@
+// HTTP for webhook endpoints and their deliveries: schema, scope, call the service, shape the
+// reply.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { AppDeps } from '../app.ts';
+import { sendWrite } from '../http/idempotency.ts';
+import { buildPage, listBinding, Page, PageQuery, readPageRequest } from '../http/paging.ts';
+import { errorResponses, IdempotencyHeaders, IdParams } from '../http/schemas.ts';
+import { deliveryFromRow, listDeliveries, retryDelivery } from './deliveries.ts';
+import {
+  changeEndpoint,
+  createEndpoint,
+  endpointFromRow,
+  getEndpoint,
+  listEndpoints,
+  removeEndpoint,
+} from './endpoints.ts';
+import {
+  DeletedWebhookEndpoint,
+  DeliveryParams,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEndpointCreate,
+  WebhookEndpointUpdate,
+  WebhookEndpointWithSecret,
+} from './schemas.ts';
+
+const tags = ['Webhooks'];
+const ListQuery = Type.Object(PageQuery, { additionalProperties: false });
+
+const DELIVERY_RULES =
+  'Deliveries follow Standard Webhooks: `POST` of `{ type, timestamp, data }` with the headers `webhook-id` (the event id, the same on every retry), `webhook-timestamp` and `webhook-signature`. A 2xx within 10 s succeeds; anything else (another status, a redirect, a timeout, a connection error) is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 % jitter), never sooner than a `Retry-After` from the receiver asks (up to 24 h). `410 Gone` disables the endpoint at once; so do 5 days of failures. Disabling cancels pending deliveries.';
+
+export function registerWebhookEndpointRoutes(
+  server: FastifyInstance,
+  { db, cursors, config }: AppDeps,
+): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
+  const allowLoopback = config.webhooksAllowLoopback;
+
+  app.post(
+    '/v1/webhook-endpoints',
+    {
+      config: { scope: 'webhooks:write' },
+      schema: {
+        tags,
+        summary: 'Create a webhook endpoint',
+        description: `The reply holds the signing secret, shown this once only. The URL must be \`https\` and its host must resolve only to public addresses (not loopback, private, link-local, CGNAT, multicast or reserved, in IPv4 or IPv6): else 400 \`parameter_invalid\` with \`param: "url"\`. When the server runs with WEBHOOKS_ALLOW_LOOPBACK, test-environment endpoints may also use \`http\` and loopback addresses. ${DELIVERY_RULES}`,
+        headers: IdempotencyHeaders,
+        body: WebhookEndpointCreate,
+        response: { 201: WebhookEndpointWithSecret, ...errorResponses(409, 413, 415, 422) },
+      },
+    },
+    async (request, reply) =>
+      sendWrite(request, reply, db, 201, (tx) =>
+        createEndpoint(tx, request.actor, request.body, allowLoopback),
+      ),
+  );
+
+  app.get(
+    '/v1/webhook-endpoints',
+    {
+      config: { scope: 'webhooks:read' },
+      schema: {
+        tags,
+        summary: 'List webhook endpoints, newest first',
+        querystring: ListQuery,
+        response: { 200: Page(WebhookEndpoint), ...errorResponses() },
+      },
+    },
+    async (request) => {
+      const binding = listBinding(request.actor, 'webhook_endpoints');
+      const page = readPageRequest(cursors, request.query, binding);
+      const rows = await listEndpoints(db, request.actor, page);
+      return buildPage(cursors, rows, page, binding, endpointFromRow);
+    },
+  );
+
+  app.get(
+    '/v1/webhook-endpoints/:id',
+    {
+      config: { scope: 'webhooks:read' },
+      schema: {
+        tags,
+        summary: 'Retrieve a webhook endpoint (without its secret)',
+        params: IdParams,
+        response: { 200: WebhookEndpoint, ...errorResponses(404) },
+      },
+    },
+    async (request) => getEndpoint(db, request.actor, request.params.id),
+  );
+
+  app.patch(
+    '/v1/webhook-endpoints/:id',
+    {
+      config: { scope: 'webhooks:write' },
+      schema: {
+        tags,
+        summary: 'Update a webhook endpoint',
+        description:
+          'Changes only the fields it names; a new `url` is checked as on creation. `disabled: false` re-enables an endpoint, also one the service disabled, and clears its record of failures; cancelled deliveries can then be retried one by one.',
+        params: IdParams,
+        headers: IdempotencyHeaders,
+        body: WebhookEndpointUpdate,
+        response: { 200: WebhookEndpoint, ...errorResponses(404, 409, 413, 415, 422) },
+      },
+    },
+    async (request, reply) =>
+      sendWrite(request, reply, db, 200, (tx) =>
+        changeEndpoint(tx, request.actor, request.params.id, request.body, allowLoopback),
+      ),
+  );
+
+  app.delete(
+    '/v1/webhook-endpoints/:id',
+    {
+      config: { scope: 'webhooks:write' },
+      schema: {
+        tags,
+        summary: 'Delete a webhook endpoint with its deliveries',
+        params: IdParams,
+        headers: IdempotencyHeaders,
+        response: { 200: DeletedWebhookEndpoint, ...errorResponses(404, 409, 422) },
+      },
+    },
+    async (request, reply) =>
+      sendWrite(request, reply, db, 200, (tx) =>
+        removeEndpoint(tx, request.actor, request.params.id),
+      ),
+  );
+
+  app.get(
+    '/v1/webhook-endpoints/:id/deliveries',
+    {
+      config: { scope: 'webhooks:read' },
+      schema: {
+        tags,
+        summary: "List an endpoint's deliveries with their attempts, newest first",
+        description: `One delivery per event sent to the endpoint, each with every attempt (status, duration, error, first 1 KB of the response). ${DELIVERY_RULES}`,
+        params: IdParams,
+        querystring: ListQuery,
+        response: { 200: Page(WebhookDelivery), ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      const endpointId = request.params.id;
+      const binding = listBinding(request.actor, 'webhook_deliveries', { endpointId });
+      const page = readPageRequest(cursors, request.query, binding);
+      const { rows, attemptsOf } = await listDeliveries(db, request.actor, endpointId, page);
+      return buildPage(cursors, rows, page, binding, (row) =>
+        deliveryFromRow(row, attemptsOf(row)),
+      );
+    },
+  );
+
+  app.post(
+    '/v1/webhook-endpoints/:id/deliveries/:deliveryId/retry',
+    {
+      config: { scope: 'webhooks:write' },
+      schema: {
+        tags,
+        summary: 'Attempt a delivery again now',
+        description:
+          'Makes the delivery due at once, whatever its status (a succeeded one is sent again, with the same `webhook-id`). It then follows the retry schedule from the attempts it already had. 409 `state_invalid` while the endpoint is disabled or an attempt is in flight.',
+        params: DeliveryParams,
+        headers: IdempotencyHeaders,
+        response: { 200: WebhookDelivery, ...errorResponses(404, 409, 413, 415, 422) },
+      },
+    },
+    async (request, reply) =>
+      sendWrite(request, reply, db, 200, (tx) =>
+        retryDelivery(tx, request.actor, request.params.id, request.params.deliveryId),
+      ),
+  );
+}
