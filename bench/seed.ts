@@ -24,14 +24,44 @@ export interface SeededInvoices {
   draftIds: string[];
 }
 
-/** Invoices arrive with the invoices module; until then there is nothing to seed. */
+/**
+ * Drafts of one line each (10.00 EUR), spread over the seeded customers. With `draftsOnly`
+ * (for the issue benchmark) they get ids of their own and are returned.
+ */
 export async function seedInvoices(
   db: Db,
-  _scope: TenantScope,
-  _count: number,
-  _options: { draftsOnly?: boolean } = {},
+  scope: TenantScope,
+  count: number,
+  options: { draftsOnly?: boolean } = {},
 ): Promise<SeededInvoices> {
-  const { rows } = await db.query(`SELECT to_regclass('invoices') IS NOT NULL AS present`);
-  if (!rows[0].present) return { seeded: 0, sample: null, customerId: null, draftIds: [] };
-  throw new Error('seedInvoices: not written yet');
+  const prefix = options.draftsOnly ? 'inv_draft' : 'inv_bench';
+  for (let start = 1; start <= count; start += CHUNK) {
+    const end = Math.min(count, start + CHUNK - 1);
+    await db.query(
+      `INSERT INTO invoices (tenant_id, environment, id, customer_id, status, currency, subtotal,
+                             total, total_excluding_tax, amount_remaining, created_at, updated_at)
+       SELECT $1, $2, $3 || lpad(i::text, 9, '0'), 'cus_bench' || lpad((1 + i % 1000)::text, 9, '0'),
+              'draft', 'eur', 1000, 1000, 1000, 1000,
+              timestamp '2025-01-01' + i * interval '7 millisecond', timestamp '2025-01-01'
+         FROM generate_series($4::int, $5::int) AS i`,
+      [scope.tenantId, scope.environment, prefix, start, end],
+    );
+    await db.query(
+      `INSERT INTO invoice_lines (tenant_id, environment, invoice_id, id, position, description,
+                                  quantity, unit_amount, amount)
+       SELECT $1, $2, $3 || lpad(i::text, 9, '0'), 'il_' || $3 || lpad(i::text, 9, '0'), 0,
+              'Subscription', 1, 1000, 1000
+         FROM generate_series($4::int, $5::int) AS i`,
+      [scope.tenantId, scope.environment, prefix, start, end],
+    );
+  }
+  const draftIds = options.draftsOnly
+    ? Array.from({ length: count }, (_, i) => `${prefix}${String(i + 1).padStart(9, '0')}`)
+    : [];
+  return {
+    seeded: count,
+    sample: `${prefix}000000001`,
+    customerId: 'cus_bench000000001',
+    draftIds,
+  };
 }

@@ -12,6 +12,7 @@ import { registerErrorHandler, sendError } from './http/error-handler.ts';
 import { MethodNotAllowedError, RouteNotFoundError } from './http/errors.ts';
 import { recordRequestMetrics, registerOperationsRoutes } from './http/operations.ts';
 import type { CursorSigner } from './http/paging.ts';
+import { RateLimits } from './http/rate-limit.ts';
 import { ErrorEnvelope, NoQuery } from './http/schemas.ts';
 import { registerCustomerRoutes } from './customers/routes.ts';
 import { registerCreditNoteRoutes } from './credit-notes/routes.ts';
@@ -41,6 +42,8 @@ function nextRequestId(): string {
   return requestIdPrefix + requestCounter.toString(36).padStart(6, '0');
 }
 const BODY_LIMIT = 1024 * 1024;
+// A year: clients that once reached the API over TLS never fall back to plain HTTP.
+const HSTS = 'max-age=31536000';
 
 function loggerOptions(
   config: Config,
@@ -61,7 +64,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logger: loggerOptions(config, deps.logStream),
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
-    trustProxy: config.trustProxy,
+    // TRUST_PROXY means one proxy in front of us: the client's address and protocol are the
+    // last X-Forwarded-For / X-Forwarded-Proto entries, the ones that proxy added; anything
+    // before them came from the client and could be forged.
+    trustProxy: config.trustProxy ? (_address: string, hop: number) => hop < 1 : false,
     requestIdHeader: false,
     genReqId: nextRequestId,
     return503OnClosing: true,
@@ -117,13 +123,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     'referrer-policy': 'no-referrer',
     'x-frame-options': 'DENY',
     'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
-    ...(config.tlsCertFile ? { 'strict-transport-security': 'max-age=31536000' } : {}),
+    ...(config.tlsCertFile ? { 'strict-transport-security': HSTS } : {}),
   };
+  // Behind a trusted proxy that terminates TLS, HSTS goes on what it served over HTTPS.
+  const hstsFromProxy = config.trustProxy && !config.tlsCertFile;
   const { 'content-security-policy': _csp, ...docsHeaders } = securityHeaders;
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('request-id', request.id);
     // The /docs page runs scripts, so it goes without the API's content security policy.
     reply.headers(request.url.startsWith('/docs') ? docsHeaders : securityHeaders);
+    if (hstsFromProxy && request.protocol === 'https')
+      reply.header('strict-transport-security', HSTS);
     done();
   });
   const logRequests = config.logLevel !== 'silent';
@@ -181,7 +191,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         title: 'Billing API',
         version: API_VERSION,
         description:
-          'Customers, invoices, taxes and credit notes. Every request carries `Authorization: Bearer <API_KEY>`. Errors use one envelope whose `code` is stable.',
+          'Customers, invoices, taxes and credit notes. Every request carries `Authorization: Bearer <API_KEY>`. Errors use one envelope whose `code` is stable.\n\n' +
+          '**Rate limits.** Each key may make a number of requests per one-second window (default 100 for live keys, 25 for test keys; shared by every server instance). Every authenticated response carries the headers of the IETF draft "RateLimit header fields for HTTP": `RateLimit-Policy: "default";q=100;w=1` (quota per window of `w` seconds) and `RateLimit: "default";r=57;t=1` (requests remaining, seconds until the window resets). Over the limit the answer is `429 rate_limited` with `Retry-After`. After 20 failed authentications (unknown, malformed or revoked keys) from one address within a minute, every request from that address that presents a key is `429 rate_limited` until the minute has passed.\n\n' +
+          '**Transport.** Live keys must use HTTPS (`403 https_required` otherwise); test keys may use plain HTTP. The API sends no CORS headers: secret keys belong on servers, not in browsers.',
       },
       components: {
         securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
@@ -202,7 +214,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
 
-  registerAuth(app, deps.verifier, config);
+  const limits = await RateLimits.create(config, app.log);
+  app.addHook('onClose', () => limits.close());
+  registerAuth(app, deps.verifier, config, limits);
   registerOperationsRoutes(app, deps);
   registerKeyRoutes(app, deps);
   registerCustomerRoutes(app, deps);

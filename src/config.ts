@@ -15,6 +15,11 @@ export interface Config {
   logLevel: string;
   rateLimitLive: number;
   rateLimitTest: number;
+  /** Prefix of the rate-limit counters in Redis (instances that share limits share it). */
+  redisKeyPrefix: string;
+  /** Failed authentications from one address within the window before it gets 429. */
+  authFailureLimit: number;
+  authFailureWindowSeconds: number;
   webhooksAllowLoopback: boolean;
   trustProxy: boolean;
   tlsCertFile: string | undefined;
@@ -99,6 +104,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     rateLimitLive: int('RATE_LIMIT_LIVE', 100, 1, 1_000_000),
     rateLimitTest: int('RATE_LIMIT_TEST', 25, 1, 1_000_000),
+    redisKeyPrefix: env.REDIS_KEY_PREFIX || 'billing',
+    authFailureLimit: int('AUTH_FAILURE_LIMIT', 20, 1, 1_000_000),
+    authFailureWindowSeconds: int('AUTH_FAILURE_WINDOW_SECONDS', 60, 1, 86_400),
     webhooksAllowLoopback: bool('WEBHOOKS_ALLOW_LOOPBACK', false),
     trustProxy: bool('TRUST_PROXY', false),
     tlsCertFile,

@@ -54,6 +54,11 @@ export function testConfig(databaseUrl: string, overrides: Partial<Config> = {})
     databaseUrl,
     port: 0,
     logLevel: 'silent',
+    // Tests make many quick requests with one key and present bad keys on purpose; the
+    // rate-limit tests set these low themselves.
+    rateLimitLive: 1_000_000,
+    rateLimitTest: 1_000_000,
+    authFailureLimit: 1_000_000,
     ...overrides,
   };
 }

@@ -23,6 +23,8 @@ interface CacheEntry {
   fetchedAt: number;
 }
 
+// Entries live for a second at most; the cap only bounds memory when many distinct secrets
+// (mostly unknown ones, which failed-authentication slow-down throttles per address) arrive.
 const MAX_CACHE_ENTRIES = 50_000;
 const LAST_USED_FLUSH_MS = 10_000;
 
@@ -80,19 +82,20 @@ export class KeyVerifier {
   /** The key a secret stands for; throws api_key_invalid / api_key_revoked. */
   async verify(secret: string): Promise<VerifiedKey> {
     const now = Date.now();
-    // The cache is keyed by the secret itself (it is in this process's memory anyway while the
-    // request is): a hit costs one map look-up, no hashing. Only verified keys are cached.
-    let entry = this.cache.get(secret);
+    // Format and checksum first: a mistyped key costs no database look-up.
+    if (parseSecret(secret) === null) throw new ApiKeyInvalidError('The API key is not valid.');
+    // Everything after this point works on the SHA-256 of the secret, never on the secret: the
+    // map's hashing and string comparisons, like the index look-up, can then reveal nothing of
+    // the secret's content through their timing. Unknown keys are cached exactly like known
+    // and revoked ones, so a repeated unknown key is not answered slower than a revoked one
+    // (which would tell a guesser which keys exist).
+    const secretHash = hashSecret(secret);
+    const cacheKey = secretHash.toString('base64');
+    let entry = this.cache.get(cacheKey);
     if (!entry || now - entry.fetchedAt >= this.cacheMs) {
-      // Format and checksum first: a mistyped key costs no database look-up.
-      if (parseSecret(secret) === null) throw new ApiKeyInvalidError('The API key is not valid.');
-      entry = { key: await this.lookUp(hashSecret(secret)), fetchedAt: now };
-      if (entry.key) {
-        if (this.cache.size >= MAX_CACHE_ENTRIES) this.cache.clear();
-        this.cache.set(secret, entry);
-      } else {
-        this.cache.delete(secret);
-      }
+      entry = { key: await this.lookUp(secretHash), fetchedAt: now };
+      if (this.cache.size >= MAX_CACHE_ENTRIES) this.cache.clear();
+      this.cache.set(cacheKey, entry);
     }
     const key = entry.key;
     if (!key) throw new ApiKeyInvalidError('The API key is not valid.');

@@ -1,0 +1,146 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { describe, it } from 'node:test';
+import { generateSecret } from '../../src/keys/secret.ts';
+import { revokeApiKey } from '../../src/keys/service.ts';
+import {
+  call,
+  createTenantWithKey,
+  createTestDatabase,
+  sleep,
+  startTestServer,
+  type ApiResponse,
+} from '../helpers.ts';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const url = await createTestDatabase();
+// Behind a trusted proxy, the client's address comes from X-Forwarded-For.
+const guarded = { trustProxy: true, authFailureLimit: 3, authFailureWindowSeconds: 2 };
+const server = await startTestServer(url, guarded);
+const db = server.db;
+
+let addressCounter = 0;
+/** A documentation address (RFC 5737) no other test uses. */
+const nextAddress = () => `198.51.100.${++addressCounter}`;
+
+function whoami(base: string, from: string, authorization?: string): Promise<ApiResponse> {
+  return call(base, 'GET', '/v1/auth/whoami', {
+    headers: {
+      'x-forwarded-for': from,
+      ...(authorization === undefined ? {} : { authorization }),
+    },
+  });
+}
+
+function assertSlowedDown(res: ApiResponse): void {
+  assert.equal(res.status, 429, res.text);
+  assert.equal(res.body.error.code, 'rate_limited');
+  assert.equal(res.body.error.requestId, res.headers.get('request-id'));
+  const retryAfter = Number(res.headers.get('retry-after'));
+  assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 2, `${retryAfter}`);
+}
+
+describe('slow-down of failed authentication', () => {
+  it('answers 429 to an address after too many unknown keys, even for a valid key, until the window passes', async () => {
+    const valid = await createTenantWithKey(db);
+    const attacker = nextAddress();
+    for (let i = 0; i < 3; i++) {
+      const res = await whoami(server.url, attacker, `Bearer ${generateSecret('test')}`);
+      assert.equal(res.body.error.code, 'api_key_invalid', res.text);
+    }
+    const refused = await whoami(server.url, attacker, `Bearer ${valid.secret}`);
+    assertSlowedDown(refused);
+    assertSlowedDown(await whoami(server.url, attacker, `Bearer ${generateSecret('test')}`));
+
+    await sleep(Number(refused.headers.get('retry-after')) * 1000 + 100);
+    const res = await whoami(server.url, attacker, `Bearer ${valid.secret}`);
+    assert.equal(res.status, 200, res.text);
+  });
+
+  it('leaves other addresses alone', async () => {
+    const valid = await createTenantWithKey(db);
+    const attacker = nextAddress();
+    for (let i = 0; i < 4; i++) await whoami(server.url, attacker, 'Bearer sk_test_guess');
+    assertSlowedDown(await whoami(server.url, attacker, `Bearer ${valid.secret}`));
+    const res = await whoami(server.url, nextAddress(), `Bearer ${valid.secret}`);
+    assert.equal(res.status, 200, res.text);
+  });
+
+  it('takes the address the proxy saw, so a forged X-Forwarded-For does not escape it', async () => {
+    const valid = await createTenantWithKey(db);
+    const attacker = nextAddress();
+    for (let i = 0; i < 3; i++) {
+      await whoami(server.url, `203.0.113.${i}, ${attacker}`, `Bearer ${generateSecret('test')}`);
+    }
+    assertSlowedDown(
+      await whoami(server.url, `203.0.113.99, ${attacker}`, `Bearer ${valid.secret}`),
+    );
+  });
+
+  it('counts malformed and revoked keys, but not a request without a key', async () => {
+    const revoked = await createTenantWithKey(db);
+    await revokeApiKey(db, revoked, revoked.keyId, null);
+    const valid = await createTenantWithKey(db);
+
+    const careless = nextAddress();
+    for (let i = 0; i < 5; i++) {
+      const res = await whoami(server.url, careless);
+      assert.equal(res.body.error.code, 'api_key_missing');
+    }
+    assert.equal((await whoami(server.url, careless, `Bearer ${valid.secret}`)).status, 200);
+
+    const prober = nextAddress();
+    assert.equal(
+      (await whoami(server.url, prober, `Bearer ${revoked.secret}`)).body.error.code,
+      'api_key_revoked',
+    );
+    assert.equal(
+      (await whoami(server.url, prober, 'Bearer sk_live_short')).body.error.code,
+      'api_key_invalid',
+    );
+    assert.equal(
+      (await whoami(server.url, prober, `Bearer ${revoked.secret}`)).body.error.code,
+      'api_key_revoked',
+    );
+    assertSlowedDown(await whoami(server.url, prober, `Bearer ${valid.secret}`));
+  });
+
+  it('shares the count across instances through Redis', async () => {
+    const shared = { ...guarded, redisUrl: REDIS_URL, redisKeyPrefix: randomPrefix() };
+    const a = await startTestServer(url, shared);
+    const b = await startTestServer(url, shared);
+    const valid = await createTenantWithKey(db);
+    const attacker = nextAddress();
+    for (const base of [a.url, b.url, a.url]) {
+      const res = await whoami(base, attacker, `Bearer ${generateSecret('test')}`);
+      assert.equal(res.body.error.code, 'api_key_invalid');
+    }
+    assertSlowedDown(await whoami(b.url, attacker, `Bearer ${valid.secret}`));
+    assert.equal((await whoami(b.url, nextAddress(), `Bearer ${valid.secret}`)).status, 200);
+  });
+});
+
+describe('key verification', () => {
+  it('answers a repeated unknown key from the same cache as a revoked one: no look-up tells them apart', async () => {
+    const revoked = await createTenantWithKey(db);
+    await revokeApiKey(db, revoked, revoked.keyId, null);
+    await sleep(200); // let the revocation notice pass, so that it evicts nothing below
+    const unknown = generateSecret('test');
+    // Two addresses per kind, so the slow-down does not step in.
+    for (const [secret, code] of [
+      [unknown, 'api_key_invalid'],
+      [revoked.secret, 'api_key_revoked'],
+    ] as const) {
+      const before = server.verifier.lookups;
+      for (let i = 0; i < 2; i++) {
+        const res = await whoami(server.url, nextAddress(), `Bearer ${secret}`);
+        assert.equal(res.body.error.code, code);
+      }
+      assert.equal(server.verifier.lookups - before, 1, `${code}: one look-up, then the cache`);
+    }
+  });
+});
+
+function randomPrefix(): string {
+  return `billing-test-${randomBytes(6).toString('hex')}`;
+}
