@@ -1,0 +1,95 @@
+// What credit notes do to an invoice, for the credit-note service to call inside its own
+// transaction (it owns the credit note, its number and its events; these own the invoice).
+//   open invoice: amountCredited += total, and the invoice becomes paid when nothing remains
+//   paid invoice: outOfBandAmount += total (refunded outside the API)
+//   reversal (a voided credit note): the same amounts come back off, and a paid invoice that
+//   owes something again returns to open, with paidAt cleared (API.md, Invoices).
+import type { Tx } from '../db/pool.ts';
+import { recordEvent } from '../events/service.ts';
+import { ParameterInvalidError, StateInvalidError } from '../http/errors.ts';
+import type { TenantScope } from '../tenancy.ts';
+import { invoiceFromRow, loadInvoiceRow, withLines } from './model.ts';
+import type { Invoice } from './schemas.ts';
+import { selectLines, updateCredits } from './store.ts';
+
+/** Where a credit went; keep it with the credit note, and give it back to reverse it. */
+export interface CreditEffect {
+  credited: number;
+  outOfBand: number;
+}
+
+/**
+ * Locks the invoice for the rest of the transaction and returns it with its lines and its
+ * frozen tax breakdown (`taxAmounts`), ready for allocateCredit (taxes/service.ts). 404 when
+ * it is not an invoice of this tenant and environment.
+ */
+export async function lockInvoiceForCredit(
+  tx: Tx,
+  scope: TenantScope,
+  invoiceId: string,
+): Promise<Invoice> {
+  const row = await loadInvoiceRow(tx, scope, invoiceId, { forUpdate: true });
+  return withLines(tx, scope, row);
+}
+
+/**
+ * Applies a credit note's total. 409 state_invalid unless the invoice is open or paid; 400
+ * parameter_invalid (`amount`) when the credits would exceed the invoice's total.
+ */
+export async function applyCreditToInvoice(
+  tx: Tx,
+  scope: TenantScope,
+  invoiceId: string,
+  creditTotal: number,
+): Promise<{ invoice: Invoice; effect: CreditEffect }> {
+  const row = await loadInvoiceRow(tx, scope, invoiceId, { forUpdate: true });
+  if (row.status !== 'open' && row.status !== 'paid') {
+    throw new StateInvalidError(
+      `Credit notes are only for open or paid invoices; this invoice is ${row.status}.`,
+    );
+  }
+  const creditable = row.total - row.amount_credited - row.out_of_band_amount;
+  if (!Number.isSafeInteger(creditTotal) || creditTotal <= 0 || creditTotal > creditable) {
+    throw new ParameterInvalidError(
+      'amount',
+      `A credit must be more than 0 and at most what the invoice has left to credit, ${creditable}.`,
+    );
+  }
+  const credited = row.status === 'open' ? Math.min(creditTotal, row.amount_remaining) : 0;
+  const effect = { credited, outOfBand: creditTotal - credited };
+  const paysOff = row.status === 'open' && credited === row.amount_remaining;
+  const updated = await updateCredits(tx, scope, invoiceId, {
+    ...effect,
+    status: paysOff ? 'paid' : row.status,
+  });
+  const invoice = invoiceFromRow(updated, await selectLines(tx, scope, [invoiceId]));
+  await recordEvent(tx, scope, paysOff ? 'invoice.paid' : 'invoice.updated', invoice);
+  return { invoice, effect };
+}
+
+/** Takes a credit back off the invoice (its credit note was voided). */
+export async function reverseCreditOnInvoice(
+  tx: Tx,
+  scope: TenantScope,
+  invoiceId: string,
+  effect: CreditEffect,
+): Promise<Invoice> {
+  const row = await loadInvoiceRow(tx, scope, invoiceId, { forUpdate: true });
+  if (
+    effect.credited < 0 ||
+    effect.outOfBand < 0 ||
+    effect.credited > row.amount_credited ||
+    effect.outOfBand > row.out_of_band_amount
+  ) {
+    throw new RangeError(`credit effect ${JSON.stringify(effect)} was never applied to ${row.id}`);
+  }
+  const owesAgain = row.status === 'paid' && effect.credited > 0;
+  const updated = await updateCredits(tx, scope, invoiceId, {
+    credited: -effect.credited,
+    outOfBand: -effect.outOfBand,
+    status: owesAgain ? 'open' : row.status,
+  });
+  const invoice = invoiceFromRow(updated, await selectLines(tx, scope, [invoiceId]));
+  await recordEvent(tx, scope, 'invoice.updated', invoice);
+  return invoice;
+}

@@ -1,0 +1,170 @@
+// The invoice lifecycle after the draft: issue, pay, void, mark uncollectible, send; and the
+// PDF. Every move is checked against the state machine (state.ts) on the locked row.
+import type { Queryable, Tx } from '../db/pool.ts';
+import { getCustomerRow } from '../customers/service.ts';
+import type { CustomerRow } from '../customers/store.ts';
+import { recordEvent } from '../events/service.ts';
+import { ParameterMissingError, ServiceUnavailableError } from '../http/errors.ts';
+import { getTenant } from '../keys/service.ts';
+import { formatMoney } from '../money/format.ts';
+import type { TenantScope } from '../tenancy.ts';
+import type { InvoiceMailer } from './mail.ts';
+import { assertAllowed, invoiceFromRow, loadInvoiceRow, withLines } from './model.ts';
+import { nextInvoiceNumber } from './numbering.ts';
+import { renderInvoicePdf } from './pdf.ts';
+import { priceWithRates } from './pricing.ts';
+import type { CustomerSnapshot, Invoice } from './schemas.ts';
+import { applyTransition, markIssued, selectLines } from './store.ts';
+
+function snapshotOf(customer: CustomerRow): CustomerSnapshot {
+  return {
+    name: customer.name,
+    email: customer.email,
+    address: customer.address,
+    taxIds: customer.tax_ids,
+    taxExempt: customer.tax_exempt,
+  };
+}
+
+function addDays(date: Date, days: number): string {
+  return new Date(date.getTime() + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+/**
+ * Issues a draft: prices it a last time (with the customer's tax status as it is now), freezes
+ * the customer and the tax breakdown, and gives it the next number. An invoice whose total is
+ * 0 is paid at once.
+ */
+export async function issueInvoice(tx: Tx, scope: TenantScope, id: string): Promise<Invoice> {
+  const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
+  assertAllowed(row, 'issue');
+  const lines = await selectLines(tx, scope, [id]);
+  const customer = await getCustomerRow(tx, scope, row.customer_id);
+  const totals = await priceWithRates(
+    tx,
+    scope,
+    row.default_tax_rates,
+    lines,
+    customer.tax_exempt,
+    {
+      newlyUsed: new Set(),
+      param: 'lines',
+    },
+  );
+  // Taken last: the counter row stays locked until this transaction ends.
+  const number = await nextInvoiceNumber(tx, scope);
+  const issued = await markIssued(
+    tx,
+    scope,
+    id,
+    {
+      number,
+      due_date:
+        row.due_date ??
+        (row.days_until_due === null ? null : addDays(new Date(), row.days_until_due)),
+      customer_snapshot: snapshotOf(customer),
+      paid: totals.total === 0,
+    },
+    totals,
+  );
+  const invoice = invoiceFromRow(issued, lines);
+  await recordEvent(tx, scope, 'invoice.issued', invoice);
+  if (invoice.status === 'paid') await recordEvent(tx, scope, 'invoice.paid', invoice);
+  return invoice;
+}
+
+async function transition(
+  tx: Tx,
+  scope: TenantScope,
+  id: string,
+  action: 'pay' | 'void' | 'mark_uncollectible',
+  eventType: string,
+): Promise<Invoice> {
+  const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
+  assertAllowed(row, action);
+  const invoice = await withLines(tx, scope, await applyTransition(tx, scope, id, action));
+  await recordEvent(tx, scope, eventType, invoice);
+  return invoice;
+}
+
+/** Records a payment received outside the API for the whole amount remaining. */
+export function payInvoice(tx: Tx, scope: TenantScope, id: string): Promise<Invoice> {
+  return transition(tx, scope, id, 'pay', 'invoice.paid');
+}
+
+export function voidInvoice(tx: Tx, scope: TenantScope, id: string): Promise<Invoice> {
+  return transition(tx, scope, id, 'void', 'invoice.voided');
+}
+
+export function markInvoiceUncollectible(tx: Tx, scope: TenantScope, id: string): Promise<Invoice> {
+  return transition(tx, scope, id, 'mark_uncollectible', 'invoice.marked_uncollectible');
+}
+
+/** The PDF of any invoice; a draft shows the customer as it is now, and no number. */
+export async function getInvoicePdf(
+  db: Queryable,
+  scope: TenantScope,
+  id: string,
+): Promise<{ filename: string; pdf: Buffer }> {
+  const invoice = await withLines(db, scope, await loadInvoiceRow(db, scope, id));
+  const customer =
+    invoice.customer ?? snapshotOf(await getCustomerRow(db, scope, invoice.customerId));
+  const seller = await getTenant(db, scope.tenantId);
+  const pdf = await renderInvoicePdf({ invoice, seller, customer });
+  return { filename: `${invoice.number ?? invoice.id}.pdf`, pdf };
+}
+
+/**
+ * E-mails an open invoice with its PDF to the customer, then records sentAt and the
+ * invoice.sent event. The message goes to the customer's e-mail address as it is now (an
+ * address corrected after issue should reach the customer; the PDF keeps the frozen one).
+ *
+ * Sending is not transactional, so it happens inside the transaction, before anything is
+ * written, while the invoice row is locked: sentAt and the event commit only after the SMTP
+ * server accepted the message, and concurrent sends of one invoice queue on the lock. If the
+ * server refuses, nothing is recorded (503, safe to retry). The remaining risk is a commit
+ * failing after a successful send: the invoice then shows no sentAt, and a retry mails the
+ * customer a second time (at least once, never silently lost).
+ */
+export async function sendInvoice(
+  tx: Tx,
+  scope: TenantScope,
+  id: string,
+  mailer: InvoiceMailer,
+): Promise<Invoice> {
+  const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
+  assertAllowed(row, 'send');
+  const customer = await getCustomerRow(tx, scope, row.customer_id);
+  if (!customer.email) {
+    throw new ParameterMissingError(
+      'customer.email',
+      'The customer has no e-mail address; set one on the customer, then send again.',
+    );
+  }
+  const invoice = await withLines(tx, scope, row);
+  const seller = await getTenant(tx, scope.tenantId);
+  const pdf = await renderInvoicePdf({ invoice, seller, customer: invoice.customer! });
+  const sellerName = seller.legalName ?? seller.name;
+  const amount = formatMoney(invoice.amountRemaining, invoice.currency);
+  try {
+    await mailer.send({
+      to: customer.email,
+      replyTo: seller.email,
+      subject: `Invoice ${invoice.number} from ${sellerName}`,
+      text:
+        `Dear ${customer.name ?? 'customer'},\n\n` +
+        `please find attached invoice ${invoice.number} for ${amount}` +
+        `${invoice.dueDate ? `, due on ${invoice.dueDate}` : ''}.\n\n${sellerName}\n`,
+      attachment: { filename: `${invoice.number}.pdf`, content: pdf },
+    });
+  } catch (error) {
+    const failure = new ServiceUnavailableError(
+      'The mail server did not accept the invoice e-mail; nothing was recorded, retry shortly.',
+    );
+    failure.cause = error; // logged with the 503, never shown to the client
+    throw failure;
+  }
+  const sent = await withLines(tx, scope, await applyTransition(tx, scope, id, 'send'));
+  await recordEvent(tx, scope, 'invoice.sent', sent);
+  return sent;
+}

@@ -1,0 +1,115 @@
+// The invoice as the API shows it, read from its rows, and the guards every change shares.
+import type { Queryable } from '../db/pool.ts';
+import { ResourceMissingError, StateInvalidError } from '../http/errors.ts';
+import type { TenantScope } from '../tenancy.ts';
+import type { CustomerSnapshot, Invoice } from './schemas.ts';
+import { allowedActions, nextStatus, type InvoiceAction } from './state.ts';
+import { selectInvoice, selectLines, type InvoiceRow, type LineRow } from './store.ts';
+
+export function invoiceFromRow(row: InvoiceRow, lines: readonly LineRow[]): Invoice {
+  return {
+    id: row.id,
+    object: 'invoice',
+    customerId: row.customer_id,
+    number: row.number,
+    status: row.status,
+    currency: row.currency,
+    lines: lines.map((l) => ({
+      id: l.id,
+      description: l.description,
+      quantity: l.quantity,
+      unitAmount: l.unit_amount,
+      amount: l.amount,
+      taxRates: l.tax_rates,
+    })),
+    defaultTaxRates: row.default_tax_rates,
+    subtotal: row.subtotal,
+    tax: row.tax,
+    totalExcludingTax: row.total_excluding_tax,
+    total: row.total,
+    // jsonb keeps its own key order; the API's is the schema's.
+    taxAmounts: row.tax_amounts.map((t) => ({
+      taxRateId: t.taxRateId,
+      displayName: t.displayName,
+      percentage: t.percentage,
+      inclusive: t.inclusive,
+      taxableAmount: t.taxableAmount,
+      amount: t.amount,
+    })),
+    amountPaid: row.amount_paid,
+    amountCredited: row.amount_credited,
+    outOfBandAmount: row.out_of_band_amount,
+    amountRemaining: row.amount_remaining,
+    dueDate: row.due_date,
+    daysUntilDue: row.days_until_due,
+    issuedAt: row.issued_at?.toISOString() ?? null,
+    paidAt: row.paid_at?.toISOString() ?? null,
+    voidedAt: row.voided_at?.toISOString() ?? null,
+    markedUncollectibleAt: row.marked_uncollectible_at?.toISOString() ?? null,
+    sentAt: row.sent_at?.toISOString() ?? null,
+    memo: row.memo,
+    metadata: row.metadata,
+    customer: row.customer_snapshot && orderedSnapshot(row.customer_snapshot),
+    environment: row.environment,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+function orderedSnapshot(snapshot: CustomerSnapshot): CustomerSnapshot {
+  const a = snapshot.address;
+  return {
+    name: snapshot.name,
+    email: snapshot.email,
+    address: a && {
+      line1: a.line1,
+      line2: a.line2,
+      city: a.city,
+      state: a.state,
+      postalCode: a.postalCode,
+      country: a.country,
+    },
+    taxIds: snapshot.taxIds.map((t) => ({ type: t.type, value: t.value })),
+    taxExempt: snapshot.taxExempt,
+  };
+}
+
+/** The invoice row, or 404 (also for ids of other tenants and environments). */
+export async function loadInvoiceRow(
+  db: Queryable,
+  scope: TenantScope,
+  id: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<InvoiceRow> {
+  const row = await selectInvoice(db, scope, id, options);
+  if (!row) throw new ResourceMissingError('invoice', id);
+  return row;
+}
+
+export async function withLines(
+  db: Queryable,
+  scope: TenantScope,
+  row: InvoiceRow,
+): Promise<Invoice> {
+  return invoiceFromRow(row, await selectLines(db, scope, [row.id]));
+}
+
+const ACTION_WORDS: Record<InvoiceAction, string> = {
+  edit: 'edit',
+  delete: 'delete',
+  issue: 'issue',
+  send: 'send',
+  pay: 'pay',
+  void: 'void',
+  mark_uncollectible: 'mark as uncollectible',
+};
+
+/** 409 state_invalid unless the state machine allows the action. */
+export function assertAllowed(row: InvoiceRow, action: InvoiceAction): void {
+  if (nextStatus(row.status, action) !== null) return;
+  const allowed = allowedActions(row.status).map((a) => ACTION_WORDS[a]);
+  throw new StateInvalidError(
+    `Cannot ${ACTION_WORDS[action]} an invoice that is ${row.status}` +
+      (allowed.length > 0 ? `; allowed: ${allowed.join(', ')}.` : '.'),
+  );
+}

@@ -1,0 +1,187 @@
+// Invoice schemas: they validate requests, type the handlers and feed the OpenAPI document.
+import { Type, type Static } from '@sinclair/typebox';
+import { PageQuery } from '../http/paging.ts';
+import { Environment, Metadata, Nullable, Timestamp } from '../http/schemas.ts';
+import { MAX_AMOUNT } from '../money/amount.ts';
+import { TaxAmount } from '../taxes/schemas.ts';
+import { INVOICE_STATUSES } from './state.ts';
+
+/** At most 250 lines per invoice (API.md, Limits). */
+export const MAX_LINES = 250;
+/** Quantities are whole units; the bound keeps quantity × unitAmount meaningful. */
+export const MAX_QUANTITY = 1_000_000_000;
+export const MAX_TAX_RATES = 5;
+
+const Currency = Type.String({
+  pattern: '^[a-z]{3}$',
+  description: 'An ISO 4217 currency code in lower case (e.g. eur, jpy, kwd).',
+});
+const DateOnly = Type.String({
+  pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$',
+  description: 'A date, YYYY-MM-DD.',
+});
+const DaysUntilDue = Type.Integer({
+  minimum: 0,
+  maximum: 3650,
+  description: 'Days from issue to the due date; the due date is set when the invoice is issued.',
+});
+const TaxRateIds = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+  maxItems: MAX_TAX_RATES,
+  uniqueItems: true,
+  description: 'Tax rate ids (txr_…), at most 5, all inclusive or all exclusive.',
+});
+const Memo = Type.String({ maxLength: 5000 });
+
+export const LineCreate = Type.Object(
+  {
+    description: Type.String({ minLength: 1, maxLength: 500 }),
+    quantity: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: MAX_QUANTITY, description: 'Whole units; default 1.' }),
+    ),
+    unitAmount: Type.Integer({
+      minimum: -MAX_AMOUNT,
+      maximum: MAX_AMOUNT,
+      description:
+        'Minor units. May be negative (a discount line) as long as the invoice, and the lines under each tax rate, add up to at least 0.',
+    }),
+    // An array replaces the invoice's default rates for this line ([]: no tax on it); null or
+    // absent: the defaults apply.
+    taxRates: Type.Optional(Nullable(TaxRateIds)),
+  },
+  {
+    additionalProperties: false,
+    description:
+      "`taxRates` replaces the invoice's defaults for this line (`[]`: no tax); null or absent: the defaults apply.",
+  },
+);
+export type LineCreate = Static<typeof LineCreate>;
+
+const Lines = Type.Array(LineCreate, { maxItems: MAX_LINES });
+
+export const InvoiceCreate = Type.Object(
+  {
+    customerId: Type.String({ minLength: 1, maxLength: 100 }),
+    currency: Currency,
+    lines: Type.Optional(Lines),
+    defaultTaxRates: Type.Optional(TaxRateIds),
+    dueDate: Type.Optional(DateOnly),
+    daysUntilDue: Type.Optional(DaysUntilDue),
+    memo: Type.Optional(Memo),
+    metadata: Type.Optional(Metadata),
+  },
+  { additionalProperties: false },
+);
+export type InvoiceCreate = Static<typeof InvoiceCreate>;
+
+/** Drafts take every field; issued invoices only `metadata` (anything else: 409). */
+export const InvoiceUpdate = Type.Object(
+  {
+    lines: Type.Optional(
+      Type.Array(LineCreate, { maxItems: MAX_LINES, description: 'Replaces every line.' }),
+    ),
+    defaultTaxRates: Type.Optional(TaxRateIds),
+    dueDate: Type.Optional(Nullable(DateOnly)),
+    daysUntilDue: Type.Optional(Nullable(DaysUntilDue)),
+    memo: Type.Optional(Nullable(Memo)),
+    metadata: Type.Optional(Nullable(Metadata)),
+  },
+  { additionalProperties: false },
+);
+export type InvoiceUpdate = Static<typeof InvoiceUpdate>;
+
+export const Line = Type.Object({
+  id: Type.String({ description: 'il_…' }),
+  description: Type.String(),
+  quantity: Type.Integer(),
+  unitAmount: Type.Integer(),
+  amount: Type.Integer({ description: 'quantity × unitAmount' }),
+  taxRates: Nullable(Type.Array(Type.String())),
+});
+export type Line = Static<typeof Line>;
+
+const AddressSnapshot = Type.Object({
+  line1: Nullable(Type.String()),
+  line2: Nullable(Type.String()),
+  city: Nullable(Type.String()),
+  state: Nullable(Type.String()),
+  postalCode: Nullable(Type.String()),
+  country: Nullable(Type.String()),
+});
+
+export const CustomerSnapshot = Type.Object(
+  {
+    name: Nullable(Type.String()),
+    email: Nullable(Type.String()),
+    address: Nullable(AddressSnapshot),
+    taxIds: Type.Array(Type.Object({ type: Type.String(), value: Type.String() })),
+    taxExempt: Type.Union([Type.Literal('none'), Type.Literal('exempt'), Type.Literal('reverse')]),
+  },
+  { description: 'The customer as it was when the invoice was issued; null on drafts.' },
+);
+export type CustomerSnapshot = Static<typeof CustomerSnapshot>;
+
+export const InvoiceStatus = Type.Union(INVOICE_STATUSES.map((s) => Type.Literal(s)));
+
+export const Invoice = Type.Object(
+  {
+    id: Type.String({ description: 'inv_…' }),
+    object: Type.Literal('invoice'),
+    customerId: Type.String(),
+    number: Nullable(Type.String({ description: 'INV-000001…; null until issued.' })),
+    status: InvoiceStatus,
+    currency: Type.String(),
+    lines: Type.Array(Line),
+    defaultTaxRates: Type.Array(Type.String()),
+    subtotal: Type.Integer({ description: 'Σ line amounts.' }),
+    tax: Type.Integer({ description: 'Σ taxAmounts.amount.' }),
+    totalExcludingTax: Type.Integer(),
+    total: Type.Integer({ description: 'subtotal + tax (exclusive rates); subtotal (inclusive).' }),
+    taxAmounts: Type.Array(TaxAmount),
+    amountPaid: Type.Integer(),
+    amountCredited: Type.Integer(),
+    outOfBandAmount: Type.Integer({
+      description: 'Credited after payment: refunded outside the API.',
+    }),
+    amountRemaining: Type.Integer({ description: 'total − amountPaid − amountCredited' }),
+    dueDate: Nullable(Type.String()),
+    daysUntilDue: Nullable(Type.Integer()),
+    issuedAt: Nullable(Timestamp),
+    paidAt: Nullable(Timestamp),
+    voidedAt: Nullable(Timestamp),
+    markedUncollectibleAt: Nullable(Timestamp),
+    sentAt: Nullable(Timestamp),
+    memo: Nullable(Type.String()),
+    metadata: Type.Record(Type.String(), Type.String()),
+    customer: Nullable(CustomerSnapshot),
+    environment: Environment,
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'Invoice' },
+);
+export type Invoice = Static<typeof Invoice>;
+
+export const DeletedInvoice = Type.Object({
+  id: Type.String(),
+  object: Type.Literal('invoice'),
+  deleted: Type.Literal(true),
+});
+
+export const InvoiceListQuery = Type.Object(
+  {
+    ...PageQuery,
+    customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    status: Type.Optional(
+      Type.String({
+        pattern: `^(${INVOICE_STATUSES.join('|')})$`,
+        description: `One of ${INVOICE_STATUSES.join(', ')}.`,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const LineParams = Type.Object({
+  id: Type.String({ maxLength: 100 }),
+  lineId: Type.String({ maxLength: 100 }),
+});

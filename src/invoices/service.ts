@@ -1,0 +1,300 @@
+// Invoice rules: drafts and their lines, money, the state machine's guard, events. The
+// lifecycle (issue, pay, void, send, PDF) is in lifecycle.ts and the credit-note hooks in
+// credits.ts; this file is the module's public face and re-exports both.
+import type { Db, Queryable, Tx } from '../db/pool.ts';
+import { getCustomerRow } from '../customers/service.ts';
+import { recordEvent } from '../events/service.ts';
+import { ParameterInvalidError, ResourceMissingError, StateInvalidError } from '../http/errors.ts';
+import type { PageRequest } from '../http/paging.ts';
+import { newId } from '../ids.ts';
+import { isCurrency } from '../money/currency.ts';
+import type { TenantScope } from '../tenancy.ts';
+import { checkedLineAmount, priceWithRates } from './pricing.ts';
+import {
+  MAX_LINES,
+  type Invoice,
+  type InvoiceCreate,
+  type InvoiceUpdate,
+  type LineCreate,
+} from './schemas.ts';
+import { assertAllowed, invoiceFromRow, loadInvoiceRow, withLines } from './model.ts';
+import {
+  deleteAllLines,
+  deleteInvoice,
+  deleteLine,
+  insertInvoice,
+  insertLines,
+  selectInvoicePage,
+  selectLines,
+  updateDraft,
+  updateMetadata,
+  type DraftFields,
+  type InvoiceRow,
+  type LineRow,
+} from './store.ts';
+
+export {
+  getInvoicePdf,
+  issueInvoice,
+  markInvoiceUncollectible,
+  payInvoice,
+  sendInvoice,
+  voidInvoice,
+} from './lifecycle.ts';
+export { invoiceFromRow } from './model.ts';
+export {
+  applyCreditToInvoice,
+  lockInvoiceForCredit,
+  reverseCreditOnInvoice,
+  type CreditEffect,
+} from './credits.ts';
+
+function checkedDate(value: string | null | undefined, param: string): string | null {
+  if (value == null) return null;
+  const date = new Date(`${value}T00:00:00Z`);
+  if (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value) {
+    throw new ParameterInvalidError(param, `${param} is not a valid date (YYYY-MM-DD).`);
+  }
+  return value;
+}
+
+function newLines(
+  inputs: readonly LineCreate[],
+  firstPosition: number,
+  /** The prefix of the fields' names in errors: `lines.3.` on an invoice, '' for one line. */
+  param: (index: number) => string,
+): Omit<LineRow, 'invoice_id'>[] {
+  return inputs.map((input, i) => {
+    const quantity = input.quantity ?? 1;
+    return {
+      id: newId('il'),
+      position: firstPosition + i,
+      description: input.description,
+      quantity,
+      unit_amount: input.unitAmount,
+      amount: checkedLineAmount(quantity, input.unitAmount, `${param(i)}unitAmount`),
+      tax_rates: input.taxRates ?? null,
+    };
+  });
+}
+
+function rateIdsOf(defaults: readonly string[], lines: readonly Pick<LineRow, 'tax_rates'>[]) {
+  return new Set([...defaults, ...lines.flatMap((l) => l.tax_rates ?? [])]);
+}
+
+/**
+ * Prices a draft with its current lines, rates and customer, and stores it. Rates in
+ * `newlyUsed` must be active; `param` is blamed for a mix of inclusive and exclusive rates.
+ */
+async function saveDraft(
+  tx: Tx,
+  scope: TenantScope,
+  row: InvoiceRow,
+  fields: DraftFields,
+  lines: readonly LineRow[],
+  change: { newlyUsed: ReadonlySet<string>; param: string },
+): Promise<Invoice> {
+  const customer = await getCustomerRow(tx, scope, row.customer_id);
+  const totals = await priceWithRates(
+    tx,
+    scope,
+    fields.default_tax_rates,
+    lines,
+    customer.tax_exempt,
+    change,
+  );
+  const saved = await updateDraft(tx, scope, row.id, fields, totals);
+  return invoiceFromRow(saved, lines);
+}
+
+export async function createInvoice(
+  tx: Tx,
+  scope: TenantScope,
+  input: InvoiceCreate,
+): Promise<Invoice> {
+  if (!isCurrency(input.currency)) {
+    throw new ParameterInvalidError('currency', `Unknown currency '${input.currency}'.`);
+  }
+  if (input.dueDate !== undefined && input.daysUntilDue !== undefined) {
+    throw new ParameterInvalidError('daysUntilDue', 'Give dueDate or daysUntilDue, not both.');
+  }
+  await getCustomerRow(tx, scope, input.customerId);
+  const fields: DraftFields = {
+    default_tax_rates: input.defaultTaxRates ?? [],
+    due_date: checkedDate(input.dueDate, 'dueDate'),
+    days_until_due: input.daysUntilDue ?? null,
+    memo: input.memo ?? null,
+    metadata: input.metadata ?? {},
+  };
+  const lines = newLines(input.lines ?? [], 1, (i) => `lines.${i}.`);
+  const row = await insertInvoice(
+    tx,
+    scope,
+    { id: newId('inv'), customer_id: input.customerId, currency: input.currency },
+    fields,
+  );
+  await insertLines(tx, scope, row.id, lines);
+  const invoice = await saveDraft(
+    tx,
+    scope,
+    row,
+    fields,
+    lines.map((l) => ({ ...l, invoice_id: row.id })),
+    { newlyUsed: rateIdsOf(fields.default_tax_rates, lines), param: 'lines' },
+  );
+  await recordEvent(tx, scope, 'invoice.created', invoice);
+  return invoice;
+}
+
+export async function getInvoice(db: Queryable, scope: TenantScope, id: string): Promise<Invoice> {
+  return withLines(db, scope, await loadInvoiceRow(db, scope, id));
+}
+
+export async function updateInvoice(
+  tx: Tx,
+  scope: TenantScope,
+  id: string,
+  patch: InvoiceUpdate,
+): Promise<Invoice> {
+  const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
+  const metadata = patch.metadata === undefined ? row.metadata : (patch.metadata ?? {});
+  let invoice: Invoice;
+  if (row.status !== 'draft') {
+    // An issued invoice is a legal document: only metadata, which is ours, may change.
+    const fields = Object.keys(patch).filter((k) => k !== 'metadata');
+    if (fields.length > 0) {
+      throw new StateInvalidError(
+        `An invoice that is ${row.status} cannot change (${fields.join(', ')}); only metadata can.`,
+      );
+    }
+    invoice = await withLines(tx, scope, await updateMetadata(tx, scope, id, metadata));
+  } else {
+    if (patch.dueDate != null && patch.daysUntilDue != null) {
+      throw new ParameterInvalidError('daysUntilDue', 'Give dueDate or daysUntilDue, not both.');
+    }
+    const dueDate =
+      patch.dueDate === undefined ? row.due_date : checkedDate(patch.dueDate, 'dueDate');
+    const daysUntilDue = patch.daysUntilDue === undefined ? row.days_until_due : patch.daysUntilDue;
+    // Setting one of the two clears the other.
+    const fields: DraftFields = {
+      default_tax_rates: patch.defaultTaxRates ?? row.default_tax_rates,
+      due_date: patch.daysUntilDue != null ? null : dueDate,
+      days_until_due: patch.dueDate != null ? null : daysUntilDue,
+      memo: patch.memo === undefined ? row.memo : patch.memo,
+      metadata,
+    };
+    let lines = await selectLines(tx, scope, [id]);
+    const before = rateIdsOf(row.default_tax_rates, lines);
+    if (patch.lines !== undefined) {
+      await deleteAllLines(tx, scope, id);
+      const replaced = newLines(patch.lines, 1, (i) => `lines.${i}.`);
+      await insertLines(tx, scope, id, replaced);
+      lines = replaced.map((l) => ({ ...l, invoice_id: id }));
+    }
+    const after = rateIdsOf(fields.default_tax_rates, lines);
+    invoice = await saveDraft(tx, scope, row, fields, lines, {
+      newlyUsed: new Set([...after].filter((r) => !before.has(r))),
+      param: patch.lines !== undefined ? 'lines' : 'defaultTaxRates',
+    });
+  }
+  await recordEvent(tx, scope, 'invoice.updated', invoice);
+  return invoice;
+}
+
+export async function deleteDraftInvoice(
+  tx: Tx,
+  scope: TenantScope,
+  id: string,
+): Promise<{ id: string; object: 'invoice'; deleted: true }> {
+  const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
+  assertAllowed(row, 'delete');
+  const invoice = await withLines(tx, scope, row);
+  await deleteInvoice(tx, scope, id);
+  await recordEvent(tx, scope, 'invoice.deleted', invoice);
+  return { id, object: 'invoice', deleted: true };
+}
+
+function draftFields(row: InvoiceRow): DraftFields {
+  return {
+    default_tax_rates: row.default_tax_rates,
+    due_date: row.due_date,
+    days_until_due: row.days_until_due,
+    memo: row.memo,
+    metadata: row.metadata,
+  };
+}
+
+export async function addInvoiceLine(
+  tx: Tx,
+  scope: TenantScope,
+  id: string,
+  input: LineCreate,
+): Promise<Invoice> {
+  // The invoice row lock serialises line changes, so the count below stays true.
+  const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
+  assertAllowed(row, 'edit');
+  const lines = await selectLines(tx, scope, [id]);
+  if (lines.length >= MAX_LINES) {
+    throw new ParameterInvalidError('lines', `An invoice has at most ${MAX_LINES} lines.`);
+  }
+  const position = Math.max(0, ...lines.map((l) => l.position)) + 1;
+  const [line] = newLines([input], position, () => '');
+  await insertLines(tx, scope, id, [line!]);
+  const before = rateIdsOf(row.default_tax_rates, lines);
+  const invoice = await saveDraft(
+    tx,
+    scope,
+    row,
+    draftFields(row),
+    [...lines, { ...line!, invoice_id: id }],
+    { newlyUsed: new Set((input.taxRates ?? []).filter((r) => !before.has(r))), param: 'taxRates' },
+  );
+  await recordEvent(tx, scope, 'invoice.updated', invoice);
+  return invoice;
+}
+
+export async function removeInvoiceLine(
+  tx: Tx,
+  scope: TenantScope,
+  id: string,
+  lineId: string,
+): Promise<Invoice> {
+  const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
+  assertAllowed(row, 'edit');
+  if (!(await deleteLine(tx, scope, id, lineId))) {
+    throw new ResourceMissingError('invoice line', lineId);
+  }
+  const lines = await selectLines(tx, scope, [id]);
+  const invoice = await saveDraft(tx, scope, row, draftFields(row), lines, {
+    newlyUsed: new Set(),
+    param: 'lines',
+  });
+  await recordEvent(tx, scope, 'invoice.updated', invoice);
+  return invoice;
+}
+
+export async function listInvoices(
+  db: Db,
+  scope: TenantScope,
+  filters: { customerId?: string | undefined; status?: string | undefined },
+  page: PageRequest,
+): Promise<{ id: string; created_at: Date; invoice: Invoice }[]> {
+  const rows = await selectInvoicePage(db, scope, filters, page.after, page.limit + 1);
+  // Every line of the page in one query (primary key prefix look-ups).
+  const lines = await selectLines(
+    db,
+    scope,
+    rows.map((r) => r.id),
+  );
+  const byInvoice = new Map<string, LineRow[]>();
+  for (const line of lines) {
+    const list = byInvoice.get(line.invoice_id);
+    if (list) list.push(line);
+    else byInvoice.set(line.invoice_id, [line]);
+  }
+  return rows.map((row) => ({
+    id: row.id,
+    created_at: row.created_at,
+    invoice: invoiceFromRow(row, byInvoice.get(row.id) ?? []),
+  }));
+}

@@ -1,0 +1,399 @@
+// SQL for invoices, their lines and their number counters. Every query takes the tenant and
+// the environment.
+import type { Queryable } from '../db/pool.ts';
+import type { PagePosition } from '../http/paging.ts';
+import type { TenantScope } from '../tenancy.ts';
+import type { TaxAmount } from '../taxes/schemas.ts';
+import type { CustomerSnapshot } from './schemas.ts';
+import type { InvoiceStatus } from './state.ts';
+
+export interface InvoiceRow {
+  tenant_id: string;
+  environment: 'live' | 'test';
+  id: string;
+  customer_id: string;
+  number: string | null;
+  status: InvoiceStatus;
+  currency: string;
+  default_tax_rates: string[];
+  tax_inclusive: boolean;
+  subtotal: number;
+  tax: number;
+  total_excluding_tax: number;
+  total: number;
+  tax_amounts: TaxAmount[];
+  amount_paid: number;
+  amount_credited: number;
+  out_of_band_amount: number;
+  amount_remaining: number;
+  /** date columns are read as text (YYYY-MM-DD), see the SELECT lists. */
+  due_date: string | null;
+  days_until_due: number | null;
+  memo: string | null;
+  metadata: Record<string, string>;
+  customer_snapshot: CustomerSnapshot | null;
+  issued_at: Date | null;
+  paid_at: Date | null;
+  voided_at: Date | null;
+  marked_uncollectible_at: Date | null;
+  sent_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface LineRow {
+  invoice_id: string;
+  id: string;
+  position: number;
+  description: string;
+  quantity: number;
+  unit_amount: number;
+  amount: number;
+  tax_rates: string[] | null;
+}
+
+/** What a draft's edit and pricing change. */
+export interface DraftFields {
+  default_tax_rates: string[];
+  due_date: string | null;
+  days_until_due: number | null;
+  memo: string | null;
+  metadata: Record<string, string>;
+}
+
+export interface Totals {
+  tax_inclusive: boolean;
+  subtotal: number;
+  tax: number;
+  total_excluding_tax: number;
+  total: number;
+  tax_amounts: TaxAmount[];
+}
+
+// due_date as text: a DATE parsed into a JS Date would shift with the time zone.
+const COLUMNS = `tenant_id, environment, id, customer_id, number, status, currency,
+  default_tax_rates, tax_inclusive, subtotal, tax, total_excluding_tax, total, tax_amounts,
+  amount_paid, amount_credited, out_of_band_amount, amount_remaining, due_date::text AS due_date,
+  days_until_due, memo, metadata, customer_snapshot, issued_at, paid_at, voided_at,
+  marked_uncollectible_at, sent_at, created_at, updated_at`;
+
+export async function insertInvoice(
+  db: Queryable,
+  scope: TenantScope,
+  invoice: { id: string; customer_id: string; currency: string },
+  fields: DraftFields,
+): Promise<InvoiceRow> {
+  const { rows } = await db.query<InvoiceRow>(
+    `INSERT INTO invoices (tenant_id, environment, id, customer_id, currency, status,
+                           default_tax_rates, due_date, days_until_due, memo, metadata)
+     VALUES ($1, $2, $3, $4, $5, 'draft', $6, $7, $8, $9, $10) RETURNING ${COLUMNS}`,
+    [
+      scope.tenantId,
+      scope.environment,
+      invoice.id,
+      invoice.customer_id,
+      invoice.currency,
+      fields.default_tax_rates,
+      fields.due_date,
+      fields.days_until_due,
+      fields.memo,
+      JSON.stringify(fields.metadata),
+    ],
+  );
+  return rows[0]!;
+}
+
+export async function selectInvoice(
+  db: Queryable,
+  scope: TenantScope,
+  id: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<InvoiceRow | undefined> {
+  const { rows } = await db.query<InvoiceRow>(
+    `SELECT ${COLUMNS} FROM invoices WHERE tenant_id = $1 AND environment = $2 AND id = $3
+     ${options.forUpdate ? 'FOR UPDATE' : ''}`,
+    [scope.tenantId, scope.environment, id],
+  );
+  return rows[0];
+}
+
+/** The lines of these invoices, in their order on each invoice. */
+export async function selectLines(
+  db: Queryable,
+  scope: TenantScope,
+  invoiceIds: readonly string[],
+): Promise<LineRow[]> {
+  if (invoiceIds.length === 0) return [];
+  const { rows } = await db.query<LineRow>(
+    `SELECT invoice_id, id, position, description, quantity, unit_amount, amount, tax_rates
+       FROM invoice_lines
+      WHERE tenant_id = $1 AND environment = $2 AND invoice_id = ANY($3::text[])
+      ORDER BY invoice_id, position`,
+    [scope.tenantId, scope.environment, invoiceIds],
+  );
+  return rows;
+}
+
+export async function insertLines(
+  db: Queryable,
+  scope: TenantScope,
+  invoiceId: string,
+  lines: readonly Omit<LineRow, 'invoice_id'>[],
+): Promise<void> {
+  if (lines.length === 0) return;
+  // One statement for every line: arrays unnested in step (tax_rates as JSON, since a line's
+  // rates are themselves an array, or null).
+  await db.query(
+    `INSERT INTO invoice_lines (tenant_id, environment, invoice_id, id, position, description,
+                                quantity, unit_amount, amount, tax_rates)
+     SELECT $1, $2, $3, l.id, l.position, l.description, l.quantity, l.unit_amount, l.amount,
+            CASE WHEN l.tax_rates = 'null' THEN NULL
+                 ELSE ARRAY(SELECT jsonb_array_elements_text(l.tax_rates)) END
+       FROM unnest($4::text[], $5::int[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[],
+                   $10::jsonb[])
+            AS l(id, position, description, quantity, unit_amount, amount, tax_rates)`,
+    [
+      scope.tenantId,
+      scope.environment,
+      invoiceId,
+      lines.map((l) => l.id),
+      lines.map((l) => l.position),
+      lines.map((l) => l.description),
+      lines.map((l) => l.quantity),
+      lines.map((l) => l.unit_amount),
+      lines.map((l) => l.amount),
+      lines.map((l) => JSON.stringify(l.tax_rates)),
+    ],
+  );
+}
+
+export async function deleteLine(
+  db: Queryable,
+  scope: TenantScope,
+  invoiceId: string,
+  lineId: string,
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `DELETE FROM invoice_lines
+      WHERE tenant_id = $1 AND environment = $2 AND invoice_id = $3 AND id = $4`,
+    [scope.tenantId, scope.environment, invoiceId, lineId],
+  );
+  return rowCount === 1;
+}
+
+export async function deleteAllLines(
+  db: Queryable,
+  scope: TenantScope,
+  invoiceId: string,
+): Promise<void> {
+  await db.query(
+    `DELETE FROM invoice_lines WHERE tenant_id = $1 AND environment = $2 AND invoice_id = $3`,
+    [scope.tenantId, scope.environment, invoiceId],
+  );
+}
+
+export async function deleteInvoice(db: Queryable, scope: TenantScope, id: string): Promise<void> {
+  await db.query(`DELETE FROM invoices WHERE tenant_id = $1 AND environment = $2 AND id = $3`, [
+    scope.tenantId,
+    scope.environment,
+    id,
+  ]);
+}
+
+export async function updateDraft(
+  db: Queryable,
+  scope: TenantScope,
+  id: string,
+  fields: DraftFields,
+  totals: Totals,
+): Promise<InvoiceRow> {
+  const { rows } = await db.query<InvoiceRow>(
+    `UPDATE invoices
+        SET default_tax_rates = $4, due_date = $5, days_until_due = $6, memo = $7, metadata = $8,
+            tax_inclusive = $9, subtotal = $10, tax = $11, total_excluding_tax = $12,
+            total = $13, amount_remaining = $13 - amount_paid - amount_credited,
+            tax_amounts = $14, updated_at = clock_timestamp()
+      WHERE tenant_id = $1 AND environment = $2 AND id = $3 AND status = 'draft'
+      RETURNING ${COLUMNS}`,
+    [
+      scope.tenantId,
+      scope.environment,
+      id,
+      fields.default_tax_rates,
+      fields.due_date,
+      fields.days_until_due,
+      fields.memo,
+      JSON.stringify(fields.metadata),
+      totals.tax_inclusive,
+      totals.subtotal,
+      totals.tax,
+      totals.total_excluding_tax,
+      totals.total,
+      JSON.stringify(totals.tax_amounts),
+    ],
+  );
+  return rows[0]!;
+}
+
+export async function updateMetadata(
+  db: Queryable,
+  scope: TenantScope,
+  id: string,
+  metadata: Record<string, string>,
+): Promise<InvoiceRow> {
+  const { rows } = await db.query<InvoiceRow>(
+    `UPDATE invoices SET metadata = $4, updated_at = clock_timestamp()
+      WHERE tenant_id = $1 AND environment = $2 AND id = $3 RETURNING ${COLUMNS}`,
+    [scope.tenantId, scope.environment, id, JSON.stringify(metadata)],
+  );
+  return rows[0]!;
+}
+
+/** Issues a draft: number, frozen customer and breakdown, due date; paid at once when 0. */
+export async function markIssued(
+  db: Queryable,
+  scope: TenantScope,
+  id: string,
+  issue: {
+    number: string;
+    due_date: string | null;
+    customer_snapshot: CustomerSnapshot;
+    paid: boolean;
+  },
+  totals: Totals,
+): Promise<InvoiceRow> {
+  const { rows } = await db.query<InvoiceRow>(
+    `UPDATE invoices
+        SET number = $4, due_date = $5, customer_snapshot = $6, issued_at = clock_timestamp(),
+            status = CASE WHEN $7 THEN 'paid' ELSE 'open' END,
+            paid_at = CASE WHEN $7 THEN clock_timestamp() END,
+            tax_inclusive = $8, subtotal = $9, tax = $10, total_excluding_tax = $11,
+            total = $12, amount_remaining = $12 - amount_paid - amount_credited,
+            tax_amounts = $13, updated_at = clock_timestamp()
+      WHERE tenant_id = $1 AND environment = $2 AND id = $3 AND status = 'draft'
+      RETURNING ${COLUMNS}`,
+    [
+      scope.tenantId,
+      scope.environment,
+      id,
+      issue.number,
+      issue.due_date,
+      JSON.stringify(issue.customer_snapshot),
+      issue.paid,
+      totals.tax_inclusive,
+      totals.subtotal,
+      totals.tax,
+      totals.total_excluding_tax,
+      totals.total,
+      JSON.stringify(totals.tax_amounts),
+    ],
+  );
+  return rows[0]!;
+}
+
+// Each transition sets its status and timestamp; the service has checked the move first.
+const TRANSITION_SQL = {
+  pay: `status = 'paid', amount_paid = amount_paid + amount_remaining, amount_remaining = 0,
+        paid_at = clock_timestamp()`,
+  void: `status = 'void', voided_at = clock_timestamp()`,
+  mark_uncollectible: `status = 'uncollectible', marked_uncollectible_at = clock_timestamp()`,
+  send: `sent_at = clock_timestamp()`,
+};
+
+export async function applyTransition(
+  db: Queryable,
+  scope: TenantScope,
+  id: string,
+  action: keyof typeof TRANSITION_SQL,
+): Promise<InvoiceRow> {
+  const { rows } = await db.query<InvoiceRow>(
+    `UPDATE invoices SET ${TRANSITION_SQL[action]}, updated_at = clock_timestamp()
+      WHERE tenant_id = $1 AND environment = $2 AND id = $3 RETURNING ${COLUMNS}`,
+    [scope.tenantId, scope.environment, id],
+  );
+  return rows[0]!;
+}
+
+/** Credits (or reverses credits) on an invoice; the status moves with what is still owed. */
+export async function updateCredits(
+  db: Queryable,
+  scope: TenantScope,
+  id: string,
+  change: { credited: number; outOfBand: number; status: InvoiceStatus },
+): Promise<InvoiceRow> {
+  const { rows } = await db.query<InvoiceRow>(
+    `UPDATE invoices
+        SET amount_credited = amount_credited + $4,
+            out_of_band_amount = out_of_band_amount + $5,
+            amount_remaining = amount_remaining - $4,
+            paid_at = CASE WHEN $6 = 'paid' THEN coalesce(paid_at, clock_timestamp()) END,
+            status = $6, updated_at = clock_timestamp()
+      WHERE tenant_id = $1 AND environment = $2 AND id = $3 RETURNING ${COLUMNS}`,
+    [scope.tenantId, scope.environment, id, change.credited, change.outOfBand, change.status],
+  );
+  return rows[0]!;
+}
+
+/**
+ * The next invoice number of the tenant and environment. The counter row stays locked until
+ * the calling transaction ends: a rollback returns the number, so numbers have no gaps.
+ */
+export async function takeNextInvoiceNumber(db: Queryable, scope: TenantScope): Promise<number> {
+  const { rows } = await db.query<{ last_number: number }>(
+    `INSERT INTO invoice_number_counters AS c (tenant_id, environment, last_number)
+     VALUES ($1, $2, 1)
+     ON CONFLICT (tenant_id, environment) DO UPDATE SET last_number = c.last_number + 1
+     RETURNING last_number`,
+    [scope.tenantId, scope.environment],
+  );
+  return rows[0]!.last_number;
+}
+
+// Fixed texts per filter variant, each served by its own index (see the migration), so the
+// keyset condition is an index bound at any depth.
+const FILTERS = {
+  all: ['', 'invoices_page'],
+  customer: ['AND customer_id = $4', 'invoices_by_customer'],
+  status: ['AND status = $4', 'invoices_by_status'],
+  customerStatus: ['AND customer_id = $4 AND status = $5', 'invoices_by_customer_status'],
+} as const;
+
+function pageSql(filter: keyof typeof FILTERS, after: boolean): string {
+  const [condition] = FILTERS[filter];
+  const next = filter === 'customerStatus' ? 6 : filter === 'all' ? 4 : 5;
+  return `SELECT ${COLUMNS} FROM invoices
+           WHERE tenant_id = $1 AND environment = $2 ${condition}
+           ${after ? `AND (created_at, id) < ($${next}, $${next + 1})` : ''}
+           ORDER BY created_at DESC, id DESC LIMIT $3`;
+}
+
+const PAGE_SQL = Object.fromEntries(
+  (Object.keys(FILTERS) as (keyof typeof FILTERS)[]).flatMap((f) => [
+    [f, pageSql(f, false)],
+    [`${f}After`, pageSql(f, true)],
+  ]),
+) as Record<string, string>;
+
+/** One page of invoices, newest first (index per variant: see FILTERS). */
+export async function selectInvoicePage(
+  db: Queryable,
+  scope: TenantScope,
+  filters: { customerId?: string | undefined; status?: string | undefined },
+  after: PagePosition | null,
+  limit: number,
+): Promise<InvoiceRow[]> {
+  const values: unknown[] = [scope.tenantId, scope.environment, limit];
+  if (filters.customerId !== undefined) values.push(filters.customerId);
+  if (filters.status !== undefined) values.push(filters.status);
+  if (after) values.push(after.createdAt, after.id);
+  const filter: keyof typeof FILTERS =
+    filters.customerId !== undefined
+      ? filters.status !== undefined
+        ? 'customerStatus'
+        : 'customer'
+      : filters.status !== undefined
+        ? 'status'
+        : 'all';
+  const { rows } = await db.query<InvoiceRow>(PAGE_SQL[after ? `${filter}After` : filter]!, values);
+  return rows;
+}

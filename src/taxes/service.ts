@@ -1,0 +1,189 @@
+// Tax rate rules: exact percentages, immutable tax terms, activity, events; and the look-up
+// invoices (and credit notes) use to apply rates.
+import type { Db, Queryable, Tx } from '../db/pool.ts';
+import { isCountryCode } from '../customers/service.ts';
+import { recordEvent } from '../events/service.ts';
+import { ParameterInvalidError, ResourceMissingError } from '../http/errors.ts';
+import type { PageRequest } from '../http/paging.ts';
+import { newId } from '../ids.ts';
+import type { TenantScope } from '../tenancy.ts';
+import type { RateForBreakdown } from './breakdown.ts';
+import { formatPercentage, parsePercentage, percentageToNumber } from './percentage.ts';
+import type { TaxRate, TaxRateCreate, TaxRateUpdate } from './schemas.ts';
+import {
+  insertTaxRate,
+  selectTaxRate,
+  selectTaxRatePage,
+  selectTaxRates,
+  updateTaxRate as updateTaxRateRow,
+  type TaxRateMutable,
+  type TaxRateRow,
+} from './store.ts';
+
+export { allocateCredit, remainingCreditable, type CreditAllocation } from './allocation.ts';
+export { computeTaxBreakdown, MixedTaxBehaviourError, type TaxBreakdown } from './breakdown.ts';
+
+export function taxRateFromRow(row: TaxRateRow): TaxRate {
+  return {
+    id: row.id,
+    object: 'tax_rate',
+    displayName: row.display_name,
+    percentage: percentageToNumber(readPercentage(row)),
+    inclusive: row.inclusive,
+    taxType: row.tax_type,
+    country: row.country,
+    state: row.state,
+    jurisdiction: row.jurisdiction,
+    description: row.description,
+    active: row.active,
+    metadata: row.metadata,
+    environment: row.environment,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+function readPercentage(row: TaxRateRow): bigint {
+  const units = parsePercentage(row.percentage);
+  if (units === null) throw new RangeError(`stored percentage ${row.percentage} is unreadable`);
+  return units;
+}
+
+export function rateForBreakdown(row: TaxRateRow): RateForBreakdown {
+  return {
+    id: row.id,
+    displayName: row.display_name,
+    percentage: readPercentage(row),
+    inclusive: row.inclusive,
+  };
+}
+
+function checkedPercentage(value: number): bigint {
+  const units = parsePercentage(value);
+  if (units === null) {
+    throw new ParameterInvalidError(
+      'percentage',
+      'percentage must be at least 0 and below 100, with at most 4 decimal places.',
+    );
+  }
+  return units;
+}
+
+function checkedCountry(country: string | null | undefined): string | null {
+  if (country == null) return null;
+  if (!isCountryCode(country)) {
+    throw new ParameterInvalidError('country', `Unknown country code '${country}'.`);
+  }
+  return country;
+}
+
+export async function createTaxRate(
+  tx: Tx,
+  scope: TenantScope,
+  input: TaxRateCreate,
+): Promise<TaxRate> {
+  const percentage = checkedPercentage(input.percentage);
+  const row = await insertTaxRate(
+    tx,
+    scope,
+    newId('txr'),
+    {
+      percentage: formatPercentage(percentage),
+      inclusive: input.inclusive,
+      tax_type: input.taxType ?? null,
+    },
+    {
+      display_name: input.displayName,
+      country: checkedCountry(input.country),
+      state: input.state ?? null,
+      jurisdiction: input.jurisdiction ?? null,
+      description: input.description ?? null,
+      active: input.active ?? true,
+      metadata: input.metadata ?? {},
+    },
+  );
+  const rate = taxRateFromRow(row);
+  await recordEvent(tx, scope, 'tax_rate.created', rate);
+  return rate;
+}
+
+export async function getTaxRate(db: Queryable, scope: TenantScope, id: string): Promise<TaxRate> {
+  const row = await selectTaxRate(db, scope, id);
+  if (!row) throw new ResourceMissingError('tax rate', id);
+  return taxRateFromRow(row);
+}
+
+function refuseChange(param: string): never {
+  throw new ParameterInvalidError(
+    param,
+    `${param} cannot change after creation (issued invoices refer to it); create a new tax rate instead.`,
+  );
+}
+
+export async function updateTaxRate(
+  tx: Tx,
+  scope: TenantScope,
+  id: string,
+  patch: TaxRateUpdate,
+): Promise<TaxRate> {
+  const current = await selectTaxRate(tx, scope, id, { forUpdate: true });
+  if (!current) throw new ResourceMissingError('tax rate', id);
+  // The tax terms may be repeated (a client sending back what it read) but never changed.
+  if (
+    patch.percentage !== undefined &&
+    checkedPercentage(patch.percentage) !== readPercentage(current)
+  ) {
+    refuseChange('percentage');
+  }
+  if (patch.inclusive !== undefined && patch.inclusive !== current.inclusive) {
+    refuseChange('inclusive');
+  }
+  if (patch.taxType !== undefined && patch.taxType !== current.tax_type) refuseChange('taxType');
+  const fields: TaxRateMutable = {
+    display_name: patch.displayName ?? current.display_name,
+    country: patch.country === undefined ? current.country : checkedCountry(patch.country),
+    state: patch.state === undefined ? current.state : patch.state,
+    jurisdiction: patch.jurisdiction === undefined ? current.jurisdiction : patch.jurisdiction,
+    description: patch.description === undefined ? current.description : patch.description,
+    active: patch.active ?? current.active,
+    metadata: patch.metadata === undefined ? current.metadata : (patch.metadata ?? {}),
+  };
+  const rate = taxRateFromRow(await updateTaxRateRow(tx, scope, id, fields));
+  await recordEvent(tx, scope, 'tax_rate.updated', rate);
+  return rate;
+}
+
+export async function listTaxRates(
+  db: Db,
+  scope: TenantScope,
+  filters: { active?: boolean | undefined },
+  page: PageRequest,
+): Promise<TaxRateRow[]> {
+  return selectTaxRatePage(db, scope, filters, page.after, page.limit + 1);
+}
+
+/**
+ * The rates an invoice names, from this tenant and environment only: an id of another tenant
+ * or environment is as unknown as a made-up one (404 resource_missing, `param` names where).
+ * Rates in `newlyUsed` must be active: an inactive rate stays on the documents that already
+ * carry it but is refused for new use (400 parameter_invalid).
+ */
+export async function getTaxRatesForUse(
+  db: Queryable,
+  scope: TenantScope,
+  uses: readonly { ids: readonly string[]; param: string }[],
+  newlyUsed: ReadonlySet<string>,
+): Promise<Map<string, RateForBreakdown>> {
+  const wanted = [...new Set(uses.flatMap((u) => u.ids))];
+  const rows = new Map((await selectTaxRates(db, scope, wanted)).map((r) => [r.id, r]));
+  for (const use of uses) {
+    for (const id of use.ids) {
+      const row = rows.get(id);
+      if (!row) throw new ResourceMissingError('tax rate', id, use.param);
+      if (!row.active && newlyUsed.has(id)) {
+        throw new ParameterInvalidError(use.param, `The tax rate '${id}' is inactive.`);
+      }
+    }
+  }
+  return new Map([...rows.values()].map((row) => [row.id, rateForBreakdown(row)]));
+}

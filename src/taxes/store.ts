@@ -1,0 +1,150 @@
+// SQL for tax rates. Every query takes the tenant and the environment.
+import type { Queryable } from '../db/pool.ts';
+import type { PagePosition } from '../http/paging.ts';
+import type { TenantScope } from '../tenancy.ts';
+
+export interface TaxRateRow {
+  tenant_id: string;
+  environment: 'live' | 'test';
+  id: string;
+  display_name: string;
+  /** numeric(7,4) as PostgreSQL prints it, e.g. "8.8750": read with parsePercentage. */
+  percentage: string;
+  inclusive: boolean;
+  tax_type: 'vat' | 'gst' | 'sales_tax' | 'other' | null;
+  country: string | null;
+  state: string | null;
+  jurisdiction: string | null;
+  description: string | null;
+  active: boolean;
+  metadata: Record<string, string>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The fields PATCH may change. */
+export type TaxRateMutable = Pick<
+  TaxRateRow,
+  'display_name' | 'country' | 'state' | 'jurisdiction' | 'description' | 'active' | 'metadata'
+>;
+
+export async function insertTaxRate(
+  db: Queryable,
+  scope: TenantScope,
+  id: string,
+  fixed: Pick<TaxRateRow, 'percentage' | 'inclusive' | 'tax_type'>,
+  fields: TaxRateMutable,
+): Promise<TaxRateRow> {
+  const { rows } = await db.query<TaxRateRow>(
+    `INSERT INTO tax_rates (tenant_id, environment, id, percentage, inclusive, tax_type,
+                            display_name, country, state, jurisdiction, description, active, metadata)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING *`,
+    [
+      scope.tenantId,
+      scope.environment,
+      id,
+      fixed.percentage,
+      fixed.inclusive,
+      fixed.tax_type,
+      fields.display_name,
+      fields.country,
+      fields.state,
+      fields.jurisdiction,
+      fields.description,
+      fields.active,
+      JSON.stringify(fields.metadata),
+    ],
+  );
+  return rows[0]!;
+}
+
+export async function selectTaxRate(
+  db: Queryable,
+  scope: TenantScope,
+  id: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<TaxRateRow | undefined> {
+  const { rows } = await db.query<TaxRateRow>(
+    `SELECT * FROM tax_rates WHERE tenant_id = $1 AND environment = $2 AND id = $3
+     ${options.forUpdate ? 'FOR UPDATE' : ''}`,
+    [scope.tenantId, scope.environment, id],
+  );
+  return rows[0];
+}
+
+/** The rates among `ids` that exist in this tenant and environment (primary key look-ups). */
+export async function selectTaxRates(
+  db: Queryable,
+  scope: TenantScope,
+  ids: readonly string[],
+): Promise<TaxRateRow[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await db.query<TaxRateRow>(
+    `SELECT * FROM tax_rates WHERE tenant_id = $1 AND environment = $2 AND id = ANY($3::text[])`,
+    [scope.tenantId, scope.environment, ids],
+  );
+  return rows;
+}
+
+export async function updateTaxRate(
+  db: Queryable,
+  scope: TenantScope,
+  id: string,
+  fields: TaxRateMutable,
+): Promise<TaxRateRow> {
+  const { rows } = await db.query<TaxRateRow>(
+    `UPDATE tax_rates SET display_name = $4, country = $5, state = $6, jurisdiction = $7,
+            description = $8, active = $9, metadata = $10, updated_at = clock_timestamp()
+      WHERE tenant_id = $1 AND environment = $2 AND id = $3 RETURNING *`,
+    [
+      scope.tenantId,
+      scope.environment,
+      id,
+      fields.display_name,
+      fields.country,
+      fields.state,
+      fields.jurisdiction,
+      fields.description,
+      fields.active,
+      JSON.stringify(fields.metadata),
+    ],
+  );
+  return rows[0]!;
+}
+
+// Fixed texts per variant, so the keyset condition is an index bound (see customers/store.ts).
+const PAGE_SQL = {
+  all: `SELECT * FROM tax_rates WHERE tenant_id = $1 AND environment = $2
+        ORDER BY created_at DESC, id DESC LIMIT $3`,
+  allAfter: `SELECT * FROM tax_rates WHERE tenant_id = $1 AND environment = $2
+               AND (created_at, id) < ($4, $5)
+             ORDER BY created_at DESC, id DESC LIMIT $3`,
+  active: `SELECT * FROM tax_rates WHERE tenant_id = $1 AND environment = $2 AND active = $4
+           ORDER BY created_at DESC, id DESC LIMIT $3`,
+  activeAfter: `SELECT * FROM tax_rates WHERE tenant_id = $1 AND environment = $2 AND active = $4
+                  AND (created_at, id) < ($5, $6)
+                ORDER BY created_at DESC, id DESC LIMIT $3`,
+};
+
+/** One page, newest first: index tax_rates_page, or tax_rates_by_active with the filter. */
+export async function selectTaxRatePage(
+  db: Queryable,
+  scope: TenantScope,
+  filters: { active?: boolean | undefined },
+  after: PagePosition | null,
+  limit: number,
+): Promise<TaxRateRow[]> {
+  const values: unknown[] = [scope.tenantId, scope.environment, limit];
+  if (filters.active !== undefined) values.push(filters.active);
+  if (after) values.push(after.createdAt, after.id);
+  const text =
+    filters.active !== undefined
+      ? after
+        ? PAGE_SQL.activeAfter
+        : PAGE_SQL.active
+      : after
+        ? PAGE_SQL.allAfter
+        : PAGE_SQL.all;
+  const { rows } = await db.query<TaxRateRow>(text, values);
+  return rows;
+}
