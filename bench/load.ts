@@ -12,8 +12,10 @@ interface LoadSpec {
   seconds: number;
   /** A fresh Idempotency-Key on every request. */
   freshIdempotencyKey?: boolean;
-  /** Paths taken in turn, one per request (e.g. a different draft to issue each time). */
-  paths?: string[];
+  /** Paths taken in turn, one per request (e.g. a different draft to issue each time):
+   * `{n}` in the template becomes 1, 2, … zero-padded to 9 digits, up to pathCount. */
+  pathTemplate?: string;
+  pathCount?: number;
 }
 
 const spec = JSON.parse(process.argv[2] ?? '{}') as LoadSpec;
@@ -36,7 +38,10 @@ const result = await autocannon({
             'idempotency-key': `bench-${process.pid}-${n}`,
           };
         }
-        if (spec.paths) next.path = spec.paths[(n - 1) % spec.paths.length]!;
+        if (spec.pathTemplate) {
+          const i = ((n - 1) % (spec.pathCount ?? 1)) + 1;
+          next.path = spec.pathTemplate.replace('{n}', String(i).padStart(9, '0'));
+        }
         return next;
       },
     },

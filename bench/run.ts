@@ -329,7 +329,8 @@ if (invoiceIds.customerId) {
     url: base,
     method: 'POST',
     headers: auth,
-    paths: drafts.draftIds.map((id) => `/v1/invoices/${id}/issue`),
+    pathTemplate: '/v1/invoices/inv_draft{n}/issue',
+    pathCount: drafts.seeded,
   });
   record(
     'POST /v1/invoices/{id}/issue',

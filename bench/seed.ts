@@ -21,7 +21,6 @@ export interface SeededInvoices {
   seeded: number;
   sample: string | null;
   customerId: string | null;
-  draftIds: string[];
 }
 
 /**
@@ -55,13 +54,5 @@ export async function seedInvoices(
       [scope.tenantId, scope.environment, prefix, start, end],
     );
   }
-  const draftIds = options.draftsOnly
-    ? Array.from({ length: count }, (_, i) => `${prefix}${String(i + 1).padStart(9, '0')}`)
-    : [];
-  return {
-    seeded: count,
-    sample: `${prefix}000000001`,
-    customerId: 'cus_bench000000001',
-    draftIds,
-  };
+  return { seeded: count, sample: `${prefix}000000001`, customerId: 'cus_bench000000001' };
 }

@@ -5,6 +5,8 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl: string | undefined;
+  /** Connections each instance keeps to PostgreSQL. */
+  databasePoolSize: number;
   /** Port of the embedded PostgreSQL (only used without DATABASE_URL). */
   embeddedPgPort: number;
   /** Folder for the embedded database, the mail outbox and other local state. */
@@ -96,6 +98,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: int('PORT', 3000, 0, 65535),
     host: env.HOST || '127.0.0.1',
     databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
+    databasePoolSize: int('DATABASE_POOL_SIZE', 20, 2, 1000),
     embeddedPgPort: int('EMBEDDED_PG_PORT', 54329, 1, 65535),
     dataDir: env.DATA_DIR || './data',
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),

@@ -14,7 +14,7 @@ export interface OpenDatabase {
 export async function openDatabase(
   config: Config,
   log: (message: string) => void,
-  poolSize = 20,
+  poolSize = config.databasePoolSize,
 ): Promise<OpenDatabase> {
   if (config.databaseUrl) {
     const db = createPool(config.databaseUrl, poolSize);

@@ -70,6 +70,63 @@ function send(reply: FastifyReply, status: number, body: string): FastifyReply {
   return reply.code(status).type('application/json; charset=utf-8').send(body);
 }
 
+interface KeySlot {
+  tenantId: string;
+  environment: string;
+  key: string;
+  lock: string;
+}
+
+/** Takes the key's in-flight lock for the transaction: at once or not at all, or waiting. */
+async function lockKey(tx: Tx, lock: string, wait: boolean): Promise<boolean> {
+  const { rows } = await tx.query<{ locked: boolean }>({
+    name: wait ? 'idempotency_lock_wait' : 'idempotency_lock',
+    text: wait
+      ? 'SELECT true AS locked FROM pg_advisory_xact_lock(hashtextextended($1, 0))'
+      : 'SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked',
+    values: [lock],
+  });
+  return rows[0]?.locked === true;
+}
+
+// A statement of its own, after the lock: in READ COMMITTED a statement's snapshot is taken
+// when it starts, so only a read that starts once the lock is held is sure to see the record
+// its previous holder committed.
+async function readStored(tx: Tx, slot: KeySlot): Promise<StoredResult | undefined> {
+  const { rows } = await tx.query<StoredResult>({
+    name: 'idempotency_stored',
+    text: `SELECT fingerprint, status_code, response_body,
+                  created_at < now() - make_interval(hours => $4) AS expired
+             FROM idempotency_keys WHERE tenant_id = $1 AND environment = $2 AND key = $3`,
+    values: [slot.tenantId, slot.environment, slot.key, RETENTION_HOURS],
+  });
+  return rows[0];
+}
+
+async function deleteStored(tx: Tx, slot: KeySlot): Promise<void> {
+  await tx.query(
+    'DELETE FROM idempotency_keys WHERE tenant_id = $1 AND environment = $2 AND key = $3',
+    [slot.tenantId, slot.environment, slot.key],
+  );
+}
+
+/** Answers a repeat from the store; the same key with another request is 422. */
+async function replay(
+  tx: Tx,
+  reply: FastifyReply,
+  stored: StoredResult,
+  print: Buffer,
+): Promise<FastifyReply> {
+  await tx.query('ROLLBACK');
+  if (!stored.fingerprint.equals(print)) {
+    throw new IdempotencyKeyReusedError(
+      'This Idempotency-Key was used with a different request (method, path or body).',
+    );
+  }
+  reply.header('idempotent-replayed', 'true');
+  return send(reply, stored.status_code, stored.response_body);
+}
+
 /**
  * Runs a write: `work` gets a transaction and returns the response body; the reply is
  * `status` with that body. With an Idempotency-Key, the result is stored with the work, and
@@ -93,41 +150,17 @@ export async function sendWrite(
       return send(reply, status, body);
     }
     const { tenantId, environment } = request.actor;
-    const { rows: lock } = await tx.query<{ locked: boolean }>(
-      'SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked',
-      [`idem\n${tenantId}\n${environment}\n${key}`],
-    );
-    if (!lock[0]?.locked) {
+    const slot = { tenantId, environment, key, lock: `idem\n${tenantId}\n${environment}\n${key}` };
+    if (!(await lockKey(tx, slot.lock, false))) {
       throw new IdempotencyKeyInUseError(
         'A request with this Idempotency-Key is still being processed; retry later.',
       );
     }
     const print = fingerprint(request);
-    const { rows } = await tx.query<StoredResult>(
-      `SELECT fingerprint, status_code, response_body,
-              created_at < now() - make_interval(hours => $4) AS expired
-         FROM idempotency_keys WHERE tenant_id = $1 AND environment = $2 AND key = $3`,
-      [tenantId, environment, key, RETENTION_HOURS],
-    );
-    const stored = rows[0];
-    if (stored && !stored.expired) {
-      await tx.query('ROLLBACK');
-      if (!stored.fingerprint.equals(print)) {
-        throw new IdempotencyKeyReusedError(
-          'This Idempotency-Key was used with a different request (method, path or body).',
-        );
-      }
-      reply.header('idempotent-replayed', 'true');
-      return send(reply, stored.status_code, stored.response_body);
-    }
-    if (stored) {
-      await tx.query(
-        'DELETE FROM idempotency_keys WHERE tenant_id = $1 AND environment = $2 AND key = $3',
-        [tenantId, environment, key],
-      );
-    }
+    let stored = await readStored(tx, slot);
+    if (stored && !stored.expired) return replay(tx, reply, stored, print);
+    if (stored) await deleteStored(tx, slot);
 
-    await tx.query('SAVEPOINT work');
     let resultStatus = status;
     let body: string;
     try {
@@ -135,16 +168,24 @@ export async function sendWrite(
     } catch (error) {
       const apiError = toApiError(error);
       if (!isStored(apiError.status)) throw error;
-      // The work's effects are undone; its refusal is kept, so a retry gets the same answer.
-      await tx.query('ROLLBACK TO SAVEPOINT work');
+      // The work's effects go with the whole transaction; its refusal is then kept in a new
+      // one, under the key's lock again, so a retry gets the same answer. (No savepoint on
+      // every write: this path is rare, the successful one is hot.)
+      await tx.query('ROLLBACK');
+      await tx.query('BEGIN');
+      await lockKey(tx, slot.lock, true);
+      stored = await readStored(tx, slot);
+      if (stored && !stored.expired) return replay(tx, reply, stored, print);
+      if (stored) await deleteStored(tx, slot);
       resultStatus = apiError.status;
       body = JSON.stringify(envelope(apiError, request.id));
     }
-    await tx.query(
-      `INSERT INTO idempotency_keys (tenant_id, environment, key, fingerprint, status_code, response_body)
+    await tx.query({
+      name: 'idempotency_store',
+      text: `INSERT INTO idempotency_keys (tenant_id, environment, key, fingerprint, status_code, response_body)
        VALUES ($1, $2, $3, $4, $5, $6)`,
-      [tenantId, environment, key, print, resultStatus, body],
-    );
+      values: [tenantId, environment, key, print, resultStatus, body],
+    });
     await tx.query('COMMIT');
     return send(reply, resultStatus, body);
   } catch (error) {

@@ -118,7 +118,7 @@ export async function createInvoice(
   if (input.dueDate !== undefined && input.daysUntilDue !== undefined) {
     throw new ParameterInvalidError('daysUntilDue', 'Give dueDate or daysUntilDue, not both.');
   }
-  await getCustomerRow(tx, scope, input.customerId);
+  const customer = await getCustomerRow(tx, scope, input.customerId);
   const fields: DraftFields = {
     default_tax_rates: input.defaultTaxRates ?? [],
     due_date: checkedDate(input.dueDate, 'dueDate'),
@@ -126,22 +126,29 @@ export async function createInvoice(
     memo: input.memo ?? null,
     metadata: input.metadata ?? {},
   };
-  const lines = newLines(input.lines ?? [], 1, (i) => `lines.${i}.`);
+  const id = newId('inv');
+  const lines = newLines(input.lines ?? [], 1, (i) => `lines.${i}.`).map((l) => ({
+    ...l,
+    invoice_id: id,
+  }));
+  // Priced before it is written: one INSERT with its totals (this is the API's hottest write).
+  const totals = await priceWithRates(
+    tx,
+    scope,
+    fields.default_tax_rates,
+    lines,
+    customer.tax_exempt,
+    { newlyUsed: rateIdsOf(fields.default_tax_rates, lines), param: 'lines' },
+  );
   const row = await insertInvoice(
     tx,
     scope,
-    { id: newId('inv'), customer_id: input.customerId, currency: input.currency },
+    { id, customer_id: input.customerId, currency: input.currency },
     fields,
+    totals,
   );
-  await insertLines(tx, scope, row.id, lines);
-  const invoice = await saveDraft(
-    tx,
-    scope,
-    row,
-    fields,
-    lines.map((l) => ({ ...l, invoice_id: row.id })),
-    { newlyUsed: rateIdsOf(fields.default_tax_rates, lines), param: 'lines' },
-  );
+  if (lines.length > 0) await insertLines(tx, scope, id, lines);
+  const invoice = invoiceFromRow(row, lines);
   await recordEvent(tx, scope, 'invoice.created', invoice);
   return invoice;
 }

@@ -77,17 +77,23 @@ const COLUMNS = `tenant_id, environment, id, customer_id, number, status, curren
   days_until_due, memo, metadata, customer_snapshot, issued_at, paid_at, voided_at,
   marked_uncollectible_at, sent_at, created_at, updated_at`;
 
+/** A new draft, priced already (one statement: no insert-then-update on the hot path). */
 export async function insertInvoice(
   db: Queryable,
   scope: TenantScope,
   invoice: { id: string; customer_id: string; currency: string },
   fields: DraftFields,
+  totals: Totals,
 ): Promise<InvoiceRow> {
-  const { rows } = await db.query<InvoiceRow>(
-    `INSERT INTO invoices (tenant_id, environment, id, customer_id, currency, status,
-                           default_tax_rates, due_date, days_until_due, memo, metadata)
-     VALUES ($1, $2, $3, $4, $5, 'draft', $6, $7, $8, $9, $10) RETURNING ${COLUMNS}`,
-    [
+  const { rows } = await db.query<InvoiceRow>({
+    name: 'insert_invoice',
+    text: `INSERT INTO invoices (tenant_id, environment, id, customer_id, currency, status,
+                           default_tax_rates, due_date, days_until_due, memo, metadata,
+                           tax_inclusive, subtotal, tax, total_excluding_tax, total,
+                           amount_remaining, tax_amounts)
+     VALUES ($1, $2, $3, $4, $5, 'draft', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15, $16)
+     RETURNING ${COLUMNS}`,
+    values: [
       scope.tenantId,
       scope.environment,
       invoice.id,
@@ -98,8 +104,14 @@ export async function insertInvoice(
       fields.days_until_due,
       fields.memo,
       JSON.stringify(fields.metadata),
+      totals.tax_inclusive,
+      totals.subtotal,
+      totals.tax,
+      totals.total_excluding_tax,
+      totals.total,
+      JSON.stringify(totals.tax_amounts),
     ],
-  );
+  });
   return rows[0]!;
 }
 

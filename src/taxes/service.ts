@@ -175,7 +175,9 @@ export async function getTaxRatesForUse(
   newlyUsed: ReadonlySet<string>,
 ): Promise<Map<string, RateForBreakdown>> {
   const wanted = [...new Set(uses.flatMap((u) => u.ids))];
-  const rows = new Map((await selectTaxRates(db, scope, wanted)).map((r) => [r.id, r]));
+  // No rates named (the common untaxed draft): no query.
+  const found = wanted.length === 0 ? [] : await selectTaxRates(db, scope, wanted);
+  const rows = new Map(found.map((r) => [r.id, r]));
   for (const use of uses) {
     for (const id of use.ids) {
       const row = rows.get(id);
