@@ -1,5 +1,92 @@
 // HTTP for credit-notes: schema, scope, call the service, shape the reply.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../app.ts';
+import { sendWrite } from '../http/idempotency.ts';
+import { buildPage, listBinding, Page, readPageRequest } from '../http/paging.ts';
+import { errorResponses, IdempotencyHeaders, IdParams } from '../http/schemas.ts';
+import { CreditNote, CreditNoteCreate, CreditNoteListQuery } from './schemas.ts';
+import { createCreditNote, getCreditNote, listCreditNotes, voidCreditNote } from './service.ts';
 
-export function registerCreditNoteRoutes(_server: FastifyInstance, _deps: AppDeps): void {}
+const tags = ['Credit notes'];
+const write = { scope: 'invoices:write' as const };
+const read = { scope: 'invoices:read' as const };
+const NoBody = Type.Object({}, { additionalProperties: false });
+
+export function registerCreditNoteRoutes(server: FastifyInstance, { db, cursors }: AppDeps): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.post(
+    '/v1/credit-notes',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Credit an open or paid invoice',
+        description:
+          'Give `amount` or `lines`, not both. Every amount is gross (tax included) in the invoice’s minor unit: `amount`, and a line without `invoiceLineId`, is split over the invoice’s frozen tax breakdown in proportion to each part (largest remainder); a line with `invoiceLineId` is split over that line’s own tax rates and is at most what the line was charged, tax included, less earlier credits of it. The credit note takes the invoice’s currency (a `currency` field is refused as unknown). Together the invoice’s credit notes that are not void never exceed its total: beyond what is left is 400 parameter_invalid naming `amount` or the line. On an open invoice the credit lowers `amountRemaining` (paid when it reaches 0); on a paid one it is recorded as refunded outside the API (`outOfBandAmount`). Other invoice statuses: 409 state_invalid; an invoice of another tenant or environment: 404 resource_missing (param invoiceId). The number (CN-000001…) is gapless per tenant and environment.',
+        headers: IdempotencyHeaders,
+        body: CreditNoteCreate,
+        response: { 201: CreditNote, ...errorResponses(404, 409, 413, 415, 422) },
+      },
+    },
+    async (request, reply) =>
+      sendWrite(request, reply, db, 201, (tx) => createCreditNote(tx, request.actor, request.body)),
+  );
+
+  app.get(
+    '/v1/credit-notes',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'List credit notes, newest first',
+        querystring: CreditNoteListQuery,
+        response: { 200: Page(CreditNote), ...errorResponses() },
+      },
+    },
+    async (request) => {
+      const { invoiceId } = request.query;
+      const binding = listBinding(request.actor, 'credit_notes', { invoiceId });
+      const page = readPageRequest(cursors, request.query, binding);
+      const rows = await listCreditNotes(db, request.actor, { invoiceId }, page);
+      return buildPage(cursors, rows, page, binding, (r) => r.creditNote);
+    },
+  );
+
+  app.get(
+    '/v1/credit-notes/:id',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'Retrieve a credit note',
+        params: IdParams,
+        response: { 200: CreditNote, ...errorResponses(404) },
+      },
+    },
+    async (request) => getCreditNote(db, request.actor, request.params.id),
+  );
+
+  app.post(
+    '/v1/credit-notes/:id/void',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Void a credit note',
+        description:
+          'Gives the invoice back exactly what the credit note took (`amountCredited`, `amountRemaining`, `outOfBandAmount`); an invoice the credit note had paid returns to open with `paidAt` cleared (invoice.updated). A void credit note, or one whose invoice is void, is 409 state_invalid.',
+        params: IdParams,
+        headers: IdempotencyHeaders,
+        body: NoBody,
+        response: { 200: CreditNote, ...errorResponses(404, 409, 413, 415, 422) },
+      },
+    },
+    async (request, reply) =>
+      sendWrite(request, reply, db, 200, (tx) =>
+        voidCreditNote(tx, request.actor, request.params.id),
+      ),
+  );
+}

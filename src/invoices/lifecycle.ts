@@ -11,7 +11,7 @@ import type { TenantScope } from '../tenancy.ts';
 import type { InvoiceMailer } from './mail.ts';
 import { assertAllowed, invoiceFromRow, loadInvoiceRow, withLines } from './model.ts';
 import { nextInvoiceNumber } from './numbering.ts';
-import { renderInvoicePdf } from './pdf.ts';
+import { renderInvoicePdf, type CreditNotesOfInvoice } from './pdf.ts';
 import { priceWithRates } from './pricing.ts';
 import type { CustomerSnapshot, Invoice } from './schemas.ts';
 import { applyTransition, markIssued, selectLines } from './store.ts';
@@ -100,17 +100,22 @@ export function markInvoiceUncollectible(tx: Tx, scope: TenantScope, id: string)
   return transition(tx, scope, id, 'mark_uncollectible', 'invoice.marked_uncollectible');
 }
 
-/** The PDF of any invoice; a draft shows the customer as it is now, and no number. */
+/**
+ * The PDF of any invoice; a draft shows the customer as it is now, and no number. With
+ * `creditNotesOf`, the PDF lists the invoice's credit notes.
+ */
 export async function getInvoicePdf(
   db: Queryable,
   scope: TenantScope,
   id: string,
+  creditNotesOf?: CreditNotesOfInvoice,
 ): Promise<{ filename: string; pdf: Buffer }> {
   const invoice = await withLines(db, scope, await loadInvoiceRow(db, scope, id));
   const customer =
     invoice.customer ?? snapshotOf(await getCustomerRow(db, scope, invoice.customerId));
   const seller = await getTenant(db, scope.tenantId);
-  const pdf = await renderInvoicePdf({ invoice, seller, customer });
+  const creditNotes = creditNotesOf ? await creditNotesOf(db, scope, id) : [];
+  const pdf = await renderInvoicePdf({ invoice, seller, customer, creditNotes });
   return { filename: `${invoice.number ?? invoice.id}.pdf`, pdf };
 }
 
@@ -131,6 +136,7 @@ export async function sendInvoice(
   scope: TenantScope,
   id: string,
   mailer: InvoiceMailer,
+  creditNotesOf?: CreditNotesOfInvoice,
 ): Promise<Invoice> {
   const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
   assertAllowed(row, 'send');
@@ -143,7 +149,13 @@ export async function sendInvoice(
   }
   const invoice = await withLines(tx, scope, row);
   const seller = await getTenant(tx, scope.tenantId);
-  const pdf = await renderInvoicePdf({ invoice, seller, customer: invoice.customer! });
+  const creditNotes = creditNotesOf ? await creditNotesOf(tx, scope, id) : [];
+  const pdf = await renderInvoicePdf({
+    invoice,
+    seller,
+    customer: invoice.customer!,
+    creditNotes,
+  });
   const sellerName = seller.legalName ?? seller.name;
   const amount = formatMoney(invoice.amountRemaining, invoice.currency);
   try {

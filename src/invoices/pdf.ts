@@ -2,8 +2,10 @@
 // lines, the tax breakdown per rate, totals excluding and including tax, what was paid and
 // credited, and what remains. Money is shown in its currency (money/format.ts).
 import PDFDocument from 'pdfkit';
+import type { Queryable } from '../db/pool.ts';
 import type { Tenant } from '../keys/service.ts';
 import { formatMoney } from '../money/format.ts';
+import type { TenantScope } from '../tenancy.ts';
 import type { CustomerSnapshot, Invoice } from './schemas.ts';
 
 /** A credit note as the invoice PDF lists it (the credit-note module fills the list). */
@@ -13,6 +15,16 @@ export interface CreditNoteOnPdf {
   total: number;
   reason: string | null;
 }
+
+/**
+ * Reads an invoice's credit notes for its PDF. The credit-note module provides it (routes pass
+ * it in), so this module need not import the one that builds on it.
+ */
+export type CreditNotesOfInvoice = (
+  db: Queryable,
+  scope: TenantScope,
+  invoiceId: string,
+) => Promise<readonly CreditNoteOnPdf[]>;
 
 export interface InvoicePdfInput {
   invoice: Invoice;

@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../app.ts';
+import { creditNotesForInvoicePdf } from '../credit-notes/service.ts';
 import { sendWrite } from '../http/idempotency.ts';
 import { buildPage, listBinding, Page, readPageRequest } from '../http/paging.ts';
 import { errorResponses, IdempotencyHeaders, IdParams } from '../http/schemas.ts';
@@ -229,7 +230,7 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
     },
     async (request, reply) =>
       sendWrite(request, reply, db, 200, (tx) =>
-        sendInvoice(tx, request.actor, request.params.id, mailer),
+        sendInvoice(tx, request.actor, request.params.id, mailer, creditNotesForInvoicePdf),
       ),
   );
 
@@ -240,7 +241,8 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
       schema: {
         tags,
         summary: 'The invoice as a PDF document',
-        description: 'application/pdf. A draft is rendered as a draft, without a number.',
+        description:
+          'application/pdf. A draft is rendered as a draft, without a number. The credit notes of the invoice that are not void are listed with their number, date, reason and amount.',
         params: IdParams,
         response: {
           200: {
@@ -252,7 +254,12 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
       },
     },
     async (request, reply) => {
-      const { filename, pdf } = await getInvoicePdf(db, request.actor, request.params.id);
+      const { filename, pdf } = await getInvoicePdf(
+        db,
+        request.actor,
+        request.params.id,
+        creditNotesForInvoicePdf,
+      );
       return reply
         .type('application/pdf')
         .header('content-disposition', `inline; filename="${filename}"`)

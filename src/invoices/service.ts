@@ -42,6 +42,7 @@ export {
   voidInvoice,
 } from './lifecycle.ts';
 export { invoiceFromRow } from './model.ts';
+export type { CreditNoteOnPdf, CreditNotesOfInvoice } from './pdf.ts';
 export {
   applyCreditToInvoice,
   lockInvoiceForCredit,

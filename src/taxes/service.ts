@@ -20,7 +20,20 @@ import {
   type TaxRateRow,
 } from './store.ts';
 
-export { allocateCredit, remainingCreditable, type CreditAllocation } from './allocation.ts';
+export {
+  allocateCredit,
+  creditableTotal,
+  remainingCreditable,
+  type Creditable,
+  type CreditAllocation,
+} from './allocation.ts';
+export {
+  allocateLineCredit,
+  combineAllocations,
+  lineCreditable,
+  lineGross,
+  type LineForCredit,
+} from './line-allocation.ts';
 export { computeTaxBreakdown, MixedTaxBehaviourError, type TaxBreakdown } from './breakdown.ts';
 
 export function taxRateFromRow(row: TaxRateRow): TaxRate {

@@ -1,0 +1,226 @@
+// Credit note rules: what may be credited (plan.ts), the effect on the invoice (through the
+// invoice module's credit hooks), gapless numbers, voiding, events. Every write happens in the
+// caller's transaction (sendWrite), with the invoice row locked first: creations and voids of
+// one invoice queue on that lock, so the caps hold under concurrency. Lock order everywhere:
+// invoice row, then credit note row, then the number counter.
+import type { Db, Queryable, Tx } from '../db/pool.ts';
+import { recordEvent } from '../events/service.ts';
+import { ResourceMissingError, StateInvalidError } from '../http/errors.ts';
+import type { PageRequest } from '../http/paging.ts';
+import { newId } from '../ids.ts';
+import {
+  applyCreditToInvoice,
+  lockInvoiceForCredit,
+  reverseCreditOnInvoice,
+  type CreditNoteOnPdf,
+} from '../invoices/service.ts';
+import type { Invoice } from '../invoices/schemas.ts';
+import type { TenantScope } from '../tenancy.ts';
+import { nextCreditNoteNumber } from './numbering.ts';
+import { isTaxInclusive, planCredit } from './plan.ts';
+import type { CreditNote, CreditNoteCreate } from './schemas.ts';
+import {
+  insertCreditNote,
+  insertCreditNoteLines,
+  markVoid,
+  selectCreditedByInvoiceLine,
+  selectCreditNote,
+  selectCreditNoteLines,
+  selectCreditNotePage,
+  selectIssuedCreditNotes,
+  type CreditNoteLineRow,
+  type CreditNoteRow,
+} from './store.ts';
+
+export function creditNoteFromRow(
+  row: CreditNoteRow,
+  lines: readonly Omit<CreditNoteLineRow, 'credit_note_id'>[],
+): CreditNote {
+  return {
+    id: row.id,
+    object: 'credit_note',
+    number: row.number,
+    invoiceId: row.invoice_id,
+    customerId: row.customer_id,
+    status: row.status,
+    currency: row.currency,
+    amount: row.total,
+    subtotal: row.subtotal,
+    tax: row.tax,
+    totalExcludingTax: row.total_excluding_tax,
+    total: row.total,
+    // jsonb keeps its own key order; the API's is the schema's.
+    taxAmounts: row.tax_amounts.map((t) => ({
+      taxRateId: t.taxRateId,
+      displayName: t.displayName,
+      percentage: t.percentage,
+      inclusive: t.inclusive,
+      taxableAmount: t.taxableAmount,
+      amount: t.amount,
+    })),
+    creditedAmount: row.credited_amount,
+    outOfBandAmount: row.out_of_band_amount,
+    lines: lines.map((l) => ({
+      id: l.id,
+      description: l.description,
+      amount: l.amount,
+      amountExcludingTax: l.amount_excluding_tax,
+      tax: l.tax,
+      invoiceLineId: l.invoice_line_id,
+    })),
+    reason: row.reason,
+    memo: row.memo,
+    metadata: row.metadata,
+    environment: row.environment,
+    createdAt: row.created_at.toISOString(),
+    voidedAt: row.voided_at?.toISOString() ?? null,
+  };
+}
+
+/** The invoice, locked for the transaction; 404 naming `invoiceId` when it is not ours. */
+async function lockInvoice(tx: Tx, scope: TenantScope, invoiceId: string): Promise<Invoice> {
+  try {
+    return await lockInvoiceForCredit(tx, scope, invoiceId);
+  } catch (error) {
+    if (error instanceof ResourceMissingError) {
+      throw new ResourceMissingError('invoice', invoiceId, 'invoiceId');
+    }
+    throw error;
+  }
+}
+
+export async function createCreditNote(
+  tx: Tx,
+  scope: TenantScope,
+  input: CreditNoteCreate,
+): Promise<CreditNote> {
+  const invoice = await lockInvoice(tx, scope, input.invoiceId);
+  // Checked before the amounts, so a draft or void invoice is always 409 (the hook checks too).
+  if (invoice.status !== 'open' && invoice.status !== 'paid') {
+    throw new StateInvalidError(
+      `Credit notes are only for open or paid invoices; this invoice is ${invoice.status}.`,
+    );
+  }
+  const issued = await selectIssuedCreditNotes(tx, scope, invoice.id);
+  const byInvoiceLine = input.lines?.some((l) => l.invoiceLineId !== undefined)
+    ? await selectCreditedByInvoiceLine(tx, scope, invoice.id)
+    : new Map<string, number>();
+  const plan = planCredit(
+    invoice,
+    {
+      allocations: issued.map((r) => ({
+        totalExcludingTax: r.total_excluding_tax,
+        taxAmounts: r.tax_amounts,
+      })),
+      byInvoiceLine,
+    },
+    input,
+  );
+  const credit = plan.allocation;
+  const { effect } = await applyCreditToInvoice(tx, scope, invoice.id, credit.total);
+  // Taken last: the counter row stays locked until this transaction ends.
+  const number = await nextCreditNoteNumber(tx, scope);
+  const inclusive = isTaxInclusive(invoice);
+  const rates = new Map(invoice.taxAmounts.map((t) => [t.taxRateId, t]));
+  const row = await insertCreditNote(tx, scope, {
+    id: newId('cn'),
+    number,
+    invoice_id: invoice.id,
+    customer_id: invoice.customerId,
+    currency: invoice.currency,
+    reason: input.reason ?? null,
+    memo: input.memo ?? null,
+    metadata: input.metadata ?? {},
+    tax_inclusive: inclusive,
+    subtotal: inclusive ? credit.total : credit.totalExcludingTax,
+    tax: credit.tax,
+    total_excluding_tax: credit.totalExcludingTax,
+    total: credit.total,
+    tax_amounts: credit.taxAmounts.map((t) => {
+      const rate = rates.get(t.taxRateId)!;
+      return { ...rate, taxableAmount: t.taxableAmount, amount: t.amount };
+    }),
+    credited_amount: effect.credited,
+    out_of_band_amount: effect.outOfBand,
+  });
+  await insertCreditNoteLines(tx, scope, row, plan.lines);
+  const note = creditNoteFromRow(row, plan.lines);
+  await recordEvent(tx, scope, 'credit_note.created', note);
+  return note;
+}
+
+export async function getCreditNote(
+  db: Queryable,
+  scope: TenantScope,
+  id: string,
+): Promise<CreditNote> {
+  const row = await selectCreditNote(db, scope, id);
+  if (!row) throw new ResourceMissingError('credit note', id);
+  return creditNoteFromRow(row, await selectCreditNoteLines(db, scope, [id]));
+}
+
+/**
+ * Voids a credit note: the invoice gets back exactly what this credit note took (its stored
+ * effect), and an invoice it had paid is open again. A void invoice stays as it is (void is
+ * final), so its credit notes cannot be voided.
+ */
+export async function voidCreditNote(tx: Tx, scope: TenantScope, id: string): Promise<CreditNote> {
+  const found = await selectCreditNote(tx, scope, id);
+  if (!found) throw new ResourceMissingError('credit note', id);
+  const invoice = await lockInvoiceForCredit(tx, scope, found.invoice_id);
+  const row = (await selectCreditNote(tx, scope, id, { forUpdate: true }))!;
+  if (row.status === 'void') throw new StateInvalidError('This credit note is void already.');
+  if (invoice.status === 'void') {
+    throw new StateInvalidError(
+      'The invoice of this credit note is void; a void invoice and its credit notes are final.',
+    );
+  }
+  await reverseCreditOnInvoice(tx, scope, row.invoice_id, {
+    credited: row.credited_amount,
+    outOfBand: row.out_of_band_amount,
+  });
+  const voided = await markVoid(tx, scope, id);
+  const note = creditNoteFromRow(voided, await selectCreditNoteLines(tx, scope, [id]));
+  await recordEvent(tx, scope, 'credit_note.voided', note);
+  return note;
+}
+
+export async function listCreditNotes(
+  db: Db,
+  scope: TenantScope,
+  filters: { invoiceId?: string | undefined },
+  page: PageRequest,
+): Promise<{ id: string; created_at: Date; creditNote: CreditNote }[]> {
+  const rows = await selectCreditNotePage(db, scope, filters, page.after, page.limit + 1);
+  const lines = await selectCreditNoteLines(
+    db,
+    scope,
+    rows.map((r) => r.id),
+  );
+  const byNote = new Map<string, CreditNoteLineRow[]>();
+  for (const line of lines) {
+    const list = byNote.get(line.credit_note_id);
+    if (list) list.push(line);
+    else byNote.set(line.credit_note_id, [line]);
+  }
+  return rows.map((row) => ({
+    id: row.id,
+    created_at: row.created_at,
+    creditNote: creditNoteFromRow(row, byNote.get(row.id) ?? []),
+  }));
+}
+
+/** The issued credit notes of an invoice as its PDF lists them, oldest first. */
+export async function creditNotesForInvoicePdf(
+  db: Queryable,
+  scope: TenantScope,
+  invoiceId: string,
+): Promise<CreditNoteOnPdf[]> {
+  const rows = await selectIssuedCreditNotes(db, scope, invoiceId);
+  return rows.map((r) => ({
+    number: r.number,
+    date: r.created_at.toISOString().slice(0, 10),
+    total: r.total,
+    reason: r.reason,
+  }));
+}

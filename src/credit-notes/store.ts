@@ -1,0 +1,250 @@
+// SQL for credit notes, their lines and their number counters. Every query takes the tenant
+// and the environment.
+import type { Queryable } from '../db/pool.ts';
+import type { PagePosition } from '../http/paging.ts';
+import type { TaxAmount } from '../taxes/schemas.ts';
+import type { TenantScope } from '../tenancy.ts';
+
+export interface CreditNoteRow {
+  tenant_id: string;
+  environment: 'live' | 'test';
+  id: string;
+  number: string;
+  invoice_id: string;
+  customer_id: string;
+  status: 'issued' | 'void';
+  currency: string;
+  reason: 'duplicate' | 'fraudulent' | 'order_change' | 'product_unsatisfactory' | null;
+  memo: string | null;
+  metadata: Record<string, string>;
+  tax_inclusive: boolean;
+  subtotal: number;
+  tax: number;
+  total_excluding_tax: number;
+  total: number;
+  tax_amounts: TaxAmount[];
+  credited_amount: number;
+  out_of_band_amount: number;
+  created_at: Date;
+  voided_at: Date | null;
+}
+
+export interface CreditNoteLineRow {
+  credit_note_id: string;
+  id: string;
+  position: number;
+  invoice_line_id: string | null;
+  description: string;
+  amount: number;
+  amount_excluding_tax: number;
+  tax: number;
+}
+
+export type NewCreditNote = Omit<
+  CreditNoteRow,
+  'tenant_id' | 'environment' | 'status' | 'created_at' | 'voided_at'
+>;
+
+const COLUMNS = `tenant_id, environment, id, number, invoice_id, customer_id, status, currency,
+  reason, memo, metadata, tax_inclusive, subtotal, tax, total_excluding_tax, total, tax_amounts,
+  credited_amount, out_of_band_amount, created_at, voided_at`;
+
+export async function insertCreditNote(
+  db: Queryable,
+  scope: TenantScope,
+  note: NewCreditNote,
+): Promise<CreditNoteRow> {
+  const { rows } = await db.query<CreditNoteRow>(
+    `INSERT INTO credit_notes (tenant_id, environment, id, number, invoice_id, customer_id,
+                               status, currency, reason, memo, metadata, tax_inclusive, subtotal,
+                               tax, total_excluding_tax, total, tax_amounts, credited_amount,
+                               out_of_band_amount)
+     VALUES ($1, $2, $3, $4, $5, $6, 'issued', $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
+             $17, $18)
+     RETURNING ${COLUMNS}`,
+    [
+      scope.tenantId,
+      scope.environment,
+      note.id,
+      note.number,
+      note.invoice_id,
+      note.customer_id,
+      note.currency,
+      note.reason,
+      note.memo,
+      JSON.stringify(note.metadata),
+      note.tax_inclusive,
+      note.subtotal,
+      note.tax,
+      note.total_excluding_tax,
+      note.total,
+      JSON.stringify(note.tax_amounts),
+      note.credited_amount,
+      note.out_of_band_amount,
+    ],
+  );
+  return rows[0]!;
+}
+
+export async function insertCreditNoteLines(
+  db: Queryable,
+  scope: TenantScope,
+  note: { id: string; invoice_id: string },
+  lines: readonly Omit<CreditNoteLineRow, 'credit_note_id'>[],
+): Promise<void> {
+  if (lines.length === 0) return;
+  // One statement for every line: arrays unnested in step.
+  await db.query(
+    `INSERT INTO credit_note_lines (tenant_id, environment, credit_note_id, invoice_id, id,
+                                    position, invoice_line_id, description, amount,
+                                    amount_excluding_tax, tax)
+     SELECT $1, $2, $3, $4, l.id, l.position, l.invoice_line_id, l.description, l.amount,
+            l.amount_excluding_tax, l.tax
+       FROM unnest($5::text[], $6::int[], $7::text[], $8::text[], $9::bigint[], $10::bigint[],
+                   $11::bigint[])
+            AS l(id, position, invoice_line_id, description, amount, amount_excluding_tax, tax)`,
+    [
+      scope.tenantId,
+      scope.environment,
+      note.id,
+      note.invoice_id,
+      lines.map((l) => l.id),
+      lines.map((l) => l.position),
+      lines.map((l) => l.invoice_line_id),
+      lines.map((l) => l.description),
+      lines.map((l) => l.amount),
+      lines.map((l) => l.amount_excluding_tax),
+      lines.map((l) => l.tax),
+    ],
+  );
+}
+
+export async function selectCreditNote(
+  db: Queryable,
+  scope: TenantScope,
+  id: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<CreditNoteRow | undefined> {
+  const { rows } = await db.query<CreditNoteRow>(
+    `SELECT ${COLUMNS} FROM credit_notes WHERE tenant_id = $1 AND environment = $2 AND id = $3
+     ${options.forUpdate ? 'FOR UPDATE' : ''}`,
+    [scope.tenantId, scope.environment, id],
+  );
+  return rows[0];
+}
+
+/** The lines of these credit notes, in their order on each. */
+export async function selectCreditNoteLines(
+  db: Queryable,
+  scope: TenantScope,
+  creditNoteIds: readonly string[],
+): Promise<CreditNoteLineRow[]> {
+  if (creditNoteIds.length === 0) return [];
+  const { rows } = await db.query<CreditNoteLineRow>(
+    `SELECT credit_note_id, id, position, invoice_line_id, description, amount,
+            amount_excluding_tax, tax
+       FROM credit_note_lines
+      WHERE tenant_id = $1 AND environment = $2 AND credit_note_id = ANY($3::text[])
+      ORDER BY credit_note_id, position`,
+    [scope.tenantId, scope.environment, creditNoteIds],
+  );
+  return rows;
+}
+
+/** The issued (not void) credit notes of an invoice, oldest first (credit_notes_by_invoice). */
+export async function selectIssuedCreditNotes(
+  db: Queryable,
+  scope: TenantScope,
+  invoiceId: string,
+): Promise<CreditNoteRow[]> {
+  const { rows } = await db.query<CreditNoteRow>(
+    `SELECT ${COLUMNS} FROM credit_notes
+      WHERE tenant_id = $1 AND environment = $2 AND invoice_id = $3 AND status = 'issued'
+      ORDER BY created_at, id`,
+    [scope.tenantId, scope.environment, invoiceId],
+  );
+  return rows;
+}
+
+/** What issued credit notes credited against each line of an invoice (gross). */
+export async function selectCreditedByInvoiceLine(
+  db: Queryable,
+  scope: TenantScope,
+  invoiceId: string,
+): Promise<Map<string, number>> {
+  const { rows } = await db.query<{ invoice_line_id: string; credited: number }>(
+    `SELECT l.invoice_line_id, sum(l.amount)::bigint AS credited
+       FROM credit_note_lines l
+       JOIN credit_notes c ON c.tenant_id = l.tenant_id AND c.environment = l.environment
+                          AND c.id = l.credit_note_id
+      WHERE l.tenant_id = $1 AND l.environment = $2 AND l.invoice_id = $3
+        AND l.invoice_line_id IS NOT NULL AND c.status = 'issued'
+      GROUP BY l.invoice_line_id`,
+    [scope.tenantId, scope.environment, invoiceId],
+  );
+  return new Map(rows.map((r) => [r.invoice_line_id, r.credited]));
+}
+
+export async function markVoid(
+  db: Queryable,
+  scope: TenantScope,
+  id: string,
+): Promise<CreditNoteRow> {
+  const { rows } = await db.query<CreditNoteRow>(
+    `UPDATE credit_notes SET status = 'void', voided_at = clock_timestamp()
+      WHERE tenant_id = $1 AND environment = $2 AND id = $3 AND status = 'issued'
+      RETURNING ${COLUMNS}`,
+    [scope.tenantId, scope.environment, id],
+  );
+  return rows[0]!;
+}
+
+/**
+ * The next credit note number of the tenant and environment. The counter row stays locked
+ * until the calling transaction ends: a rollback returns the number, so numbers have no gaps.
+ */
+export async function takeNextCreditNoteNumber(db: Queryable, scope: TenantScope): Promise<number> {
+  const { rows } = await db.query<{ last_number: number }>(
+    `INSERT INTO credit_note_number_counters AS c (tenant_id, environment, last_number)
+     VALUES ($1, $2, 1)
+     ON CONFLICT (tenant_id, environment) DO UPDATE SET last_number = c.last_number + 1
+     RETURNING last_number`,
+    [scope.tenantId, scope.environment],
+  );
+  return rows[0]!.last_number;
+}
+
+// Fixed texts per filter variant, each served by its own index (see the migration), so the
+// keyset condition is an index bound at any depth.
+const PAGE_SQL = {
+  all: `SELECT ${COLUMNS} FROM credit_notes
+         WHERE tenant_id = $1 AND environment = $2
+         ORDER BY created_at DESC, id DESC LIMIT $3`,
+  allAfter: `SELECT ${COLUMNS} FROM credit_notes
+         WHERE tenant_id = $1 AND environment = $2 AND (created_at, id) < ($4, $5)
+         ORDER BY created_at DESC, id DESC LIMIT $3`,
+  invoice: `SELECT ${COLUMNS} FROM credit_notes
+         WHERE tenant_id = $1 AND environment = $2 AND invoice_id = $4
+         ORDER BY created_at DESC, id DESC LIMIT $3`,
+  invoiceAfter: `SELECT ${COLUMNS} FROM credit_notes
+         WHERE tenant_id = $1 AND environment = $2 AND invoice_id = $4
+           AND (created_at, id) < ($5, $6)
+         ORDER BY created_at DESC, id DESC LIMIT $3`,
+};
+
+/** One page, newest first: index credit_notes_page, or credit_notes_by_invoice filtered. */
+export async function selectCreditNotePage(
+  db: Queryable,
+  scope: TenantScope,
+  filters: { invoiceId?: string | undefined },
+  after: PagePosition | null,
+  limit: number,
+): Promise<CreditNoteRow[]> {
+  const values: unknown[] = [scope.tenantId, scope.environment, limit];
+  if (filters.invoiceId !== undefined) values.push(filters.invoiceId);
+  if (after) values.push(after.createdAt, after.id);
+  const variant = filters.invoiceId !== undefined ? 'invoice' : 'all';
+  const text = PAGE_SQL[after ? (`${variant}After` as const) : variant];
+  const { rows } = await db.query<CreditNoteRow>(text, values);
+  return rows;
+}
