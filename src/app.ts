@@ -8,11 +8,21 @@ import FindMyWay from 'find-my-way';
 import type { Config } from './config.ts';
 import type { Db } from './db/pool.ts';
 import { registerAuth } from './http/auth.ts';
-import { registerErrorHandler, sendError } from './http/error-handler.ts';
-import { MethodNotAllowedError, RouteNotFoundError } from './http/errors.ts';
+import {
+  clientErrorResponse,
+  registerErrorHandler,
+  sendError,
+  toApiError,
+} from './http/error-handler.ts';
+import {
+  MethodNotAllowedError,
+  RouteNotFoundError,
+  ServiceUnavailableError,
+} from './http/errors.ts';
 import { recordRequestMetrics, registerOperationsRoutes } from './http/operations.ts';
 import type { CursorSigner } from './http/paging.ts';
 import { RateLimits } from './http/rate-limit.ts';
+import { registerStorableTextGuard } from './http/storable-text.ts';
 import { ErrorEnvelope, NoQuery } from './http/schemas.ts';
 import { registerCustomerRoutes } from './customers/routes.ts';
 import { registerCreditNoteRoutes } from './credit-notes/routes.ts';
@@ -70,8 +80,29 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: config.trustProxy ? (_address: string, hop: number) => hop < 1 : false,
     requestIdHeader: false,
     genReqId: nextRequestId,
-    return503OnClosing: true,
+    // While closing, new requests get the envelope's 503 from the onRequest hook below.
+    return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+    // Requests Node cannot parse (oversized headers, broken HTTP) get the envelope too...
+    clientErrorHandler: (error, socket) => {
+      const response = socket.destroyed ? null : clientErrorResponse(error, nextRequestId());
+      if (response && socket.writable) socket.write(response);
+      socket.destroy(error);
+    },
+    // ...and so do paths the router cannot decode or that hold an over-long segment.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('request-id', request.id).headers(securityHeaders);
+      const path = request.url.split('?')[0] ?? '/';
+      return sendError(
+        request,
+        reply,
+        error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? new RouteNotFoundError(
+              `No route ${request.method} ${path}: a path segment is not valid percent-encoding or is longer than 200 characters.`,
+            )
+          : toApiError(error),
+      );
+    },
     ajv: {
       customOptions: {
         // Refuse rather than repair: no coercion of types, no silent removal of unknown fields.
@@ -128,13 +159,28 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Behind a trusted proxy that terminates TLS, HSTS goes on what it served over HTTPS.
   const hstsFromProxy = config.trustProxy && !config.tlsCertFile;
   const { 'content-security-policy': _csp, ...docsHeaders } = securityHeaders;
+  // Graceful shutdown: from the moment close() begins, requests that still arrive (on open
+  // keep-alive connections) are refused with 503 and Retry-After, so clients retry elsewhere.
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('request-id', request.id);
     // The /docs page runs scripts, so it goes without the API's content security policy.
     reply.headers(request.url.startsWith('/docs') ? docsHeaders : securityHeaders);
     if (hstsFromProxy && request.protocol === 'https')
       reply.header('strict-transport-security', HSTS);
+    if (closing) return done(new ServiceUnavailableError('The server is shutting down; retry.'));
     done();
+  });
+  // While closing, each response ends its connection: requests in flight when close() began
+  // are finished, but their keep-alive connections would otherwise stay open for the
+  // keep-alive timeout and hold close() up (until the process is forced out).
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close');
+    done(null, payload);
   });
   const logRequests = config.logLevel !== 'silent';
   app.addHook('onResponse', (request, reply, done) => {
@@ -217,6 +263,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const limits = await RateLimits.create(config, app.log);
   app.addHook('onClose', () => limits.close());
   registerAuth(app, deps.verifier, config, limits);
+  registerStorableTextGuard(app);
   registerOperationsRoutes(app, deps);
   registerKeyRoutes(app, deps);
   registerCustomerRoutes(app, deps);

@@ -26,6 +26,11 @@ export function createPool(url: string, max = 20): Db {
   });
   // An idle client losing its connection (database restart) must not crash the process.
   pool.on('error', () => undefined);
+  // Nor may a client that is checked out (a transaction in flight when the database stops):
+  // pg-pool listens for errors only on idle clients, and an unheard 'error' event kills the
+  // process. The query in flight fails by itself (→ 503) and the pool drops the dead client
+  // on release, so the event needs no handling of its own.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 

@@ -1,11 +1,13 @@
 // Turns every failure, ours or Fastify's, into the one error envelope:
 // { "error": { "code", "message", "param"?, "requestId", ...extra } }.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { STATUS_CODES } from 'node:http';
 import {
   ApiError,
   BodyInvalidError,
   BodyTooLargeError,
   ContentTypeUnsupportedError,
+  HeadersTooLargeError,
   InternalError,
   ParameterInvalidError,
   ParameterMissingError,
@@ -154,4 +156,27 @@ export function registerErrorHandler(app: FastifyInstance): void {
     }
     return sendError(request, reply, apiError);
   });
+}
+
+/**
+ * The raw HTTP response for a request Node could not even parse (oversized headers, a broken
+ * request line, a bad Content-Length or chunk): the same envelope and Request-Id, written to
+ * the socket, which is then closed. Null when nothing can be written any more.
+ */
+export function clientErrorResponse(error: { code?: string }, requestId: string): string | null {
+  if (error.code === 'ECONNRESET') return null;
+  const apiError =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? new HeadersTooLargeError('The request line and headers are larger than 16 KiB.')
+      : new BodyInvalidError('The request is not valid HTTP/1.1 and could not be read.');
+  const body = JSON.stringify(envelope(apiError, requestId));
+  return [
+    `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status]}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    `Request-Id: ${requestId}`,
+    'Connection: close',
+    '',
+    body,
+  ].join('\r\n');
 }

@@ -111,6 +111,10 @@ export class ContentTypeUnsupportedError extends ApiError {
   readonly status = 415;
   readonly code = 'content_type_unsupported';
 }
+export class HeadersTooLargeError extends ApiError {
+  readonly status = 431;
+  readonly code = 'headers_too_large';
+}
 export class IdempotencyKeyReusedError extends ApiError {
   readonly status = 422;
   readonly code = 'idempotency_key_reused';
@@ -154,6 +158,7 @@ export const ERROR_CODES = [
   'body_too_large',
   'content_type_unsupported',
   'idempotency_key_reused',
+  'headers_too_large',
   'rate_limited',
   'internal_error',
   'service_unavailable',

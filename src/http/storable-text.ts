@@ -1,0 +1,47 @@
+// PostgreSQL cannot store every JavaScript string: `text` refuses NUL (U+0000), and a lone
+// UTF-16 surrogate has no UTF-8 form (jsonb refuses its `\ud800` escape). Such a string would
+// fail deep inside a query as a 500, so every string of the path, the query and the body (keys
+// included) is checked once, after schema validation, and refused as 400 parameter_invalid
+// naming the field.
+import type { FastifyInstance } from 'fastify';
+import { ParameterInvalidError } from './errors.ts';
+
+function isStorable(text: string): boolean {
+  return !text.includes('\u0000') && (text as string & { isWellFormed(): boolean }).isWellFormed();
+}
+
+/** The dotted path of the first string (or key) PostgreSQL cannot store, if any. */
+export function unstorableTextAt(value: unknown): string | undefined {
+  // Iterative: a body may nest deeply.
+  const pending: [unknown, string][] = [[value, '']];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [node, path] = next;
+    if (typeof node === 'string') {
+      if (!isStorable(node)) return path;
+    } else if (Array.isArray(node)) {
+      node.forEach((item, i) => pending.push([item, path ? `${path}.${i}` : String(i)]));
+    } else if (node !== null && typeof node === 'object') {
+      for (const [key, item] of Object.entries(node)) {
+        if (!isStorable(key)) return path;
+        pending.push([item, path ? `${path}.${key}` : key]);
+      }
+    }
+  }
+  return undefined;
+}
+
+export function registerStorableTextGuard(app: FastifyInstance): void {
+  app.addHook('preHandler', (request, _reply, done) => {
+    const param =
+      unstorableTextAt(request.params) ??
+      unstorableTextAt(request.query) ??
+      unstorableTextAt(request.body);
+    if (param === undefined) return done();
+    done(
+      new ParameterInvalidError(
+        param || 'body',
+        `${param || 'The body'} contains a NUL character or an unpaired UTF-16 surrogate, which cannot be stored.`,
+      ),
+    );
+  });
+}

@@ -1,0 +1,171 @@
+// Databases for the reliability scenarios: a fresh migrated database on a PostgreSQL server
+// the run already has, a PostgreSQL server a scenario owns (so it can stop and start it), and
+// a checksum of every table (to prove a rejected request changed nothing).
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { startEmbeddedDatabase, type EmbeddedDatabase } from '../../src/db/embedded.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { createPool, type Db } from '../../src/db/pool.ts';
+import { SCOPES } from '../../src/keys/scopes.ts';
+import { createApiKey, createTenant } from '../../src/keys/service.ts';
+import type { Environment } from '../../src/tenancy.ts';
+
+function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+async function admin(url: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+export interface ScratchDatabase {
+  url: string;
+  /** A small pool for the scenario's own set-up and checks. */
+  db: Db;
+  drop(): Promise<void>;
+}
+
+/** A new, migrated database on the server at `adminUrl`; `drop()` removes it. */
+export async function createScratchDatabase(adminUrl: string): Promise<ScratchDatabase> {
+  const name = `billing_rel_${randomBytes(6).toString('hex')}`;
+  await admin(adminUrl, `CREATE DATABASE ${name}`); // name is ours: [a-z0-9_] only
+  const url = withDatabase(adminUrl, name);
+  const db = createPool(url, 4);
+  await migrate(db);
+  return {
+    url,
+    db,
+    async drop() {
+      await db.end().catch(() => undefined);
+      await admin(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
+    },
+  };
+}
+
+/** A free TCP port on 127.0.0.1 in [from, to] (the reliability range is 55100–55999). */
+export async function freePort(from = 55100, to = 55999): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = from + Math.floor(Math.random() * (to - from + 1));
+    const free = await new Promise<boolean>((resolve) => {
+      const probe = createServer();
+      probe.once('error', () => resolve(false));
+      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+  throw new Error(`no free port in ${from}-${to}`);
+}
+
+export interface OwnedPostgres {
+  /** Admin URL (database `postgres`). */
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  /** Stops the server and deletes its data directory. */
+  destroy(): Promise<void>;
+}
+
+/** An embedded PostgreSQL in a temporary directory on a free port, owned by the caller. */
+export async function startOwnedPostgres(): Promise<OwnedPostgres> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'billing-rel-pg-'));
+  const port = await freePort();
+  let server: EmbeddedDatabase | undefined = await startEmbeddedDatabase(dataDir, port);
+  const url = server.url;
+  return {
+    url,
+    port,
+    async stop() {
+      await server?.stop();
+      server = undefined;
+    },
+    async start() {
+      if (!server) server = await startEmbeddedDatabase(dataDir, port);
+    },
+    async destroy() {
+      await server?.stop().catch(() => undefined);
+      server = undefined;
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface ScenarioKey {
+  tenantId: string;
+  environment: Environment;
+  secret: string;
+}
+
+/** A tenant and a key with these scopes (every scope by default), made directly in the db. */
+export async function tenantKey(
+  db: Db,
+  options: { environment?: Environment; tenantId?: string; scopes?: readonly string[] } = {},
+): Promise<ScenarioKey> {
+  const tenantId =
+    options.tenantId ??
+    (await createTenant(db, `Reliability ${randomBytes(3).toString('hex')}`)).id;
+  const environment = options.environment ?? 'test';
+  const key = await createApiKey(
+    db,
+    { tenantId, environment, scopes: options.scopes ?? [...SCOPES] },
+    null,
+  );
+  return { tenantId, environment, secret: key.secret };
+}
+
+/**
+ * A function that returns the row count and an md5 of the rows of every table, keyed by table
+ * name. `api_keys.last_used_at` is left out: the key verifier writes it in the background.
+ */
+export async function checksummer(db: Db): Promise<() => Promise<Map<string, string>>> {
+  const { rows: tables } = await db.query<{ name: string }>(
+    `SELECT table_name AS name FROM information_schema.tables
+      WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`,
+  );
+  const sql = tables
+    .map(
+      ({ name }) =>
+        `SELECT ${pg.escapeLiteral(name)} AS name, count(*) || ':' ||
+                md5(coalesce(string_agg(j, ',' ORDER BY j), '')) AS sum
+           FROM (SELECT (to_jsonb(t) - 'last_used_at')::text AS j FROM ${pg.escapeIdentifier(name)} t) s`,
+    )
+    .join('\nUNION ALL\n');
+  return async () => {
+    const { rows } = await db.query<{ name: string; sum: string }>(sql);
+    return new Map(rows.map((r) => [r.name, r.sum]));
+  };
+}
+
+/** The tables whose checksum differs, e.g. `customers (3:ab… → 4:cd…)`. */
+export function changedTables(before: Map<string, string>, after: Map<string, string>): string[] {
+  const names = new Set([...before.keys(), ...after.keys()]);
+  return [...names]
+    .filter((n) => before.get(n) !== after.get(n))
+    .map((n) => `${n} (${before.get(n)?.split(':')[0]} → ${after.get(n)?.split(':')[0]} rows)`);
+}
+
+/** Waits (10 s at most) until `n` requests of the API wait for a lock; returns how many do. */
+export async function waitForLockWaiters(db: Db, n: number): Promise<number> {
+  const until = Date.now() + 10_000;
+  for (;;) {
+    const { rows } = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE application_name = 'billing-api' AND wait_event_type = 'Lock'`,
+    );
+    const waiting = rows[0]?.n ?? 0;
+    if (waiting >= n || Date.now() > until) return waiting;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -1,0 +1,268 @@
+// Model steps on invoices and credit notes: create, add lines, the state machine's actions,
+// and credit notes with their effect on what the invoice owes.
+import assert from 'node:assert/strict';
+import {
+  MOVES,
+  Step,
+  assertMoney,
+  call,
+  chooseTarget,
+  expectError,
+  pickId,
+  type Actor,
+  type Model,
+  type Status,
+  type Target,
+  type World,
+} from './model.ts';
+
+export interface LineInput {
+  quantity: number;
+  unitAmount: number;
+}
+const amountOf = (lines: LineInput[]) =>
+  lines.reduce((s, l) => s + BigInt(l.quantity) * BigInt(l.unitAmount), 0n);
+const lineBody = (l: LineInput, i: number) => ({
+  description: `Line ${i}`,
+  quantity: l.quantity,
+  unitAmount: l.unitAmount,
+});
+
+export class CreateInvoice extends Step {
+  constructor(
+    actor: number,
+    readonly pick: Target,
+    readonly lines: LineInput[],
+  ) {
+    super(actor);
+  }
+  async act(model: Model, world: World, actor: Actor) {
+    const customerId = pickId(model, this.pick, actor, 'cus_');
+    const reply = await call(world, actor, 'POST', '/v1/invoices', {
+      customerId,
+      currency: 'eur',
+      lines: this.lines.map(lineBody),
+    });
+    if (!actor.canWrite) return expectError(reply, 403, 'scope_insufficient', 'read-only invoice');
+    const customer = model.customers.get(customerId);
+    if (!customer || customer.owner !== actor.owner)
+      return expectError(reply, 404, 'resource_missing', `invoice for ${customerId}`);
+    const total = amountOf(this.lines);
+    const tooLarge =
+      this.lines.some((l) => !Number.isSafeInteger(l.quantity * l.unitAmount)) ||
+      total > BigInt(Number.MAX_SAFE_INTEGER);
+    if (total < 0n || tooLarge)
+      return expectError(reply, 400, 'parameter_invalid', `lines adding up to ${total}`);
+    assert.equal(reply.status, 201, reply.text);
+    assert.equal(reply.body.status, 'draft');
+    assert.equal(BigInt(reply.body.total), total);
+    assertMoney(reply.body, 'created invoice');
+    model.invoices.set(reply.body.id, { owner: actor.owner, status: 'draft', body: reply.body });
+    model.ids.push(reply.body.id);
+  }
+  override toString() {
+    return `CreateInvoice(${this.actor}, ${JSON.stringify(this.pick)}, ${JSON.stringify(this.lines)})`;
+  }
+}
+
+export class InvoiceAction extends Step {
+  constructor(
+    actor: number,
+    readonly pick: Target,
+    readonly action: string,
+  ) {
+    super(actor);
+  }
+  async act(model: Model, world: World, chosen: Actor) {
+    const { id, actor } = chooseTarget(world, model, chosen, this.pick, 'inv_', (i) =>
+      this.action === 'delete' ? i.status === 'draft' : !!MOVES[this.action]![i.status!],
+    );
+    const delet = this.action === 'delete';
+    const reply = delet
+      ? await call(world, actor, 'DELETE', `/v1/invoices/${id}`)
+      : await call(world, actor, 'POST', `/v1/invoices/${id}/${this.action}`);
+    if (!actor.canWrite) return expectError(reply, 403, 'scope_insufficient', 'read-only action');
+    const known = model.invoices.get(id);
+    if (!known || known.owner !== actor.owner || known.status === 'deleted') {
+      return expectError(reply, 404, 'resource_missing', `${this.action} ${id}`);
+    }
+    const before = known.status;
+    let after: Status | undefined = delet
+      ? before === 'draft'
+        ? 'deleted'
+        : undefined
+      : MOVES[this.action]![before];
+    if (after === undefined)
+      return expectError(reply, 409, 'state_invalid', `${this.action} on ${before}`);
+    assert.equal(reply.status, 200, reply.text);
+    if (delet) {
+      assert.deepEqual(reply.body, { id, object: 'invoice', deleted: true });
+    } else {
+      if (this.action === 'issue' && known.body.total === 0) after = 'paid';
+      assert.equal(reply.body.status, after, `${this.action}: ${before} → ${after}`);
+      assertMoney(reply.body, `${this.action} ${id}`);
+      known.body = reply.body;
+    }
+    known.status = after;
+  }
+  override toString() {
+    return `InvoiceAction(${this.actor}, ${JSON.stringify(this.pick)}, ${this.action})`;
+  }
+}
+
+export class AddLine extends Step {
+  constructor(
+    actor: number,
+    readonly pick: Target,
+    readonly line: LineInput,
+  ) {
+    super(actor);
+  }
+  async act(model: Model, world: World, actor: Actor) {
+    const id = pickId(model, this.pick, actor, 'inv_');
+    const reply = await call(
+      world,
+      actor,
+      'POST',
+      `/v1/invoices/${id}/lines`,
+      lineBody(this.line, 99),
+    );
+    if (!actor.canWrite) return expectError(reply, 403, 'scope_insufficient', 'read-only line');
+    const known = model.invoices.get(id);
+    if (!known || known.owner !== actor.owner || known.status === 'deleted')
+      return expectError(reply, 404, 'resource_missing', `line on ${id}`);
+    if (known.status !== 'draft')
+      return expectError(reply, 409, 'state_invalid', `line on ${known.status}`);
+    const total = BigInt(known.body.subtotal) + amountOf([this.line]);
+    if (
+      total < 0n ||
+      total > BigInt(Number.MAX_SAFE_INTEGER) ||
+      !Number.isSafeInteger(this.line.quantity * this.line.unitAmount)
+    ) {
+      return expectError(reply, 400, 'parameter_invalid', `a line bringing the total to ${total}`);
+    }
+    assert.equal(reply.status, 200, reply.text);
+    assert.equal(BigInt(reply.body.subtotal), total);
+    assertMoney(reply.body, `line on ${id}`);
+    known.body = reply.body;
+  }
+  override toString() {
+    return `AddLine(${this.actor}, ${JSON.stringify(this.pick)}, ${JSON.stringify(this.line)})`;
+  }
+}
+
+/** The invoice as the API shows it now (credit notes change it from the side). */
+async function refreshInvoice(world: World, model: Model, actor: Actor, id: string) {
+  const reply = await call(world, actor, 'GET', `/v1/invoices/${id}`);
+  assert.equal(reply.status, 200, reply.text);
+  assertMoney(reply.body, `invoice ${id}`);
+  const invoice = model.invoices.get(id)!;
+  invoice.body = reply.body;
+  invoice.status = reply.body.status;
+  return reply.body;
+}
+
+export class CreateCreditNote extends Step {
+  constructor(
+    actor: number,
+    readonly pick: Target,
+    /** Per mille of what can still be credited; `over`: one minor unit more than that. */
+    readonly share: number,
+    readonly over: boolean,
+  ) {
+    super(actor);
+  }
+  async act(model: Model, world: World, chosen: Actor) {
+    const { id, actor } = chooseTarget(
+      world,
+      model,
+      chosen,
+      this.pick,
+      'inv_',
+      (i) => ['open', 'paid'].includes(i.status!),
+      true,
+    );
+    const invoice = model.invoices.get(id);
+    const before = invoice?.body;
+    // The invoice's credit notes that are not void never exceed its total (API.md).
+    const available = before ? before.total - before.amountCredited - before.outOfBandAmount : 0;
+    const amount = this.over
+      ? available + 1
+      : Math.max(1, Math.ceil((available * this.share) / 1000));
+    const reply = await call(world, actor, 'POST', '/v1/credit-notes', {
+      invoiceId: id,
+      amount,
+      reason: 'order_change',
+    });
+    if (!actor.canWrite) return expectError(reply, 403, 'scope_insufficient', 'read-only credit');
+    if (!invoice || invoice.owner !== actor.owner || invoice.status === 'deleted') {
+      return expectError(reply, 404, 'resource_missing', `credit on ${id}`);
+    }
+    if (!['open', 'paid'].includes(invoice.status)) {
+      return expectError(reply, 409, 'state_invalid', `credit on ${invoice.status}`);
+    }
+    if (amount > available) {
+      return expectError(reply, 400, 'parameter_invalid', `credit ${amount} of ${available}`);
+    }
+    assert.equal(reply.status, 201, reply.text);
+    assert.equal(reply.body.amount, amount);
+    assert.equal(reply.body.total, amount);
+    const after = await refreshInvoice(world, model, actor, id);
+    if (before.status === 'open') {
+      // On an open invoice a credit lowers what is owed; paid when nothing is left.
+      assert.equal(after.amountCredited, before.amountCredited + amount, 'amountCredited');
+      assert.equal(after.status, before.amountRemaining === amount ? 'paid' : 'open');
+    } else {
+      // On a paid one it records a refund outside the API.
+      assert.equal(after.outOfBandAmount, before.outOfBandAmount + amount, 'outOfBandAmount');
+      assert.equal(after.status, 'paid');
+    }
+    model.creditNotes.set(reply.body.id, { owner: actor.owner, body: reply.body });
+    model.ids.push(reply.body.id);
+  }
+  override toString() {
+    return `CreateCreditNote(${this.actor}, ${JSON.stringify(this.pick)}, ${this.share}, ${this.over})`;
+  }
+}
+
+export class VoidCreditNote extends Step {
+  constructor(
+    actor: number,
+    readonly pick: Target,
+  ) {
+    super(actor);
+  }
+  async act(model: Model, world: World, chosen: Actor) {
+    const { id, actor } = chooseTarget(
+      world,
+      model,
+      chosen,
+      this.pick,
+      'cn_',
+      (n) => n.body.status === 'issued',
+    );
+    const reply = await call(world, actor, 'POST', `/v1/credit-notes/${id}/void`);
+    if (!actor.canWrite) return expectError(reply, 403, 'scope_insufficient', 'read-only void');
+    const note = model.creditNotes.get(id);
+    if (!note || note.owner !== actor.owner)
+      return expectError(reply, 404, 'resource_missing', `void ${id}`);
+    const invoice = model.invoices.get(note.body.invoiceId)!;
+    if (note.body.status === 'void' || invoice.status === 'void') {
+      return expectError(reply, 409, 'state_invalid', `void of a note on ${invoice.status}`);
+    }
+    assert.equal(reply.status, 200, reply.text);
+    assert.equal(reply.body.status, 'void');
+    const before = invoice.body;
+    const after = await refreshInvoice(world, model, actor, note.body.invoiceId);
+    // The invoice gets back exactly what the note took.
+    assert.equal(after.amountCredited, before.amountCredited - note.body.creditedAmount);
+    assert.equal(after.outOfBandAmount, before.outOfBandAmount - note.body.outOfBandAmount);
+    if (before.status === 'paid' && before.amountPaid === 0 && note.body.creditedAmount > 0) {
+      assert.equal(after.status, 'open', 'an invoice the note had paid is open again');
+    }
+    note.body = reply.body;
+  }
+  override toString() {
+    return `VoidCreditNote(${this.actor}, ${JSON.stringify(this.pick)})`;
+  }
+}
