@@ -134,9 +134,26 @@ export function readPageRequest(
 }
 
 /**
- * Builds the page from rows fetched with LIMIT limit + 1: the extra row only tells that another
- * page exists, so nextCursor is null exactly on the last page.
+ * The rows of the page and its nextCursor, from rows fetched with LIMIT limit + 1: the extra
+ * row only tells that another page exists, so nextCursor is null exactly on the last page.
  */
+function cutPage<Row extends { created_at: Date; id: string }>(
+  signer: CursorSigner,
+  rows: Row[],
+  request: PageRequest,
+  binding: string,
+): { pageRows: Row[]; nextCursor: string | null } {
+  const hasMore = rows.length > request.limit;
+  const pageRows = hasMore ? rows.slice(0, request.limit) : rows;
+  const last = pageRows[pageRows.length - 1];
+  const nextCursor =
+    hasMore && last
+      ? signer.sign({ t: last.created_at.toISOString(), i: last.id, b: binding })
+      : null;
+  return { pageRows, nextCursor };
+}
+
+/** The page `{ data, nextCursor }` built from rows fetched with LIMIT limit + 1. */
 export function buildPage<Row extends { created_at: Date; id: string }, Item>(
   signer: CursorSigner,
   rows: Row[],
@@ -144,16 +161,8 @@ export function buildPage<Row extends { created_at: Date; id: string }, Item>(
   binding: string,
   toItem: (row: Row) => Item,
 ): { data: Item[]; nextCursor: string | null } {
-  const hasMore = rows.length > request.limit;
-  const pageRows = hasMore ? rows.slice(0, request.limit) : rows;
-  const last = pageRows[pageRows.length - 1];
-  return {
-    data: pageRows.map(toItem),
-    nextCursor:
-      hasMore && last
-        ? signer.sign({ t: last.created_at.toISOString(), i: last.id, b: binding })
-        : null,
-  };
+  const { pageRows, nextCursor } = cutPage(signer, rows, request, binding);
+  return { data: pageRows.map(toItem), nextCursor };
 }
 
 /**
@@ -166,13 +175,7 @@ export function buildRawPage(
   request: PageRequest,
   binding: string,
 ): string {
-  const hasMore = rows.length > request.limit;
-  const pageRows = hasMore ? rows.slice(0, request.limit) : rows;
-  const last = pageRows[pageRows.length - 1];
-  const nextCursor =
-    hasMore && last
-      ? signer.sign({ t: last.created_at.toISOString(), i: last.id, b: binding })
-      : null;
+  const { pageRows, nextCursor } = cutPage(signer, rows, request, binding);
   return `{"data":[${pageRows.map((r) => r.json).join(',')}],"nextCursor":${JSON.stringify(nextCursor)}}`;
 }
 
