@@ -1,10 +1,12 @@
 // Builds the Fastify instance: cross-cutting plugins first, then each module's routes.
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import FindMyWay from 'find-my-way';
+import pino from 'pino';
 import type { Config } from './config.ts';
 import type { Db } from './db/pool.ts';
 import { registerAuth } from './http/auth.ts';
@@ -38,8 +40,10 @@ export interface AppDeps {
   cursors: CursorSigner;
   verifier: KeyVerifier;
   /** Where JSON logs go (default: stdout); tests read them. */
-  logStream?: { write(line: string): void };
+  logStream?: LogStream;
 }
+
+type LogStream = { write(line: string): void };
 
 export const API_VERSION = '1.0.0';
 
@@ -55,14 +59,11 @@ const BODY_LIMIT = 1024 * 1024;
 // A year: clients that once reached the API over TLS never fall back to plain HTTP.
 const HSTS = 'max-age=31536000';
 
-function loggerOptions(
-  config: Config,
-  stream: AppDeps['logStream'],
-): FastifyServerOptions['logger'] {
+function loggerOptions(config: Config, stream: LogStream): FastifyServerOptions['logger'] {
   if (config.logLevel === 'silent') return false;
   return {
     level: config.logLevel,
-    ...(stream ? { stream } : {}),
+    stream,
     // Never a key, a secret or a body: the request line is logged by our own hook below.
     redact: ['req.headers.authorization', 'headers.authorization'],
   };
@@ -70,9 +71,14 @@ function loggerOptions(
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
+  // Lines are buffered and written in batches rather than a write per request; pino flushes
+  // the buffer when the process exits, also on a crash it can see.
+  const logStream = deps.logStream ?? pino.destination({ dest: 1, sync: false, minLength: 4096 });
   const app = Fastify({
-    logger: loggerOptions(config, deps.logStream),
+    logger: loggerOptions(config, logStream),
     logController: new LogController({ disableRequestLogging: true }),
+    // No child logger per request: the lines that concern a request name its requestId.
+    childLoggerFactory: (logger) => logger,
     bodyLimit: BODY_LIMIT,
     // TRUST_PROXY means one proxy in front of us: the client's address and protocol are the
     // last X-Forwarded-For / X-Forwarded-Proto entries, the ones that proxy added; anything
@@ -182,21 +188,29 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (closing) reply.header('connection', 'close');
     done(null, payload);
   });
-  const logRequests = config.logLevel !== 'silent';
+  // One line per request, in pino's format, on the logger's stream. It is serialised here with
+  // JSON.stringify: pino's general path cost a quarter of whoami's time for this one line.
+  const logRequests = ['trace', 'debug', 'info'].includes(config.logLevel);
+  const host = hostname();
   app.addHook('onResponse', (request, reply, done) => {
-    recordRequestMetrics(request, reply);
+    const route = request.routeOptions.url;
+    recordRequestMetrics(request.method, route, reply.statusCode, reply.elapsedTime);
     if (logRequests) {
-      request.log.info(
-        {
+      logStream.write(
+        JSON.stringify({
+          level: 30,
+          time: Date.now(),
+          pid: process.pid,
+          hostname: host,
           requestId: request.id,
           tenantId: request.actor?.tenantId,
           keyId: request.actor?.keyId,
           method: request.method,
-          route: request.routeOptions.url ?? null,
+          route: route ?? null,
           status: reply.statusCode,
           durationMs: Math.round(reply.elapsedTime * 10) / 10,
-        },
-        'request',
+          msg: 'request',
+        }) + '\n',
       );
     }
     done();

@@ -2,6 +2,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../app.ts';
+import { SharedReads } from '../db/shared-reads.ts';
 import { sendWrite } from '../http/idempotency.ts';
 import { buildRawPage, listBinding, Page, readPageRequest, sendRawPage } from '../http/paging.ts';
 import { errorResponses, IdempotencyHeaders, IdParams } from '../http/schemas.ts';
@@ -12,6 +13,7 @@ const tags = ['Customers'];
 
 export function registerCustomerRoutes(server: FastifyInstance, { db, cursors }: AppDeps): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
+  const reads = new SharedReads(db);
   app.post(
     '/v1/customers',
     {
@@ -80,8 +82,15 @@ export function registerCustomerRoutes(server: FastifyInstance, { db, cursors }:
         email: query.email?.toLowerCase(),
       });
       const page = readPageRequest(cursors, query, binding);
-      const rows = await listCustomers(db, request.actor, { email: query.email }, page);
-      return sendRawPage(reply, buildRawPage(cursors, rows, page, binding));
+      const body = await reads.run(`${binding}\n${page.limit}\n${query.cursor}`, async (client) =>
+        buildRawPage(
+          cursors,
+          await listCustomers(client, request.actor, { email: query.email }, page),
+          page,
+          binding,
+        ),
+      );
+      return sendRawPage(reply, body);
     },
   );
 }

@@ -1,5 +1,5 @@
 // Customer rules: validation beyond the schema, PATCH semantics, events.
-import type { Db, Queryable, Tx } from '../db/pool.ts';
+import type { Queryable, Tx } from '../db/pool.ts';
 import { recordEvent } from '../events/service.ts';
 import { ParameterInvalidError, ResourceMissingError } from '../http/errors.ts';
 import type { PageRequest } from '../http/paging.ts';
@@ -139,7 +139,7 @@ export async function updateCustomer(
 }
 
 export async function listCustomers(
-  db: Db,
+  db: Queryable,
   scope: TenantScope,
   filters: { email?: string | undefined },
   page: PageRequest,

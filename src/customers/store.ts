@@ -1,5 +1,6 @@
 // SQL for customers. Every query takes the tenant and the environment.
 import type { Queryable } from '../db/pool.ts';
+import { isoFromTimestamptz, jsonString, TEXT_COLUMNS } from '../db/text-rows.ts';
 import type { PagePosition } from '../http/paging.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { AddressOut } from './schemas.ts';
@@ -82,35 +83,63 @@ export async function updateCustomer(
   return rows[0]!;
 }
 
-// The list's items are rendered to JSON by PostgreSQL itself: the hot path then moves one text
-// column per row instead of parsing thirteen (dates, three jsonb) and serialising them again.
+// The list reads its columns as PostgreSQL's text and renders each item's JSON by string
+// concatenation: nothing is parsed into Date or jsonb objects only to be serialised again.
+// (Rendering in SQL with json_build_object and to_char was measured first: it made
+// PostgreSQL's share of a list request about four times the plain index scan's.)
 // It must render exactly what customerFromRow does (a test compares list items with GET).
-const ITEM_JSON = `json_build_object(
-    'id', id, 'object', 'customer', 'name', name, 'email', email, 'phone', phone,
-    'address', address, 'description', description, 'metadata', metadata, 'taxIds', tax_ids,
-    'taxExempt', tax_exempt, 'environment', environment,
-    'createdAt', to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'updatedAt', to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text`;
+const PAGE_COLUMNS = `id, name, email, phone, address, description, metadata, tax_ids, tax_exempt,
+        environment, created_at, updated_at`;
 
+/** A customer row as text, as the list reads it. */
+export interface CustomerTextRow {
+  id: string;
+  name: string | null;
+  email: string | null;
+  phone: string | null;
+  address: string | null;
+  description: string | null;
+  metadata: string;
+  tax_ids: string;
+  tax_exempt: string;
+  environment: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One list row: its position for the cursor and its item's JSON. */
 export interface CustomerPageRow {
   id: string;
-  created_at: Date;
+  createdAt: string;
   json: string;
+}
+
+function customerPageRow(r: CustomerTextRow): CustomerPageRow {
+  const createdAt = isoFromTimestamptz(r.created_at);
+  // jsonb columns arrive as JSON text already; strings go through JSON.stringify.
+  const json =
+    `{"id":${JSON.stringify(r.id)},"object":"customer","name":${jsonString(r.name)}` +
+    `,"email":${jsonString(r.email)},"phone":${jsonString(r.phone)}` +
+    `,"address":${r.address ?? 'null'},"description":${jsonString(r.description)}` +
+    `,"metadata":${r.metadata},"taxIds":${r.tax_ids},"taxExempt":${JSON.stringify(r.tax_exempt)}` +
+    `,"environment":${JSON.stringify(r.environment)},"createdAt":"${createdAt}"` +
+    `,"updatedAt":"${isoFromTimestamptz(r.updated_at)}"}`;
+  return { id: r.id, createdAt, json };
 }
 
 // Four fixed texts rather than "($n IS NULL OR …)": a generic plan could not use the keyset
 // condition as an index bound, and deep pages would then cost as much as their depth.
 const PAGE_SQL = {
-  customers_page_all: `SELECT id, created_at, ${ITEM_JSON} AS json FROM customers
+  customers_page_all: `SELECT ${PAGE_COLUMNS} FROM customers
         WHERE tenant_id = $1 AND environment = $2
         ORDER BY created_at DESC, id DESC LIMIT $3`,
-  customers_page_after: `SELECT id, created_at, ${ITEM_JSON} AS json FROM customers
+  customers_page_after: `SELECT ${PAGE_COLUMNS} FROM customers
         WHERE tenant_id = $1 AND environment = $2 AND (created_at, id) < ($4, $5)
         ORDER BY created_at DESC, id DESC LIMIT $3`,
-  customers_page_email: `SELECT id, created_at, ${ITEM_JSON} AS json FROM customers
+  customers_page_email: `SELECT ${PAGE_COLUMNS} FROM customers
         WHERE tenant_id = $1 AND environment = $2 AND lower(email) = lower($4)
         ORDER BY created_at DESC, id DESC LIMIT $3`,
-  customers_page_email_after: `SELECT id, created_at, ${ITEM_JSON} AS json FROM customers
+  customers_page_email_after: `SELECT ${PAGE_COLUMNS} FROM customers
         WHERE tenant_id = $1 AND environment = $2 AND lower(email) = lower($4)
           AND (created_at, id) < ($5, $6)
         ORDER BY created_at DESC, id DESC LIMIT $3`,
@@ -136,6 +165,11 @@ export async function selectCustomerPage(
         ? 'customers_page_after'
         : 'customers_page_all';
   // Named: prepared once per connection, so the hot list skips parsing and planning.
-  const { rows } = await db.query<CustomerPageRow>({ name, text: PAGE_SQL[name], values });
-  return rows;
+  const { rows } = await db.query<CustomerTextRow>({
+    name,
+    text: PAGE_SQL[name],
+    values,
+    types: TEXT_COLUMNS,
+  });
+  return rows.map(customerPageRow);
 }

@@ -23,6 +23,9 @@ export function createPool(url: string, max = 20): Db {
     // A statement that hangs (locks, an outage) must not hang the request forever.
     statement_timeout: 15000,
     application_name: 'billing-api',
+    // Timestamps are sent as UTC text whatever the server's default zone (src/db/text-rows.ts
+    // renders them without building a Date on that path).
+    options: '-c TimeZone=UTC',
   });
   // An idle client losing its connection (database restart) must not crash the process.
   pool.on('error', () => undefined);

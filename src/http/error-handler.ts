@@ -152,7 +152,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error);
     if (apiError.status >= 500) {
-      request.log.error({ err: error }, 'request failed');
+      request.log.error({ err: error, requestId: request.id }, 'request failed');
     }
     return sendError(request, reply, apiError);
   });

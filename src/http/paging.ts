@@ -136,20 +136,20 @@ export function readPageRequest(
 /**
  * The rows of the page and its nextCursor, from rows fetched with LIMIT limit + 1: the extra
  * row only tells that another page exists, so nextCursor is null exactly on the last page.
+ * `createdAt` gives a row's position as ISO text.
  */
-function cutPage<Row extends { created_at: Date; id: string }>(
+function cutPage<Row extends { id: string }>(
   signer: CursorSigner,
   rows: Row[],
   request: PageRequest,
   binding: string,
+  createdAt: (row: Row) => string,
 ): { pageRows: Row[]; nextCursor: string | null } {
   const hasMore = rows.length > request.limit;
   const pageRows = hasMore ? rows.slice(0, request.limit) : rows;
   const last = pageRows[pageRows.length - 1];
   const nextCursor =
-    hasMore && last
-      ? signer.sign({ t: last.created_at.toISOString(), i: last.id, b: binding })
-      : null;
+    hasMore && last ? signer.sign({ t: createdAt(last), i: last.id, b: binding }) : null;
   return { pageRows, nextCursor };
 }
 
@@ -161,21 +161,23 @@ export function buildPage<Row extends { created_at: Date; id: string }, Item>(
   binding: string,
   toItem: (row: Row) => Item,
 ): { data: Item[]; nextCursor: string | null } {
-  const { pageRows, nextCursor } = cutPage(signer, rows, request, binding);
+  const { pageRows, nextCursor } = cutPage(signer, rows, request, binding, (row) =>
+    row.created_at.toISOString(),
+  );
   return { data: pageRows.map(toItem), nextCursor };
 }
 
 /**
- * The same page as buildPage, from items the database already rendered as JSON text: the
- * reply body is assembled as a string, with nothing parsed or serialised again.
+ * The same page as buildPage, from items already rendered as JSON text (with their position's
+ * createdAt as ISO text): the reply body is assembled as a string, nothing is serialised again.
  */
 export function buildRawPage(
   signer: CursorSigner,
-  rows: { created_at: Date; id: string; json: string }[],
+  rows: { createdAt: string; id: string; json: string }[],
   request: PageRequest,
   binding: string,
 ): string {
-  const { pageRows, nextCursor } = cutPage(signer, rows, request, binding);
+  const { pageRows, nextCursor } = cutPage(signer, rows, request, binding, (row) => row.createdAt);
   return `{"data":[${pageRows.map((r) => r.json).join(',')}],"nextCursor":${JSON.stringify(nextCursor)}}`;
 }
 

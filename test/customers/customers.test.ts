@@ -33,7 +33,7 @@ describe('customers', () => {
     const fetched = await api.get(`/v1/customers/${created.body.id}`);
     assert.equal(fetched.status, 200);
     assert.deepEqual(fetched.body, created.body);
-    // The list renders items in the database; they must be exactly what GET returns.
+    // The list renders its items from text columns; they must be exactly what GET returns.
     const listed = await api.get('/v1/customers?limit=100');
     assert.deepEqual(
       listed.body.data.find((c: { id: string }) => c.id === created.body.id),
@@ -176,5 +176,21 @@ describe('customer scopes', () => {
     }
     const mine = await client(server.url, owner.secret).get(`/v1/customers/${created.body.id}`);
     assert.equal(mine.body.name, 'Mine');
+  });
+
+  it('shows a new customer in every list asked for after its creation, under concurrent identical lists', async () => {
+    // Identical lists that queue for a connection share one query (src/db/shared-reads.ts):
+    // none may answer from a query that began before the request came.
+    const busy = Array.from({ length: 40 }, () => api.get('/v1/customers?limit=5'));
+    const created = await api.post('/v1/customers', { name: 'Seen at once' });
+    assert.equal(created.status, 201);
+    const after = await Promise.all(
+      Array.from({ length: 40 }, () => api.get('/v1/customers?limit=5')),
+    );
+    for (const res of after) {
+      assert.equal(res.status, 200);
+      assert.equal(res.body.data[0].id, created.body.id);
+    }
+    for (const res of await Promise.all(busy)) assert.equal(res.status, 200);
   });
 });

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { createServer } from 'node:net';
+import { createScratchDatabase, freePort } from './databases.ts';
 import { describeFigures, explainFailures } from './figures.ts';
+import { startChildServer } from './processes.ts';
 import { runShutdownScenario } from './shutdown.ts';
 
 const adminUrl = process.env.TEST_DATABASE_URL!;
@@ -16,5 +19,18 @@ describe('graceful shutdown', () => {
     t.diagnostic(describeFigures(figures));
     assert.equal(figures.failures, 0, explainFailures(figures));
     assert.equal(figures.notes.inFlightAtSigterm, 16, 'every request was in flight at SIGTERM');
+  });
+
+  it('exits 1 with the reason when its port is taken, rather than hanging', async (t) => {
+    const database = await createScratchDatabase(adminUrl);
+    t.after(() => database.drop());
+    const port = await freePort();
+    const squatter = createServer().listen(port, '127.0.0.1');
+    t.after(() => squatter.close());
+    await new Promise((resolve) => squatter.once('listening', resolve));
+    await assert.rejects(
+      startChildServer(database.url, { PORT: String(port) }),
+      /exited \(1\) before listening:[\s\S]*EADDRINUSE/,
+    );
   });
 });

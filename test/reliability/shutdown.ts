@@ -101,7 +101,8 @@ async function shutdownRound(
       });
     else if (i % 3 === 1)
       send(`POST customer #${i}`, 201, 'POST', '/v1/customers', { name: `Customer ${i}` });
-    else send(`GET customers #${i}`, 200, 'GET', '/v1/customers?limit=10');
+    // Each list differs (identical ones queued together would share one query and one wait).
+    else send(`GET customers #${i}`, 200, 'GET', `/v1/customers?limit=${10 + i}`);
   }
   for (let i = 0; i < options.pdfs; i++)
     send(`PDF #${i}`, 200, 'GET', `/v1/invoices/${invoice.body.id}/pdf`);
