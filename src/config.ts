@@ -1,5 +1,11 @@
 // Environment variables → one typed, validated object. Every wrong variable is named in one
 // message at start-up, so an operator fixes them all in one go.
+import { availableParallelism } from 'node:os';
+
+// Connections per instance: four per core. More only queue work on the same cores (measured on
+// 2 cores: 20 connections served the list at half the rate of 8, and writes no faster), and
+// fewer free connections let identical reads share a query (src/db/shared-reads.ts).
+const DEFAULT_POOL_SIZE = Math.max(4, 4 * availableParallelism());
 
 export interface Config {
   port: number;
@@ -98,7 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: int('PORT', 3000, 0, 65535),
     host: env.HOST || '127.0.0.1',
     databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
-    databasePoolSize: int('DATABASE_POOL_SIZE', 20, 2, 1000),
+    databasePoolSize: int('DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 2, 1000),
     embeddedPgPort: int('EMBEDDED_PG_PORT', 54329, 1, 65535),
     dataDir: env.DATA_DIR || './data',
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),

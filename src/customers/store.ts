@@ -21,6 +21,10 @@ export interface CustomerRow {
   updated_at: Date;
 }
 
+// Named columns, not *: a prepared statement's result must not change shape under a migration.
+const ROW_COLUMNS = `tenant_id, environment, id, name, email, phone, address, description, metadata,
+  tax_ids, tax_exempt, created_at, updated_at`;
+
 export type CustomerFields = Pick<
   CustomerRow,
   'name' | 'email' | 'phone' | 'address' | 'description' | 'metadata' | 'tax_ids' | 'tax_exempt'
@@ -60,11 +64,14 @@ export async function selectCustomer(
   id: string,
   options: { forUpdate?: boolean } = {},
 ): Promise<CustomerRow | undefined> {
-  const { rows } = await db.query<CustomerRow>(
-    `SELECT * FROM customers WHERE tenant_id = $1 AND environment = $2 AND id = $3
-     ${options.forUpdate ? 'FOR UPDATE' : ''}`,
-    [scope.tenantId, scope.environment, id],
-  );
+  // Named (prepared once per connection): invoices read their customer on every create.
+  const { rows } = await db.query<CustomerRow>({
+    name: options.forUpdate ? 'customer_for_update' : 'customer',
+    text: `SELECT ${ROW_COLUMNS} FROM customers
+            WHERE tenant_id = $1 AND environment = $2 AND id = $3
+           ${options.forUpdate ? 'FOR UPDATE' : ''}`,
+    values: [scope.tenantId, scope.environment, id],
+  });
   return rows[0];
 }
 

@@ -77,30 +77,26 @@ interface KeySlot {
   lock: string;
 }
 
-/** Takes the key's in-flight lock for the transaction: at once or not at all, or waiting. */
-async function lockKey(tx: Tx, lock: string, wait: boolean): Promise<boolean> {
-  const { rows } = await tx.query<{ locked: boolean }>({
-    name: wait ? 'idempotency_lock_wait' : 'idempotency_lock',
-    text: wait
-      ? 'SELECT true AS locked FROM pg_advisory_xact_lock(hashtextextended($1, 0))'
-      : 'SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked',
-    values: [lock],
-  });
-  return rows[0]?.locked === true;
+interface Claim {
+  locked: boolean;
+  /** What a previous holder stored under the key, if anything. */
+  stored: StoredResult | undefined;
 }
 
-// A statement of its own, after the lock: in READ COMMITTED a statement's snapshot is taken
-// when it starts, so only a read that starts once the lock is held is sure to see the record
-// its previous holder committed.
-async function readStored(tx: Tx, slot: KeySlot): Promise<StoredResult | undefined> {
-  const { rows } = await tx.query<StoredResult>({
-    name: 'idempotency_stored',
-    text: `SELECT fingerprint, status_code, response_body,
-                  created_at < now() - make_interval(hours => $4) AS expired
-             FROM idempotency_keys WHERE tenant_id = $1 AND environment = $2 AND key = $3`,
-    values: [slot.tenantId, slot.environment, slot.key, RETENTION_HOURS],
+/**
+ * Takes the key's in-flight lock for the transaction (at once or not at all, or waiting) and,
+ * once it is held, reads the stored result: one round trip (claim_idempotency_key, migration
+ * 0006, reads with a snapshot taken after the lock).
+ */
+async function claimKey(tx: Tx, slot: KeySlot, wait: boolean): Promise<Claim> {
+  const { rows } = await tx.query<StoredResult & { locked: boolean }>({
+    name: 'idempotency_claim',
+    text: `SELECT locked, fingerprint, status_code, response_body, expired
+             FROM claim_idempotency_key($1, $2, $3, $4, $5, $6)`,
+    values: [slot.tenantId, slot.environment, slot.key, slot.lock, wait, RETENTION_HOURS],
   });
-  return rows[0];
+  const row = rows[0]!;
+  return { locked: row.locked, stored: row.fingerprint === null ? undefined : row };
 }
 
 async function deleteStored(tx: Tx, slot: KeySlot): Promise<void> {
@@ -151,13 +147,14 @@ export async function sendWrite(
     }
     const { tenantId, environment } = request.actor;
     const slot = { tenantId, environment, key, lock: `idem\n${tenantId}\n${environment}\n${key}` };
-    if (!(await lockKey(tx, slot.lock, false))) {
+    const claim = await claimKey(tx, slot, false);
+    if (!claim.locked) {
       throw new IdempotencyKeyInUseError(
         'A request with this Idempotency-Key is still being processed; retry later.',
       );
     }
     const print = fingerprint(request);
-    let stored = await readStored(tx, slot);
+    let stored = claim.stored;
     if (stored && !stored.expired) return replay(tx, reply, stored, print);
     if (stored) await deleteStored(tx, slot);
 
@@ -173,8 +170,7 @@ export async function sendWrite(
       // every write: this path is rare, the successful one is hot.)
       await tx.query('ROLLBACK');
       await tx.query('BEGIN');
-      await lockKey(tx, slot.lock, true);
-      stored = await readStored(tx, slot);
+      stored = (await claimKey(tx, slot, true)).stored;
       if (stored && !stored.expired) return replay(tx, reply, stored, print);
       if (stored) await deleteStored(tx, slot);
       resultStatus = apiError.status;

@@ -147,8 +147,8 @@ export async function createInvoice(
     { id, customer_id: input.customerId, currency: input.currency },
     fields,
     totals,
+    lines,
   );
-  if (lines.length > 0) await insertLines(tx, scope, id, lines);
   const invoice = invoiceFromRow(row, lines);
   await recordEvent(tx, scope, 'invoice.created', invoice);
   return invoice;

@@ -41,6 +41,8 @@ export function startChildServer(
       RATE_LIMIT_TEST: '1000000',
       RATE_LIMIT_LIVE: '1000000',
       AUTH_FAILURE_LIMIT: '1000000',
+      // The scenarios hold up to 18 requests waiting in the database at once.
+      DATABASE_POOL_SIZE: '20',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -23,7 +23,7 @@ export interface ShutdownOptions {
   rounds: number;
   /** Writes and reads waiting on the lock at SIGTERM. */
   blocked: number;
-  /** PDF renderings waiting beside them (blocked + pdfs ≤ 18: the pool's 20 connections, less
+  /** PDF renderings waiting beside them (blocked + pdfs ≤ 18: the pool's 20 connections (DATABASE_POOL_SIZE in processes.ts), less
    * the key verifier's and one spare, so that every request is seen waiting). */
   pdfs: number;
   /** How long the lock is held after SIGTERM, in ms. */
