@@ -71,9 +71,10 @@ function loggerOptions(config: Config, stream: LogStream): FastifyServerOptions[
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
-  // Lines are buffered and written in batches rather than a write per request; pino flushes
-  // the buffer when the process exits, also on a crash it can see.
-  const logStream = deps.logStream ?? pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  // Written asynchronously: lines that come while a write is under way go out together in the
+  // next one, and none waits for more to arrive (a line must show up at once even when traffic
+  // is low). pino flushes what is pending when the process exits.
+  const logStream = deps.logStream ?? pino.destination({ dest: 1, sync: false });
   const app = Fastify({
     logger: loggerOptions(config, logStream),
     logController: new LogController({ disableRequestLogging: true }),
