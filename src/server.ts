@@ -29,20 +29,19 @@ export async function startServer(
 ): Promise<RunningServer> {
   const database = await openDatabase(config, log);
   const timers: NodeJS.Timeout[] = [];
-  // What has started so far, to be stopped again if a later step fails (a port in use, say):
-  // the verifier's LISTEN connection would otherwise hold the pool, and the process, open.
-  let started: KeyVerifier | undefined;
-  let built: Awaited<ReturnType<typeof buildApp>> | undefined;
+  // What has started so far, stopped again in reverse if a later step fails (a port in use,
+  // say): the verifier's LISTEN connection would otherwise hold the pool, and the process, open.
+  const undo: (() => Promise<unknown>)[] = [() => database.close()];
   try {
     const applied = await migrate(database.db);
     if (applied.length > 0) log(`applied migrations: ${applied.join(', ')}`);
     const firstKey = database.embedded ? await bootstrapFirstTenant(database.db) : null;
     const cursors = await CursorSigner.load(database.db, config.cursorSecret);
-    const keys = new KeyVerifier(database.db, config.keyCacheMs);
-    started = keys;
-    await keys.start();
-    const app = await buildApp({ config, db: database.db, cursors, verifier: keys, logStream });
-    built = app;
+    const verifier = new KeyVerifier(database.db, config.keyCacheMs);
+    undo.push(() => verifier.close());
+    await verifier.start();
+    const app = await buildApp({ config, db: database.db, cursors, verifier, logStream });
+    undo.push(() => app.close());
     await app.listen({ port: config.port, host: config.host });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
@@ -67,7 +66,7 @@ export async function startServer(
       app,
       url: `${scheme}://${host}:${port}`,
       database,
-      verifier: keys,
+      verifier,
       firstKey,
       async close() {
         for (const timer of timers) clearInterval(timer);
@@ -75,14 +74,12 @@ export async function startServer(
         await app.close();
         // Attempts in flight finish and are recorded before the database goes.
         await worker?.stop();
-        await keys.close();
+        await verifier.close();
         await database.close();
       },
     };
   } catch (error) {
-    await built?.close().catch(() => undefined);
-    await started?.close().catch(() => undefined);
-    await database.close().catch(() => undefined);
+    for (const step of undo.reverse()) await step().catch(() => undefined);
     throw error;
   }
 }

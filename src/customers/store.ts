@@ -95,11 +95,9 @@ export async function updateCustomer(
 // (Rendering in SQL with json_build_object and to_char was measured first: it made
 // PostgreSQL's share of a list request about four times the plain index scan's.)
 // It must render exactly what customerFromRow does (a test compares list items with GET).
-const PAGE_COLUMNS = `id, name, email, phone, address, description, metadata, tax_ids, tax_exempt,
-        environment, created_at, updated_at`;
-
 /** A customer row as text, as the list reads it. */
 export interface CustomerTextRow {
+  tenant_id: string;
   id: string;
   name: string | null;
   email: string | null;
@@ -137,16 +135,16 @@ function customerPageRow(r: CustomerTextRow): CustomerPageRow {
 // Four fixed texts rather than "($n IS NULL OR …)": a generic plan could not use the keyset
 // condition as an index bound, and deep pages would then cost as much as their depth.
 const PAGE_SQL = {
-  customers_page_all: `SELECT ${PAGE_COLUMNS} FROM customers
+  customers_page_all: `SELECT ${ROW_COLUMNS} FROM customers
         WHERE tenant_id = $1 AND environment = $2
         ORDER BY created_at DESC, id DESC LIMIT $3`,
-  customers_page_after: `SELECT ${PAGE_COLUMNS} FROM customers
+  customers_page_after: `SELECT ${ROW_COLUMNS} FROM customers
         WHERE tenant_id = $1 AND environment = $2 AND (created_at, id) < ($4, $5)
         ORDER BY created_at DESC, id DESC LIMIT $3`,
-  customers_page_email: `SELECT ${PAGE_COLUMNS} FROM customers
+  customers_page_email: `SELECT ${ROW_COLUMNS} FROM customers
         WHERE tenant_id = $1 AND environment = $2 AND lower(email) = lower($4)
         ORDER BY created_at DESC, id DESC LIMIT $3`,
-  customers_page_email_after: `SELECT ${PAGE_COLUMNS} FROM customers
+  customers_page_email_after: `SELECT ${ROW_COLUMNS} FROM customers
         WHERE tenant_id = $1 AND environment = $2 AND lower(email) = lower($4)
           AND (created_at, id) < ($5, $6)
         ORDER BY created_at DESC, id DESC LIMIT $3`,

@@ -77,7 +77,23 @@ const COLUMNS = `tenant_id, environment, id, customer_id, number, status, curren
   days_until_due, memo, metadata, customer_snapshot, issued_at, paid_at, voided_at,
   marked_uncollectible_at, sent_at, created_at, updated_at`;
 
-/** A new draft, priced already (one statement: no insert-then-update on the hot path). */
+/** A draft's own fields and its totals, in the order both statements below take them. */
+function pricedDraftValues(fields: DraftFields, totals: Totals): unknown[] {
+  return [
+    fields.default_tax_rates,
+    fields.due_date,
+    fields.days_until_due,
+    fields.memo,
+    JSON.stringify(fields.metadata),
+    totals.tax_inclusive,
+    totals.subtotal,
+    totals.tax,
+    totals.total_excluding_tax,
+    totals.total,
+    JSON.stringify(totals.tax_amounts),
+  ];
+}
+
 const INSERT_INVOICE_SQL = `WITH invoice AS (
        INSERT INTO invoices (tenant_id, environment, id, customer_id, currency, status,
                              default_tax_rates, due_date, days_until_due, memo, metadata,
@@ -89,8 +105,9 @@ const INSERT_INVOICE_SQL = `WITH invoice AS (
      SELECT * FROM invoice`;
 
 /**
- * A new draft and its lines in one statement (one round trip on the API's hottest write; the
- * lines' foreign key to the invoice is checked at the statement's end, when both exist).
+ * A new draft, priced already, and its lines in one statement (one round trip on the API's
+ * hottest write, no insert-then-update; the lines' foreign key to the invoice is checked at the
+ * statement's end, when both exist).
  */
 export async function insertInvoice(
   db: Queryable,
@@ -109,17 +126,7 @@ export async function insertInvoice(
       invoice.id,
       invoice.customer_id,
       invoice.currency,
-      fields.default_tax_rates,
-      fields.due_date,
-      fields.days_until_due,
-      fields.memo,
-      JSON.stringify(fields.metadata),
-      totals.tax_inclusive,
-      totals.subtotal,
-      totals.tax,
-      totals.total_excluding_tax,
-      totals.total,
-      JSON.stringify(totals.tax_amounts),
+      ...pricedDraftValues(fields, totals),
       ...lineArrays(lines),
     ],
   });
@@ -249,22 +256,7 @@ export async function updateDraft(
             tax_amounts = $14, updated_at = clock_timestamp()
       WHERE tenant_id = $1 AND environment = $2 AND id = $3 AND status = 'draft'
       RETURNING ${COLUMNS}`,
-    [
-      scope.tenantId,
-      scope.environment,
-      id,
-      fields.default_tax_rates,
-      fields.due_date,
-      fields.days_until_due,
-      fields.memo,
-      JSON.stringify(fields.metadata),
-      totals.tax_inclusive,
-      totals.subtotal,
-      totals.tax,
-      totals.total_excluding_tax,
-      totals.total,
-      JSON.stringify(totals.tax_amounts),
-    ],
+    [scope.tenantId, scope.environment, id, ...pricedDraftValues(fields, totals)],
   );
   return rows[0]!;
 }
