@@ -3,9 +3,14 @@ import { randomBytes } from 'node:crypto';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyInstance,
+  type FastifyServerOptions,
+  type preValidationHookHandler,
+} from 'fastify';
 import FindMyWay from 'find-my-way';
-import pino from 'pino';
+import { LogLines } from './http/log-lines.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/pool.ts';
 import { registerAuth } from './http/auth.ts';
@@ -23,6 +28,7 @@ import {
 import { recordRequestMetrics, registerOperationsRoutes } from './http/operations.ts';
 import type { CursorSigner } from './http/paging.ts';
 import { RateLimits } from './http/rate-limit.ts';
+import { routeHooks } from './http/route-hooks.ts';
 import { registerStorableTextGuard } from './http/storable-text.ts';
 import { ErrorEnvelope, NoQuery } from './http/schemas.ts';
 import { registerCustomerRoutes } from './customers/routes.ts';
@@ -63,10 +69,8 @@ function loggerOptions(
   if (config.logLevel === 'silent') return false;
   return {
     level: config.logLevel,
-    // Written asynchronously: lines that come while a write is under way go out together in
-    // the next one, and none waits for more to arrive (a line must show up at once even when
-    // traffic is low). pino flushes what is pending when the process exits.
-    stream: stream ?? pino.destination({ dest: 1, sync: false }),
+    // Standard output, one write per turn of the event loop (src/http/log-lines.ts).
+    stream: stream ?? new LogLines(1),
     // Never a key, a secret or a body: the request line is logged by our own hook below.
     redact: ['req.headers.authorization', 'headers.authorization'],
   };
@@ -142,11 +146,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   // A write without a body is the same as one with `{}`: actions such as /issue need none, and
   // a required field missing is then named (parameter_missing) rather than "no body".
-  app.addHook('preValidation', (request, _reply, done) => {
-    if (request.body === undefined && request.method !== 'GET' && request.method !== 'HEAD') {
-      request.body = {};
-    }
+  // Added to the routes that take a body only: a hook on every route costs every request.
+  const emptyBodyIsObject: preValidationHookHandler = (request, _reply, done) => {
+    if (request.body === undefined) request.body = {};
     done();
+  };
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (methods.every((method) => method === 'GET' || method === 'HEAD')) return;
+    route.preValidation = [...routeHooks(route.preValidation), emptyBodyIsObject];
   });
 
   app.addSchema(ErrorEnvelope);
@@ -265,12 +273,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       route.schema = { ...route.schema, querystring: NoQuery };
     }
   });
-  await app.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
-
+  // Before any route: every route from here on (those of /docs excepted, above) needs a key.
   const limits = await RateLimits.create(config, app.log);
   app.addHook('onClose', () => limits.close());
   registerAuth(app, deps.verifier, config, limits);
   registerStorableTextGuard(app);
+  await app.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
+
   registerOperationsRoutes(app, deps);
   registerKeyRoutes(app, deps);
   registerCustomerRoutes(app, deps);

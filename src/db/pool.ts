@@ -37,11 +37,15 @@ export function createPool(url: string, max = 20): Db {
   return pool;
 }
 
-export async function inTransaction<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(
+  db: Db,
+  work: (tx: Tx) => Promise<T>,
+  begin = 'BEGIN',
+): Promise<T> {
   const tx = await db.connect();
   let broken = false;
   try {
-    await tx.query('BEGIN');
+    await tx.query(begin);
     const result = await work(tx);
     await tx.query('COMMIT');
     return result;
@@ -55,6 +59,17 @@ export async function inTransaction<T>(db: Db, work: (tx: Tx) => Promise<T>): Pr
   } finally {
     tx.release(broken);
   }
+}
+
+/**
+ * Runs reads that must agree with each other (a row and its children read by two statements)
+ * in one snapshot: a write that commits between the statements is seen by neither or both.
+ * Inside a transaction already (`on` is a client), that transaction's snapshot rules apply.
+ */
+export async function inSnapshot<T>(on: Db | Tx, work: (tx: Queryable) => Promise<T>): Promise<T> {
+  return on instanceof pg.Pool
+    ? inTransaction(on, work, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
+    : work(on);
 }
 
 /**

@@ -1,6 +1,6 @@
 // Delivery rules: what an attempt's outcome does to the delivery and its endpoint (retry
 // schedule, Retry-After, 410 Gone, 5 days of failure), listing, and the manual retry.
-import { inTransaction, type Db, type Tx } from '../db/pool.ts';
+import { inSnapshot, inTransaction, type Db, type Tx } from '../db/pool.ts';
 import { ResourceMissingError, StateInvalidError } from '../http/errors.ts';
 import type { PageRequest } from '../http/paging.ts';
 import type { TenantScope } from '../tenancy.ts';
@@ -56,15 +56,16 @@ export async function listDeliveries(
   endpointId: string,
   page: PageRequest,
 ): Promise<{ rows: DeliveryRow[]; attemptsOf: (row: DeliveryRow) => AttemptRow[] }> {
-  if (!(await selectEndpoint(db, scope, endpointId))) {
-    throw new ResourceMissingError('webhook endpoint', endpointId);
-  }
-  const rows = await selectDeliveryPage(db, scope, endpointId, page.after, page.limit + 1);
-  const attempts = await selectAttempts(
-    db,
-    scope,
-    rows.map((r) => r.id),
-  );
+  // One snapshot: an attempt recorded between the two reads would otherwise show with the
+  // delivery's state from before it (its lease's end as the next attempt).
+  const { rows, attempts } = await inSnapshot(db, async (tx) => {
+    if (!(await selectEndpoint(tx, scope, endpointId))) {
+      throw new ResourceMissingError('webhook endpoint', endpointId);
+    }
+    const rows = await selectDeliveryPage(tx, scope, endpointId, page.after, page.limit + 1);
+    const ids = rows.map((r) => r.id);
+    return { rows, attempts: await selectAttempts(tx, scope, ids) };
+  });
   const byDelivery = new Map<string, AttemptRow[]>();
   for (const attempt of attempts) {
     const list = byDelivery.get(attempt.delivery_id) ?? [];

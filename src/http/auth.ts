@@ -3,7 +3,8 @@
 // for the unauthenticated operational routes) and never calls auth code itself. The same hook
 // slows down addresses that fail authentication repeatedly and applies each key's rate limit
 // (./rate-limit.ts), so the order is fixed: address, key, transport, rate limit, scope.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import { routeHooks } from './route-hooks.ts';
 import type { Config } from '../config.ts';
 import type { KeyVerifier, VerifiedKey } from '../keys/verifier.ts';
 import type { Scope } from '../keys/scopes.ts';
@@ -52,6 +53,22 @@ function isSecureEnough(request: FastifyRequest, trustProxy: boolean): boolean {
   return proto === undefined && isLoopback(request.socket.remoteAddress);
 }
 
+function checkScope(key: VerifiedKey, required: Scope | null | undefined): void {
+  if (required && !key.scopes.includes(required)) throw new ScopeInsufficientError(required);
+}
+
+/** The secret of an `Authorization: Bearer` header; throws api_key_missing without one. */
+function presentedSecret(request: FastifyRequest): string {
+  const header = request.headers.authorization;
+  const match = header === undefined ? null : BEARER.exec(header);
+  if (!match) {
+    throw new ApiKeyMissingError(
+      'No API key provided. Send it in the header "Authorization: Bearer <API_KEY>".',
+    );
+  }
+  return match[1]!;
+}
+
 /** Authenticates the key, then counts the request against its rate limit, then checks scope. */
 export function registerAuth(
   app: FastifyInstance,
@@ -59,29 +76,13 @@ export function registerAuth(
   config: Config,
   limits: RateLimits,
 ): void {
-  app.decorateRequest('actor', null as unknown as Actor);
-  app.addHook('onRequest', async (request, reply) => {
-    const routeConfig = request.routeOptions.config;
-    // Unknown routes (404/405) and operational routes need no key.
-    if (request.routeOptions.url === undefined || routeConfig.auth === false) return;
-    const header = request.headers.authorization;
-    const match = header === undefined ? null : BEARER.exec(header);
-    if (!match) {
-      throw new ApiKeyMissingError(
-        'No API key provided. Send it in the header "Authorization: Bearer <API_KEY>".',
-      );
-    }
-    // An address that failed too often is refused before its key is even looked at.
-    await limits.refuseIfBlocked(request.ip);
-    let key: VerifiedKey;
-    try {
-      key = await verifier.verify(match[1]!);
-    } catch (error) {
-      if (error instanceof ApiKeyInvalidError || error instanceof ApiKeyRevokedError) {
-        await limits.noteAuthFailure(request.ip);
-      }
-      throw error;
-    }
+  /** Transport, actor, rate limit, scope: what follows once the key is known. */
+  function admit(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    key: VerifiedKey,
+    required: Scope | null | undefined,
+  ) {
     if (key.environment === 'live' && !isSecureEnough(request, config.trustProxy)) {
       throw new HttpsRequiredError('Live API keys must be sent over HTTPS.');
     }
@@ -92,9 +93,60 @@ export function registerAuth(
       scopes: key.scopes,
     };
     // Every authenticated request counts, including those refused for scope below.
-    await limits.admitKey(key.id, key.environment, reply);
-    const required = routeConfig.scope;
-    if (required && !key.scopes.includes(required)) throw new ScopeInsufficientError(required);
+    const counted = limits.admitKey(key.id, key.environment, reply);
+    if (counted) return counted.then(() => checkScope(key, required));
+    checkScope(key, required);
+  }
+
+  async function authenticate(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    secret: string,
+    required: Scope | null | undefined,
+  ) {
+    // An address that failed too often is refused before its key is even looked at.
+    await limits.refuseIfBlocked(request.ip);
+    let key: VerifiedKey;
+    try {
+      key = await verifier.verify(secret);
+    } catch (error) {
+      if (error instanceof ApiKeyInvalidError || error instanceof ApiKeyRevokedError) {
+        await limits.noteAuthFailure(request.ip);
+      }
+      throw error;
+    }
+    await admit(request, reply, key, required);
+  }
+
+  /** The hook of a route that needs a key (with `required`, that scope too). */
+  function authHook(required: Scope | null | undefined): onRequestHookHandler {
+    // A callback hook rather than an async one: the common request (a key verified less than
+    // a second ago, counted in this instance's memory) is answered without a promise.
+    return (request, reply, done) => {
+      try {
+        const secret = presentedSecret(request);
+        if (limits.synchronous) {
+          limits.refuseIfBlocked(request.ip);
+          const key = verifier.verifyCached(secret);
+          if (key !== undefined) {
+            admit(request, reply, key, required);
+            return done();
+          }
+        }
+        authenticate(request, reply, secret, required).then(() => done(), done);
+      } catch (error) {
+        done(error as Error);
+      }
+    };
+  }
+
+  app.decorateRequest('actor', null as unknown as Actor);
+  // Each route registered from here on gets its own hook, which knows its scope: no lookup of
+  // the route's options per request. Unknown routes (404/405) and the operational routes
+  // (`auth: false`) need no key and get none.
+  app.addHook('onRoute', (route) => {
+    if (route.config?.auth === false) return;
+    route.onRequest = [...routeHooks(route.onRequest), authHook(route.config?.scope)];
   });
 }
 

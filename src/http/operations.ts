@@ -22,10 +22,40 @@ const durations = new Histogram({
   registers: [registry],
 });
 
-// The labelled children, looked up once per route, method and status: prom-client hashes the
-// label set on every call otherwise.
-const requestCounters = new Map<string, Counter.Internal>();
-const durationHistograms = new Map<string, Histogram.Internal<string>>();
+// Requests reach prom-client in batches: at every scrape, and every BATCH requests. Its
+// labelled children hash their label set again on every call, and that cost was a visible
+// share of the cheapest requests; queued, a request costs two array pushes.
+interface Series {
+  counter: Counter.Internal;
+  histogram: Histogram.Internal<string>;
+}
+const seriesByKey = new Map<string, Series>();
+const queuedSeries: Series[] = [];
+const queuedSeconds: number[] = [];
+const BATCH = 256;
+
+function series(method: string, route: string, statusCode: number): Series {
+  const key = `${method} ${route} ${statusCode}`;
+  let found = seriesByKey.get(key);
+  if (found === undefined) {
+    found = {
+      counter: requests.labels({ route, method, status: String(statusCode) }),
+      histogram: durations.labels({ route, method }),
+    };
+    seriesByKey.set(key, found);
+  }
+  return found;
+}
+
+/** Moves the queued requests into the metrics. */
+function flushRequestMetrics(): void {
+  for (let i = 0; i < queuedSeries.length; i++) {
+    queuedSeries[i]!.counter.inc();
+    queuedSeries[i]!.histogram.observe(queuedSeconds[i]!);
+  }
+  queuedSeries.length = 0;
+  queuedSeconds.length = 0;
+}
 
 export function recordRequestMetrics(
   method: string,
@@ -33,21 +63,9 @@ export function recordRequestMetrics(
   statusCode: number,
   elapsedMs: number,
 ): void {
-  const route = url ?? 'unmatched';
-  const routeKey = `${method} ${route}`;
-  const countKey = `${routeKey} ${statusCode}`;
-  let counter = requestCounters.get(countKey);
-  if (counter === undefined) {
-    counter = requests.labels({ route, method, status: String(statusCode) });
-    requestCounters.set(countKey, counter);
-  }
-  counter.inc();
-  let histogram = durationHistograms.get(routeKey);
-  if (histogram === undefined) {
-    histogram = durations.labels({ route, method });
-    durationHistograms.set(routeKey, histogram);
-  }
-  histogram.observe(elapsedMs / 1000);
+  queuedSeries.push(series(method, url ?? 'unmatched', statusCode));
+  queuedSeconds.push(elapsedMs / 1000);
+  if (queuedSeries.length >= BATCH) flushRequestMetrics();
 }
 
 export function registerOperationsRoutes(app: FastifyInstance, deps: AppDeps): void {
@@ -64,6 +82,7 @@ export function registerOperationsRoutes(app: FastifyInstance, deps: AppDeps): v
     return { status: 'ready' };
   });
   app.get('/metrics', { config: { auth: false }, schema: hidden }, async (_request, reply) => {
+    flushRequestMetrics();
     reply.type(registry.contentType);
     return registry.metrics();
   });

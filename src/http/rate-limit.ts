@@ -11,6 +11,7 @@
 // is refused with 429 before it is looked at, until the window passes: a guesser learns nothing,
 // right or wrong, and gets 20 guesses a minute against keys of 190 random bits.
 //
+// Without REDIS_URL the counters live in the instance's memory and are answered synchronously.
 // With REDIS_URL the counters live in Redis and every instance shares them. Redis helps but is
 // not needed: while it is unreachable each instance counts in its own memory (the insurance
 // limiter of rate-limiter-flexible) and keeps serving, and should the limiter itself fail, the
@@ -51,33 +52,105 @@ function secondsUntil(msBeforeNext: number): number {
   return Math.max(0, Math.ceil(msBeforeNext / 1000));
 }
 
+interface Window {
+  points: number;
+  endsAt: number;
+}
+
+/**
+ * Fixed windows counted in this process's memory, for an instance without Redis. The same
+ * windows as the shared limiters (a window opens with the first point and lasts its duration),
+ * but answered synchronously: every request counts, and a promise per count was a measurable
+ * share of the cheapest requests. Ended windows are dropped in one sweep now and then rather
+ * than with a timer each.
+ */
+class LocalWindows {
+  private readonly windows = new Map<string, Window>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(private readonly durationMs: number) {
+    this.sweeper = setInterval(() => this.sweep(), Math.max(durationMs, 10_000));
+    this.sweeper.unref();
+  }
+
+  /** Adds points to the key's open window (opening one if none is); the window after it. */
+  add(key: string, points: number, now: number): Window {
+    let window = this.windows.get(key);
+    if (window === undefined || window.endsAt <= now) {
+      window = { points: 0, endsAt: now + this.durationMs };
+      this.windows.set(key, window);
+    }
+    window.points += points;
+    return window;
+  }
+
+  /** The key's open window, if it has one. */
+  peek(key: string, now: number): Window | undefined {
+    const window = this.windows.get(key);
+    return window !== undefined && window.endsAt > now ? window : undefined;
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const [key, window] of this.windows) if (window.endsAt <= now) this.windows.delete(key);
+  }
+
+  close(): void {
+    clearInterval(this.sweeper);
+  }
+}
+
+interface SharedLimiters {
+  perKey: Record<Environment, RateLimiterAbstract>;
+  authFailures: RateLimiterAbstract;
+}
+
+interface LocalLimiters {
+  perKey: Record<Environment, LocalWindows>;
+  authFailures: LocalWindows;
+}
+
 export class RateLimits {
-  private readonly perKey: Record<Environment, RateLimiterAbstract>;
-  private readonly authFailures: RateLimiterAbstract;
+  /** Without Redis the counters live here, and every check below answers synchronously. */
+  readonly synchronous: boolean;
+  private readonly shared: SharedLimiters | undefined;
+  private readonly local: LocalLimiters | undefined;
 
   private constructor(
     private readonly config: Config,
     private readonly log: FastifyBaseLogger,
     private readonly redis: Redis | undefined,
   ) {
+    this.synchronous = redis === undefined;
+    if (redis === undefined) {
+      const perKey = new LocalWindows(KEY_WINDOW_SECONDS * 1000);
+      this.local = {
+        // Keys are ids, unique across environments: one map serves both.
+        perKey: { live: perKey, test: perKey },
+        authFailures: new LocalWindows(config.authFailureWindowSeconds * 1000),
+      };
+      return;
+    }
     const prefix = `${config.redisKeyPrefix}:rl`;
-    this.perKey = {
-      live: this.limiter({
-        keyPrefix: `${prefix}:live`,
-        points: config.rateLimitLive,
-        duration: KEY_WINDOW_SECONDS,
-      }),
-      test: this.limiter({
-        keyPrefix: `${prefix}:test`,
-        points: config.rateLimitTest,
-        duration: KEY_WINDOW_SECONDS,
+    this.shared = {
+      perKey: {
+        live: this.limiter(redis, {
+          keyPrefix: `${prefix}:live`,
+          points: config.rateLimitLive,
+          duration: KEY_WINDOW_SECONDS,
+        }),
+        test: this.limiter(redis, {
+          keyPrefix: `${prefix}:test`,
+          points: config.rateLimitTest,
+          duration: KEY_WINDOW_SECONDS,
+        }),
+      },
+      authFailures: this.limiter(redis, {
+        keyPrefix: `${prefix}:auth-failures`,
+        points: config.authFailureLimit,
+        duration: config.authFailureWindowSeconds,
       }),
     };
-    this.authFailures = this.limiter({
-      keyPrefix: `${prefix}:auth-failures`,
-      points: config.authFailureLimit,
-      duration: config.authFailureWindowSeconds,
-    });
   }
 
   /** Connects to Redis when configured (waiting at most its connect timeout) and builds the limiters. */
@@ -113,39 +186,56 @@ export class RateLimits {
     return new RateLimits(config, log, redis);
   }
 
-  private limiter(options: LimiterOptions): RateLimiterAbstract {
-    const memory = new RateLimiterMemory(options);
-    if (!this.redis) return memory;
+  private limiter(redis: Redis, options: LimiterOptions): RateLimiterAbstract {
     return new RateLimiterRedis({
       ...options,
-      storeClient: this.redis,
+      storeClient: redis,
       rejectIfRedisNotReady: true,
-      insuranceLimiter: memory,
+      insuranceLimiter: new RateLimiterMemory(options),
     });
   }
 
   /**
    * Counts one request of the key and sets the RateLimit headers; throws RateLimitedError when
-   * the key is over its limit.
+   * the key is over its limit. Synchronous (returns nothing) when `synchronous`.
    */
-  async admitKey(keyId: string, environment: Environment, reply: FastifyReply): Promise<void> {
+  admitKey(keyId: string, environment: Environment, reply: FastifyReply): void | Promise<void> {
     const limit = environment === 'live' ? this.config.rateLimitLive : this.config.rateLimitTest;
+    if (this.local) {
+      const now = Date.now();
+      const window = this.local.perKey[environment].add(keyId, 1, now);
+      this.answer(reply, limit, window.points, window.endsAt - now);
+      return;
+    }
+    return this.admitShared(this.shared!, keyId, environment, reply, limit);
+  }
+
+  private async admitShared(
+    shared: SharedLimiters,
+    keyId: string,
+    environment: Environment,
+    reply: FastifyReply,
+    limit: number,
+  ): Promise<void> {
     let state: RateLimiterRes;
-    let refused = false;
     try {
-      state = await this.perKey[environment].consume(keyId);
+      state = await shared.perKey[environment].consume(keyId);
     } catch (outcome) {
       if (!(outcome instanceof RateLimiterRes)) {
         this.log.warn({ err: outcome }, 'rate limiter failed; request let through');
         return;
       }
       state = outcome;
-      refused = true;
     }
-    const reset = secondsUntil(state.msBeforeNext);
+    this.answer(reply, limit, state.consumedPoints, state.msBeforeNext);
+  }
+
+  /** The RateLimit headers for a key that has used `used` points; refuses one over its limit. */
+  private answer(reply: FastifyReply, limit: number, used: number, msBeforeNext: number): void {
+    const reset = secondsUntil(msBeforeNext);
     reply.header('ratelimit-policy', `${POLICY};q=${limit};w=${KEY_WINDOW_SECONDS}`);
-    reply.header('ratelimit', `${POLICY};r=${state.remainingPoints};t=${reset}`);
-    if (refused) {
+    reply.header('ratelimit', `${POLICY};r=${Math.max(limit - used, 0)};t=${reset}`);
+    if (used > limit) {
       throw new RateLimitedError(
         `Too many requests for this API key: at most ${limit} a second. Retry after the time in Retry-After.`,
         Math.max(1, reset),
@@ -153,33 +243,58 @@ export class RateLimits {
     }
   }
 
-  /** Throws RateLimitedError while the address has too many recent failed authentications. */
-  async refuseIfBlocked(address: string): Promise<void> {
+  /**
+   * Throws RateLimitedError while the address has too many recent failed authentications.
+   * Synchronous (returns nothing) when `synchronous`.
+   */
+  refuseIfBlocked(address: string): void | Promise<void> {
+    if (this.local) {
+      const now = Date.now();
+      const window = this.local.authFailures.peek(address, now);
+      if (window) this.refuseAddress(window.points, window.endsAt - now);
+      return;
+    }
+    return this.refuseIfBlockedShared(this.shared!, address);
+  }
+
+  private async refuseIfBlockedShared(shared: SharedLimiters, address: string): Promise<void> {
     let state: RateLimiterRes | null;
     try {
-      state = await this.authFailures.get(address);
+      state = await shared.authFailures.get(address);
     } catch (error) {
       this.log.warn({ err: error }, 'failed-authentication limiter failed; request let through');
       return;
     }
-    if (state && state.consumedPoints >= this.config.authFailureLimit) {
+    if (state) this.refuseAddress(state.consumedPoints, state.msBeforeNext);
+  }
+
+  private refuseAddress(failures: number, msBeforeNext: number): void {
+    if (failures >= this.config.authFailureLimit) {
       throw new RateLimitedError(
         'Too many failed authentications from this address. Retry after the time in Retry-After.',
-        Math.max(1, secondsUntil(state.msBeforeNext)),
+        Math.max(1, secondsUntil(msBeforeNext)),
       );
     }
   }
 
   /** Counts a presented key that was unknown or revoked against the address it came from. */
   async noteAuthFailure(address: string): Promise<void> {
+    if (this.local) {
+      this.local.authFailures.add(address, 1, Date.now());
+      return;
+    }
     try {
-      await this.authFailures.penalty(address);
+      await this.shared!.authFailures.penalty(address);
     } catch (error) {
       this.log.warn({ err: error }, 'failed-authentication limiter failed');
     }
   }
 
   async close(): Promise<void> {
+    if (this.local) {
+      this.local.perKey.live.close();
+      this.local.authFailures.close();
+    }
     if (!this.redis) return;
     this.redis.removeAllListeners();
     this.redis.on('error', () => undefined);

@@ -1,7 +1,7 @@
 // Invoice rules: drafts and their lines, money, the state machine's guard, events. The
 // lifecycle (issue, pay, void, send, PDF) is in lifecycle.ts and the credit-note hooks in
 // credits.ts; this file is the module's public face and re-exports both.
-import type { Db, Queryable, Tx } from '../db/pool.ts';
+import { inSnapshot, type Db, type Tx } from '../db/pool.ts';
 import { getCustomerRow } from '../customers/service.ts';
 import { recordEvent } from '../events/service.ts';
 import { ParameterInvalidError, ResourceMissingError, StateInvalidError } from '../http/errors.ts';
@@ -154,8 +154,10 @@ export async function createInvoice(
   return invoice;
 }
 
-export async function getInvoice(db: Queryable, scope: TenantScope, id: string): Promise<Invoice> {
-  return withLines(db, scope, await loadInvoiceRow(db, scope, id));
+export async function getInvoice(db: Db | Tx, scope: TenantScope, id: string): Promise<Invoice> {
+  // One snapshot: a draft's update between the two reads would otherwise pair its old totals
+  // with its new lines.
+  return inSnapshot(db, async (tx) => withLines(tx, scope, await loadInvoiceRow(tx, scope, id)));
 }
 
 export async function updateInvoice(
@@ -287,13 +289,12 @@ export async function listInvoices(
   filters: { customerId?: string | undefined; status?: string | undefined },
   page: PageRequest,
 ): Promise<{ id: string; created_at: Date; invoice: Invoice }[]> {
-  const rows = await selectInvoicePage(db, scope, filters, page.after, page.limit + 1);
-  // Every line of the page in one query (primary key prefix look-ups).
-  const lines = await selectLines(
-    db,
-    scope,
-    rows.map((r) => r.id),
-  );
+  // Every line of the page in one query (primary key prefix look-ups), in the page's snapshot.
+  const { rows, lines } = await inSnapshot(db, async (tx) => {
+    const rows = await selectInvoicePage(tx, scope, filters, page.after, page.limit + 1);
+    const ids = rows.map((r) => r.id);
+    return { rows, lines: await selectLines(tx, scope, ids) };
+  });
   const byInvoice = new Map<string, LineRow[]>();
   for (const line of lines) {
     const list = byInvoice.get(line.invoice_id);

@@ -6,7 +6,7 @@ import type pg from 'pg';
 import type { Db } from '../db/pool.ts';
 import { ApiKeyInvalidError, ApiKeyRevokedError } from '../http/errors.ts';
 import type { Environment } from '../tenancy.ts';
-import { hashSecret, parseSecret } from './secret.ts';
+import { parseSecret, secretDigest } from './secret.ts';
 import { selectKeyBySecretHash, touchKeysLastUsed } from './store.ts';
 
 export interface VerifiedKey {
@@ -26,6 +26,10 @@ interface CacheEntry {
 // Entries live for a second at most; the cap only bounds memory when many distinct secrets
 // (mostly unknown ones, which failed-authentication slow-down throttles per address) arrive.
 const MAX_CACHE_ENTRIES = 50_000;
+
+function isActive(key: VerifiedKey, now: number): boolean {
+  return !key.revoked && (key.expiresAt === null || key.expiresAt > now);
+}
 const LAST_USED_FLUSH_MS = 10_000;
 
 export class KeyVerifier {
@@ -79,27 +83,41 @@ export class KeyVerifier {
     }
   }
 
+  /**
+   * The key a secret stands for when memory alone can answer: a fresh cache entry of a key
+   * neither revoked nor expired. Anything else (unknown, stale, revoked) is undefined, and
+   * verify() gives the answer. Synchronous: the common request needs no promise.
+   */
+  verifyCached(secret: string): VerifiedKey | undefined {
+    const now = Date.now();
+    const entry = this.cache.get(secretDigest(secret));
+    const key = entry?.key;
+    if (!key || now - entry.fetchedAt >= this.cacheMs || !isActive(key, now)) return undefined;
+    this.noteUse(key, now);
+    return key;
+  }
+
   /** The key a secret stands for; throws api_key_invalid / api_key_revoked. */
   async verify(secret: string): Promise<VerifiedKey> {
     const now = Date.now();
-    // Format and checksum first: a mistyped key costs no database look-up.
-    if (parseSecret(secret) === null) throw new ApiKeyInvalidError('The API key is not valid.');
-    // Everything after this point works on the SHA-256 of the secret, never on the secret: the
-    // map's hashing and string comparisons, like the index look-up, can then reveal nothing of
-    // the secret's content through their timing. Unknown keys are cached exactly like known
-    // and revoked ones, so a repeated unknown key is not answered slower than a revoked one
-    // (which would tell a guesser which keys exist).
-    const secretHash = hashSecret(secret);
-    const cacheKey = secretHash.toString('base64');
+    // Everything works on the SHA-256 of the secret, never on the secret: the map's hashing and
+    // string comparisons, like the index look-up, can then reveal nothing of the secret's
+    // content through their timing. Unknown keys are cached exactly like known and revoked
+    // ones, so a repeated unknown key is not answered slower than a revoked one (which would
+    // tell a guesser which keys exist).
+    const cacheKey = secretDigest(secret);
     let entry = this.cache.get(cacheKey);
     if (!entry || now - entry.fetchedAt >= this.cacheMs) {
-      entry = { key: await this.lookUp(secretHash), fetchedAt: now };
+      // Format and checksum before the database: a mistyped key costs no look-up. (Every
+      // cached entry passed this check when it was made, so a hit needs no second one.)
+      if (parseSecret(secret) === null) throw new ApiKeyInvalidError('The API key is not valid.');
+      entry = { key: await this.lookUp(Buffer.from(cacheKey, 'base64')), fetchedAt: now };
       if (this.cache.size >= MAX_CACHE_ENTRIES) this.cache.clear();
       this.cache.set(cacheKey, entry);
     }
     const key = entry.key;
     if (!key) throw new ApiKeyInvalidError('The API key is not valid.');
-    if (key.revoked || (key.expiresAt !== null && key.expiresAt <= now)) {
+    if (!isActive(key, now)) {
       throw new ApiKeyRevokedError('This API key has been revoked or has expired.');
     }
     this.noteUse(key, now);

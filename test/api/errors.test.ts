@@ -155,6 +155,15 @@ describe('operations', () => {
     const metrics = await call(server.url, 'GET', '/metrics');
     assert.equal(metrics.status, 200);
     assert.match(metrics.text, /billing_http_requests_total/);
+    // Requests are counted in batches; a scrape sees every one finished before it.
+    const healthz = async () => {
+      const text = (await call(server.url, 'GET', '/metrics')).text;
+      const line = /billing_http_requests_total\{[^}]*route="\/healthz"[^}]*\} (\d+)/.exec(text);
+      return Number(line?.[1] ?? 0);
+    };
+    const before = await healthz();
+    for (let i = 0; i < 3; i++) await call(server.url, 'GET', '/healthz');
+    assert.equal(await healthz(), before + 3);
   });
 
   it('serves the OpenAPI 3.1 document generated from the route schemas, and the docs page', async () => {

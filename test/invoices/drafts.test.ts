@@ -132,6 +132,46 @@ describe('draft invoices', () => {
     assert.equal(back.body.daysUntilDue, null);
   });
 
+  it("never shows a draft's totals with lines of another version while PATCHes land", async () => {
+    const invoice = await createInvoice(api, {
+      customerId: customer.id,
+      lines: [{ description: 'v0', unitAmount: 100 }],
+    });
+    const path = `/v1/invoices/${invoice.id}`;
+    const consistent = (body: any) => {
+      assert.equal(
+        body.subtotal,
+        body.lines.reduce((sum: number, l: any) => sum + l.amount, 0),
+        `subtotal ${body.subtotal} with lines ${JSON.stringify(body.lines)}`,
+      );
+    };
+    let writing = true;
+    const writer = (async () => {
+      for (let i = 1; i <= 30; i++) {
+        const lines = Array.from({ length: 1 + (i % 4) }, (_, j) => ({
+          description: `v${i}.${j}`,
+          unitAmount: 100 * i + j,
+        }));
+        const res = await api.patch(path, { lines });
+        assert.equal(res.status, 200, res.text);
+      }
+      writing = false;
+    })();
+    let reads = 0;
+    while (writing) {
+      const [one, page] = await Promise.all([
+        api.get(path),
+        api.get(`/v1/invoices?customerId=${customer.id}&status=draft&limit=100`),
+      ]);
+      assert.equal(one.status, 200, one.text);
+      consistent(one.body);
+      page.body.data.forEach(consistent);
+      reads++;
+    }
+    await writer;
+    assert.ok(reads > 0);
+  });
+
   it('deletes a draft, which is then gone', async () => {
     const invoice = await createInvoice(api, {
       customerId: customer.id,

@@ -81,6 +81,27 @@ describe('authentication errors', () => {
     await expectError({ authorization: 'Bearer' }, 401, 'api_key_missing');
   });
 
+  it('asks for a key on every route of the OpenAPI document, HEAD included, and on no operational one', async () => {
+    const doc = (await call(server.url, 'GET', '/v1/openapi.json')).body;
+    const sample = (path: string) => path.replace(/\{[^}]+\}/g, 'x_1');
+    let checked = 0;
+    for (const [path, operations] of Object.entries<Record<string, unknown>>(doc.paths)) {
+      for (const method of Object.keys(operations)) {
+        const verbs = method === 'get' ? ['GET', 'HEAD'] : [method.toUpperCase()];
+        for (const verb of verbs) {
+          const res = await call(server.url, verb, sample(path));
+          assert.equal(res.status, 401, `${verb} ${path}: ${res.status}`);
+          if (verb !== 'HEAD') assert.equal(res.body.error.code, 'api_key_missing');
+          checked++;
+        }
+      }
+    }
+    assert.ok(checked > 40, `${checked} operations`);
+    for (const path of ['/healthz', '/readyz', '/metrics', '/v1/openapi.json', '/docs']) {
+      assert.notEqual((await call(server.url, 'GET', path)).status, 401, path);
+    }
+  });
+
   it('answers api_key_invalid for unknown, malformed or mistyped keys', async () => {
     const key = await createTenantWithKey(db);
     const flipped =

@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { LogLines } from '../../src/http/log-lines.ts';
+
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+function tempFile() {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'log-lines-')), 'out.log');
+  return { file, fd: openSync(file, 'w') };
+}
+
+describe('log lines', () => {
+  it('writes the lines of one turn together, in order, at the end of that turn', async () => {
+    const { file, fd } = tempFile();
+    const lines = new LogLines(fd);
+    for (let i = 0; i < 100; i++) lines.write(`{"n":${i}}\n`);
+    assert.equal(readFileSync(file, 'utf8'), '', 'nothing before the turn ends');
+    await nextTurn();
+    const written = readFileSync(file, 'utf8').trim().split('\n');
+    assert.deepEqual(
+      written.map((l) => JSON.parse(l).n),
+      Array.from({ length: 100 }, (_, i) => i),
+    );
+    // A line that comes alone is not held back for company.
+    lines.write('{"n":"alone"}\n');
+    await nextTurn();
+    assert.match(readFileSync(file, 'utf8'), /"alone"/);
+    closeSync(fd);
+  });
+
+  it('writes what is pending when flushed (as at exit), and keeps multi-byte text whole', () => {
+    const { file, fd } = tempFile();
+    const lines = new LogLines(fd);
+    lines.write('{"name":"Zoë — 東京"}\n');
+    lines.flush();
+    assert.equal(readFileSync(file, 'utf8'), '{"name":"Zoë — 東京"}\n');
+    closeSync(fd);
+  });
+
+  it('stops logging, without throwing, once its output is gone', async () => {
+    const { fd } = tempFile();
+    const lines = new LogLines(fd);
+    closeSync(fd);
+    lines.write('lost\n');
+    assert.doesNotThrow(() => lines.flush());
+    assert.doesNotThrow(() => lines.write('after\n'));
+    await nextTurn();
+  });
+});
