@@ -67,9 +67,21 @@ export async function inTransaction<T>(
  * Inside a transaction already (`on` is a client), that transaction's snapshot rules apply.
  */
 export async function inSnapshot<T>(on: Db | Tx, work: (tx: Queryable) => Promise<T>): Promise<T> {
-  return on instanceof pg.Pool
-    ? inTransaction(on, work, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
-    : work(on);
+  return on instanceof pg.Pool ? inTransaction(on, work, SNAPSHOT) : work(on);
+}
+
+const SNAPSHOT = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
+
+/**
+ * inSnapshot on a connection already checked out and in no transaction (a shared read's). A
+ * failure leaves the transaction open: the caller must then discard the connection, as
+ * SharedReads does.
+ */
+export async function snapshotOn<T>(client: Tx, work: (tx: Tx) => Promise<T>): Promise<T> {
+  await client.query(SNAPSHOT);
+  const result = await work(client);
+  await client.query('COMMIT');
+  return result;
 }
 
 /**

@@ -1,43 +1,51 @@
-// Where the process's log lines go: standard output, in one write per turn of the event loop.
+// Where the process's log lines go: standard output, in batches.
 //
-// Lines that come while the server handles a burst of requests leave together, so a busy
-// server makes one write for many lines; a line that comes alone leaves at the end of the same
-// turn, so nothing waits for more traffic to show up. The write is synchronous: no thread hand
-// off per write (pino's asynchronous destination costs a thread pool round trip for each, and
-// re-measures its whole pending buffer on every line), and a line is out before the process
-// exits. A reader that cannot keep up (a full pipe) slows the server rather than losing lines;
-// one that has gone away (EPIPE) ends logging.
+// Lines wait at most FLUSH_MS, or until BATCH_BYTES have gathered, and then leave in one
+// write: a busy server makes a few writes a second instead of one per request (each write to
+// a pipe wakes the process reading it, on the same cores), and a quiet one shows a line within
+// FLUSH_MS. The write is synchronous: no thread-pool hand-off per write (pino's asynchronous
+// destination costs one for each, and re-measures its whole pending buffer on every line).
+// What is pending is written when the process exits. A reader that cannot keep up (a full
+// pipe) slows the server rather than losing lines; one that has gone away ends logging.
 import { writeSync } from 'node:fs';
 
 const RETRY_MS = 1;
+const FLUSH_MS = 20;
+const BATCH_BYTES = 64 * 1024;
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
 export class LogLines {
   private pending: string[] = [];
-  private scheduled = false;
+  private pendingLength = 0;
+  private timer: NodeJS.Timeout | undefined;
   private closed = false;
-  private readonly flushLater = () => this.flush();
+  private readonly flushNow = () => this.flush();
 
   constructor(private readonly fd = 1) {
-    process.on('exit', this.flushLater);
+    process.on('exit', this.flushNow);
   }
 
   write(line: string): boolean {
     if (this.closed) return true;
     this.pending.push(line);
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(this.flushLater);
+    this.pendingLength += line.length;
+    if (this.pendingLength >= BATCH_BYTES) this.flush();
+    else if (this.timer === undefined) {
+      this.timer = setTimeout(this.flushNow, FLUSH_MS);
+      // A pending line never keeps the process alive; exit writes it.
+      this.timer.unref();
     }
     return true;
   }
 
   /** Writes every pending line now. */
   flush(): void {
-    this.scheduled = false;
+    clearTimeout(this.timer);
+    this.timer = undefined;
     if (this.pending.length === 0) return;
     const data = Buffer.from(this.pending.join(''));
     this.pending = [];
+    this.pendingLength = 0;
     let offset = 0;
     while (offset < data.length && !this.closed) {
       try {

@@ -4,6 +4,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../app.ts';
 import { creditNotesForInvoicePdf } from '../credit-notes/service.ts';
+import { snapshotOn } from '../db/pool.ts';
+import { SharedReads } from '../db/shared-reads.ts';
 import { sendWrite } from '../http/idempotency.ts';
 import { buildPage, listBinding, Page, readPageRequest } from '../http/paging.ts';
 import { errorResponses, IdempotencyHeaders, IdParams } from '../http/schemas.ts';
@@ -42,6 +44,7 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
   const { db, cursors } = deps;
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   const mailer = createInvoiceMailer(deps.config, (message) => server.log.info(message));
+  const reads = new SharedReads(db);
 
   app.post(
     '/v1/invoices',
@@ -92,7 +95,15 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
         response: { 200: Invoice, ...errorResponses(404) },
       },
     },
-    async (request) => getInvoice(db, request.actor, request.params.id),
+    async (request) => {
+      const { tenantId, environment } = request.actor;
+      const id = request.params.id;
+      // Identical reads share one (src/db/shared-reads.ts); the invoice and its lines are read
+      // in one snapshot as getInvoice does on its own.
+      return reads.run(`${tenantId}\n${environment}\n${id}`, (client) =>
+        snapshotOn(client, (tx) => getInvoice(tx, request.actor, id)),
+      );
+    },
   );
 
   app.patch(

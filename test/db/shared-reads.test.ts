@@ -1,5 +1,5 @@
-// Identical reads queued for a connection share one query, and still see every write that
-// committed before they arrived.
+// Identical reads share one query (one in flight per key, the rest gathering for the next),
+// and still see every write that committed before they arrived.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createPool } from '../../src/db/pool.ts';
@@ -60,6 +60,47 @@ describe('shared reads', () => {
     assert.equal(await early, 0);
     assert.equal(await late, 1, 'the late read ran a query of its own, after the commit');
     assert.equal(queries, 2);
+  });
+
+  it('runs one query of a key at a time: reads that come meanwhile share the next, which sees what committed before them', async (t) => {
+    const db = createPool(url, 4);
+    t.after(() => db.end());
+    await db.query('CREATE TABLE burst (n int NOT NULL)');
+    await db.query('INSERT INTO burst VALUES (0)');
+    const reads = new SharedReads(db);
+    let queries = 0;
+    const read = () =>
+      reads.run('burst', async (client) => {
+        queries++;
+        const { rows } = await client.query<{ n: number }>('SELECT n, pg_sleep(0.2) FROM burst');
+        return rows[0]!.n;
+      });
+    const early = read();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await db.query('UPDATE burst SET n = 1');
+    // Connections are free, yet these wait for the query in flight and then share one.
+    const late = [read(), read(), read(), read(), read()];
+    assert.equal(await early, 0);
+    assert.deepEqual(await Promise.all(late), [1, 1, 1, 1, 1]);
+    assert.equal(queries, 2);
+    // Nothing in flight: the next read is sent at once, on its own.
+    assert.equal(await read(), 1);
+    assert.equal(queries, 3);
+  });
+
+  it('lets a read through after the query it waited for failed', async (t) => {
+    const db = createPool(url, 2);
+    t.after(() => db.end());
+    const reads = new SharedReads(db);
+    const first = reads.run('y', async (c) => {
+      await c.query('SELECT pg_sleep(0.1)');
+      return c.query('SELECT 1/0');
+    });
+    // Sent by now: this one waits for it, and runs after its failure.
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const second = reads.run('y', async (c) => (await c.query('SELECT 8 AS n')).rows[0].n);
+    await assert.rejects(first, /division by zero/);
+    assert.equal(await second, 8);
   });
 
   it('passes a failure to every joined read and serves the next read afresh', async (t) => {

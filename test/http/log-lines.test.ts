@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { LogLines } from '../../src/http/log-lines.ts';
 
-const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+const shortly = () => new Promise((resolve) => setTimeout(resolve, 60));
 
 function tempFile() {
   const file = path.join(mkdtempSync(path.join(tmpdir(), 'log-lines-')), 'out.log');
@@ -13,12 +13,12 @@ function tempFile() {
 }
 
 describe('log lines', () => {
-  it('writes the lines of one turn together, in order, at the end of that turn', async () => {
+  it('writes the lines that gather within a few milliseconds together, in order', async () => {
     const { file, fd } = tempFile();
     const lines = new LogLines(fd);
     for (let i = 0; i < 100; i++) lines.write(`{"n":${i}}\n`);
-    assert.equal(readFileSync(file, 'utf8'), '', 'nothing before the turn ends');
-    await nextTurn();
+    assert.equal(readFileSync(file, 'utf8'), '', 'held briefly, to go out together');
+    await shortly();
     const written = readFileSync(file, 'utf8').trim().split('\n');
     assert.deepEqual(
       written.map((l) => JSON.parse(l).n),
@@ -26,8 +26,19 @@ describe('log lines', () => {
     );
     // A line that comes alone is not held back for company.
     lines.write('{"n":"alone"}\n');
-    await nextTurn();
+    await shortly();
     assert.match(readFileSync(file, 'utf8'), /"alone"/);
+    closeSync(fd);
+  });
+
+  it('writes at once when a large batch has gathered', () => {
+    const { file, fd } = tempFile();
+    const lines = new LogLines(fd);
+    const line = `{"filler":"${'x'.repeat(1000)}"}\n`;
+    for (let i = 0; i < 70; i++) lines.write(line);
+    assert.ok(readFileSync(file, 'utf8').length >= 64 * 1024);
+    lines.flush();
+    assert.equal(readFileSync(file, 'utf8'), line.repeat(70));
     closeSync(fd);
   });
 
@@ -47,6 +58,6 @@ describe('log lines', () => {
     lines.write('lost\n');
     assert.doesNotThrow(() => lines.flush());
     assert.doesNotThrow(() => lines.write('after\n'));
-    await nextTurn();
+    await shortly();
   });
 });

@@ -172,6 +172,27 @@ describe('draft invoices', () => {
     assert.ok(reads > 0);
   });
 
+  it('shows a change in every read asked for after it, under concurrent identical reads', async () => {
+    // Identical reads of one invoice share queries (src/db/shared-reads.ts): none may answer
+    // from a query that began before the request came.
+    const invoice = await createInvoice(api, {
+      customerId: customer.id,
+      lines: [{ description: 'Before', unitAmount: 100 }],
+    });
+    const path = `/v1/invoices/${invoice.id}`;
+    for (let round = 1; round <= 3; round++) {
+      const busy = Array.from({ length: 30 }, () => api.get(path));
+      const patched = await api.patch(path, { memo: `round ${round}` });
+      assert.equal(patched.status, 200, patched.text);
+      const after = await Promise.all(Array.from({ length: 30 }, () => api.get(path)));
+      for (const res of after) {
+        assert.equal(res.status, 200);
+        assert.equal(res.body.memo, `round ${round}`);
+      }
+      for (const res of await Promise.all(busy)) assert.equal(res.status, 200);
+    }
+  });
+
   it('deletes a draft, which is then gone', async () => {
     const invoice = await createInvoice(api, {
       customerId: customer.id,
