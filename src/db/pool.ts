@@ -1,5 +1,6 @@
 // The connection pool and the transaction helper every service uses.
 import pg from 'pg';
+import { discardQueuedEvents, writeQueuedEvents } from '../events/outbox.ts';
 
 // bigint columns (counts, money sums) arrive as strings unless told otherwise; money never
 // leaves JavaScript's safe integers (checked when written), so parse them as numbers here.
@@ -47,9 +48,11 @@ export async function inTransaction<T>(
   try {
     await tx.query(begin);
     const result = await work(tx);
+    await writeQueuedEvents(tx);
     await tx.query('COMMIT');
     return result;
   } catch (error) {
+    discardQueuedEvents(tx);
     try {
       await tx.query('ROLLBACK');
     } catch {

@@ -1,6 +1,7 @@
 // Events: every change writes one, in the same transaction as the change (a transactional
 // outbox), so an event exists exactly when its change committed. The same statement queues
-// its webhook deliveries, so they too exist exactly when the change committed.
+// its webhook deliveries, so they too exist exactly when the change committed. The statement
+// is the transaction's last (./outbox.ts).
 import type { Db, Queryable, Tx } from '../db/pool.ts';
 import { requireScope } from '../http/auth.ts';
 import { ResourceMissingError, ScopeInsufficientError } from '../http/errors.ts';
@@ -8,7 +9,8 @@ import type { PageRequest } from '../http/paging.ts';
 import { newId } from '../ids.ts';
 import type { Actor, TenantScope } from '../tenancy.ts';
 import type { Event } from './schemas.ts';
-import { insertEventWithDeliveries, selectEvent, selectEventPage, type EventRow } from './store.ts';
+import { queueEvent } from './outbox.ts';
+import { selectEvent, selectEventPage, type EventRow } from './store.ts';
 import { EVENT_READ_SCOPES, readableTypes, readScopeOf, type EventType } from './types.ts';
 
 export interface EventObject {
@@ -22,13 +24,14 @@ export async function recordEvent(
   object: EventObject,
   extra: Record<string, unknown> = {},
 ): Promise<void> {
-  await insertEventWithDeliveries(tx, {
+  // Written by the transaction's last statement (./outbox.ts); rendered now, as it is now.
+  queueEvent(tx, {
     tenantId: scope.tenantId,
     environment: scope.environment,
     id: newId('evt'),
     type,
     objectId: object.id,
-    data: { object, ...extra },
+    data: JSON.stringify({ object, ...extra }),
   });
 }
 

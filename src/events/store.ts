@@ -13,40 +13,6 @@ export interface EventRow {
   created_at: Date;
 }
 
-// One statement, one round trip, on every write of the API: the event, and one delivery per
-// enabled endpoint of the tenant and environment that takes this type (partial index
-// webhook_endpoints_enabled). Delivery ids share the event id's time part; their random part
-// is made here because the number of rows is only known to the database.
-const RECORD_EVENT_SQL = `
-  WITH event AS (
-    INSERT INTO events (tenant_id, environment, id, type, object_id, data)
-    VALUES ($1, $2, $3, $4, $5, $6)
-  )
-  INSERT INTO webhook_deliveries (tenant_id, environment, id, endpoint_id, event_id, event_type)
-  SELECT $1, $2, 'wd_' || substr($3::text, 5, 8) || substr(md5(random()::text || e.id), 1, 14),
-         e.id, $3, $4
-    FROM webhook_endpoints e
-   WHERE e.tenant_id = $1 AND e.environment = $2 AND NOT e.disabled
-     AND (e.enabled_events @> ARRAY[$4::text] OR e.enabled_events @> ARRAY['*'])`;
-
-export async function insertEventWithDeliveries(
-  db: Queryable,
-  event: {
-    tenantId: string;
-    environment: Environment;
-    id: string;
-    type: string;
-    objectId: string;
-    data: Record<string, unknown>;
-  },
-): Promise<void> {
-  await db.query({
-    name: 'record_event',
-    text: RECORD_EVENT_SQL,
-    values: [event.tenantId, event.environment, event.id, event.type, event.objectId, event.data],
-  });
-}
-
 export async function selectEvent(
   db: Queryable,
   scope: TenantScope,

@@ -10,6 +10,13 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db, Tx } from '../db/pool.ts';
+import {
+  discardQueuedEvents,
+  eventColumns,
+  EVENTS_CTE,
+  takeQueuedEvents,
+  writeQueuedEvents,
+} from '../events/outbox.ts';
 import { envelope, toApiError } from './error-handler.ts';
 import {
   IdempotencyKeyInUseError,
@@ -123,6 +130,12 @@ async function replay(
   return send(reply, stored.status_code, stored.response_body);
 }
 
+const STORE_SQL = `INSERT INTO idempotency_keys (tenant_id, environment, key, fingerprint, status_code, response_body)
+  VALUES ($1, $2, $3, $4, $5, $6)`;
+const STORE_WITH_EVENTS_SQL = `WITH ${EVENTS_CTE}
+  INSERT INTO idempotency_keys (tenant_id, environment, key, fingerprint, status_code, response_body)
+  VALUES ($7, $8, $9, $10, $11, $12)`;
+
 /**
  * Runs a write: `work` gets a transaction and returns the response body; the reply is
  * `status` with that body. With an Idempotency-Key, the result is stored with the work, and
@@ -142,6 +155,7 @@ export async function sendWrite(
     await tx.query('BEGIN');
     if (key === undefined) {
       const body = JSON.stringify(await work(tx));
+      await writeQueuedEvents(tx);
       await tx.query('COMMIT');
       return send(reply, status, body);
     }
@@ -169,6 +183,7 @@ export async function sendWrite(
       // one, under the key's lock again, so a retry gets the same answer. (No savepoint on
       // every write: this path is rare, the successful one is hot.)
       await tx.query('ROLLBACK');
+      discardQueuedEvents(tx);
       await tx.query('BEGIN');
       stored = (await claimKey(tx, slot, true)).stored;
       if (stored && !stored.expired) return replay(tx, reply, stored, print);
@@ -176,12 +191,18 @@ export async function sendWrite(
       resultStatus = apiError.status;
       body = JSON.stringify(envelope(apiError, request.id));
     }
-    await tx.query({
-      name: 'idempotency_store',
-      text: `INSERT INTO idempotency_keys (tenant_id, environment, key, fingerprint, status_code, response_body)
-       VALUES ($1, $2, $3, $4, $5, $6)`,
-      values: [tenantId, environment, key, print, resultStatus, body],
-    });
+    // The stored result and the work's events in one statement (src/events/outbox.ts).
+    const record = [tenantId, environment, key, print, resultStatus, body];
+    const events = takeQueuedEvents(tx);
+    await tx.query(
+      events.length === 0
+        ? { name: 'idempotency_store', text: STORE_SQL, values: record }
+        : {
+            name: 'idempotency_store_with_events',
+            text: STORE_WITH_EVENTS_SQL,
+            values: [...eventColumns(events), ...record],
+          },
+    );
     await tx.query('COMMIT');
     return send(reply, resultStatus, body);
   } catch (error) {
@@ -192,6 +213,7 @@ export async function sendWrite(
     }
     throw error;
   } finally {
+    discardQueuedEvents(tx);
     tx.release(broken);
   }
 }

@@ -1,0 +1,87 @@
+// The events a transaction records wait for its end and are written by its last statement,
+// still inside it: with the Idempotency-Key's stored result when there is one (one round trip
+// for both), else in a statement of their own just before COMMIT. Either way an event exists
+// exactly when its change committed, and a transaction that rolls back leaves none behind.
+//
+// A pooled connection outlives its transactions, so every path that ends one (commit or
+// rollback) takes or discards what was queued on it: takeQueuedEvents / discardQueuedEvents.
+import type { Tx } from '../db/pool.ts';
+import type { Environment } from '../tenancy.ts';
+
+export interface QueuedEvent {
+  tenantId: string;
+  environment: Environment;
+  id: string;
+  type: string;
+  objectId: string;
+  /** The event's data as JSON, rendered when it was recorded. */
+  data: string;
+}
+
+const queued = new WeakMap<Tx, QueuedEvent[]>();
+
+export function queueEvent(tx: Tx, event: QueuedEvent): void {
+  const list = queued.get(tx);
+  if (list) list.push(event);
+  else queued.set(tx, [event]);
+}
+
+/** The events queued in `tx`'s transaction, in the order recorded; the queue is emptied. */
+export function takeQueuedEvents(tx: Tx): QueuedEvent[] {
+  const list = queued.get(tx) ?? [];
+  queued.delete(tx);
+  return list;
+}
+
+export function discardQueuedEvents(tx: Tx): void {
+  queued.delete(tx);
+}
+
+// The events ($1–$6, one array per column), and one delivery per enabled endpoint of the
+// tenant and environment that takes each event's type (partial index
+// webhook_endpoints_enabled). Delivery ids share their event id's time part; their random
+// part is made here because the number of rows is only known to the database.
+export const EVENTS_CTE = `
+  queued AS (
+    SELECT q.tenant_id COLLATE "C" AS tenant_id, q.environment, q.id COLLATE "C" AS id, q.type,
+           q.object_id COLLATE "C" AS object_id, q.data::jsonb AS data
+      FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
+           AS q(tenant_id, environment, id, type, object_id, data)
+  ),
+  event AS (
+    INSERT INTO events (tenant_id, environment, id, type, object_id, data)
+    SELECT tenant_id, environment, id, type, object_id, data FROM queued
+  ),
+  delivery AS (
+    INSERT INTO webhook_deliveries (tenant_id, environment, id, endpoint_id, event_id, event_type)
+    SELECT q.tenant_id, q.environment,
+           'wd_' || substr(q.id, 5, 8) || substr(md5(random()::text || e.id || q.id), 1, 14),
+           e.id, q.id, q.type
+      FROM queued q
+      JOIN webhook_endpoints e
+        ON e.tenant_id = q.tenant_id AND e.environment = q.environment AND NOT e.disabled
+       AND (e.enabled_events @> ARRAY[q.type] OR e.enabled_events @> ARRAY['*'])
+  )`;
+
+/** The parameters of EVENTS_CTE ($1–$6). */
+export function eventColumns(events: QueuedEvent[]): unknown[] {
+  return [
+    events.map((e) => e.tenantId),
+    events.map((e) => e.environment),
+    events.map((e) => e.id),
+    events.map((e) => e.type),
+    events.map((e) => e.objectId),
+    events.map((e) => e.data),
+  ];
+}
+
+/** Writes the queued events of `tx`, if any: one statement. */
+export async function writeQueuedEvents(tx: Tx): Promise<void> {
+  const events = takeQueuedEvents(tx);
+  if (events.length === 0) return;
+  await tx.query({
+    name: 'write_events',
+    text: `WITH ${EVENTS_CTE} SELECT NULL`,
+    values: eventColumns(events),
+  });
+}
