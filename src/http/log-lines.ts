@@ -3,26 +3,32 @@
 // Lines wait at most FLUSH_MS, or until BATCH_BYTES have gathered, and then leave in one
 // write: a busy server makes a few writes a second instead of one per request (each write to
 // a pipe wakes the process reading it, on the same cores), and a quiet one shows a line within
-// FLUSH_MS. The write is synchronous: no thread-pool hand-off per write (pino's asynchronous
-// destination costs one for each, and re-measures its whole pending buffer on every line).
-// What is pending is written when the process exits. A reader that cannot keep up (a full
-// pipe) slows the server rather than losing lines; one that has gone away ends logging.
-import { writeSync } from 'node:fs';
+// FLUSH_MS. A batch is written off the event loop (one thread-pool write at a time, the next
+// batch gathering meanwhile), so a reader that is slow to drain its pipe delays log lines, not
+// requests. (pino's asynchronous destination does the same per write, and re-measures its
+// whole pending buffer on every line.) What is pending when the process exits is written
+// synchronously then. A reader that has gone away ends logging.
+import { write, writeSync } from 'node:fs';
 
-const RETRY_MS = 1;
 const FLUSH_MS = 20;
 const BATCH_BYTES = 64 * 1024;
+const RETRY_MS = 5;
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
 export class LogLines {
   private pending: string[] = [];
   private pendingLength = 0;
   private timer: NodeJS.Timeout | undefined;
+  /** The batch being written, from `offset` on; undefined when no write is under way. */
+  private writing: Buffer | undefined;
+  private offset = 0;
   private closed = false;
   private readonly flushNow = () => this.flush();
+  private readonly written = (error: NodeJS.ErrnoException | null, bytes: number) =>
+    this.onWritten(error, bytes);
 
   constructor(private readonly fd = 1) {
-    process.on('exit', this.flushNow);
+    process.on('exit', () => this.flushSync());
   }
 
   write(line: string): boolean {
@@ -38,21 +44,64 @@ export class LogLines {
     return true;
   }
 
-  /** Writes every pending line now. */
+  /** Starts writing what is pending, unless a write is under way (its end starts the next). */
   flush(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.pending.length === 0) return;
+    if (this.writing !== undefined || this.closed || this.pending.length === 0) return;
+    this.writing = this.takePending();
+    this.offset = 0;
+    write(this.fd, this.writing, 0, this.writing.length, null, this.written);
+  }
+
+  private takePending(): Buffer {
     const data = Buffer.from(this.pending.join(''));
     this.pending = [];
     this.pendingLength = 0;
+    return data;
+  }
+
+  private onWritten(error: NodeJS.ErrnoException | null, bytes: number): void {
+    const batch = this.writing!;
+    if (error) {
+      if (error.code !== 'EAGAIN') {
+        this.closed = true;
+        this.writing = undefined;
+        return;
+      }
+      setTimeout(() => this.writeRest(), RETRY_MS).unref();
+      return;
+    }
+    this.offset += bytes;
+    if (this.offset < batch.length) return this.writeRest();
+    this.writing = undefined;
+    if (this.pendingLength >= BATCH_BYTES) this.flush();
+    else if (this.pending.length > 0 && this.timer === undefined) {
+      this.timer = setTimeout(this.flushNow, FLUSH_MS);
+      this.timer.unref();
+    }
+  }
+
+  private writeRest(): void {
+    const batch = this.writing!;
+    write(this.fd, batch, this.offset, batch.length - this.offset, null, this.written);
+  }
+
+  /**
+   * Writes what is pending now (at exit). A batch already handed to a write is left to it: its
+   * progress is not known here, and writing it again could repeat lines.
+   */
+  flushSync(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.pending.length === 0) return;
+    const data = this.takePending();
     let offset = 0;
     while (offset < data.length && !this.closed) {
       try {
         offset += writeSync(this.fd, data, offset);
       } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'EAGAIN') Atomics.wait(pause, 0, 0, RETRY_MS);
+        if ((error as NodeJS.ErrnoException).code === 'EAGAIN') Atomics.wait(pause, 0, 0, 1);
         else this.closed = true;
       }
     }
