@@ -24,6 +24,35 @@ export function toBase62(value: number, width: number): string {
 export type IdPrefix =
   'ten' | 'key' | 'cus' | 'inv' | 'il' | 'txr' | 'cn' | 'cnl' | 'evt' | 'we' | 'wd';
 
+// Monotonic within a process (as ULID's monotonic factory): an id made in the same millisecond
+// as the previous one (or after the clock stepped back) keeps that millisecond and takes the
+// previous random part plus one, so ids made one after another sort in the order they were
+// made (two events of one transaction, written by one statement at the same createdAt, list in
+// the order they were recorded).
+let lastMs = 0;
+let lastRandom = '';
+
+function incremented(digits: string): string {
+  const out = digits.split('');
+  for (let i = out.length - 1; i >= 0; i--) {
+    const next = BASE62.indexOf(out[i]!) + 1;
+    if (next < 62) {
+      out[i] = BASE62[next]!;
+      return out.join('');
+    }
+    out[i] = BASE62[0]!;
+  }
+  // 62^14 ids in one millisecond: not reachable; start a fresh random part.
+  return randomBase62(digits.length);
+}
+
 export function newId(prefix: IdPrefix): string {
-  return `${prefix}_${toBase62(Date.now(), 8)}${randomBase62(14)}`;
+  const now = Date.now();
+  if (now > lastMs) {
+    lastMs = now;
+    lastRandom = randomBase62(14);
+  } else {
+    lastRandom = incremented(lastRandom);
+  }
+  return `${prefix}_${toBase62(lastMs, 8)}${lastRandom}`;
 }
