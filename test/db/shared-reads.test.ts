@@ -8,6 +8,20 @@ import { createTestDatabase } from '../helpers.ts';
 
 const url = await createTestDatabase();
 
+/** Waits until a statement containing `fragment` is running in the database. */
+async function untilRunning(db: ReturnType<typeof createPool>, fragment: string): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    const { rows } = await db.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE state = 'active' AND query LIKE '%' || $1 || '%' AND pid <> pg_backend_pid()`,
+      [fragment],
+    );
+    if (rows[0].n > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`never saw ${fragment} running`);
+}
+
 describe('shared reads', () => {
   it('answers identical reads queued behind a busy pool with one query', async (t) => {
     const db = createPool(url, 1);
@@ -49,12 +63,12 @@ describe('shared reads', () => {
       reads.run('counter', async (client) => {
         queries++;
         // Slow enough that the write below commits while this query runs.
-        const { rows } = await client.query<{ n: number }>('SELECT n, pg_sleep(0.2) FROM counter');
+        const { rows } = await client.query<{ n: number }>('SELECT n, pg_sleep(0.4) FROM counter');
         return rows[0]!.n;
       });
     const early = read();
-    // Let the first read take its connection and send its query.
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The first read's query runs (its snapshot is taken) before the write.
+    await untilRunning(db, 'pg_sleep(0.4) FROM counter');
     await db.query('UPDATE counter SET n = 1');
     const late = read();
     assert.equal(await early, 0);
@@ -72,11 +86,11 @@ describe('shared reads', () => {
     const read = () =>
       reads.run('burst', async (client) => {
         queries++;
-        const { rows } = await client.query<{ n: number }>('SELECT n, pg_sleep(0.2) FROM burst');
+        const { rows } = await client.query<{ n: number }>('SELECT n, pg_sleep(0.4) FROM burst');
         return rows[0]!.n;
       });
     const early = read();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await untilRunning(db, 'pg_sleep(0.4) FROM burst');
     await db.query('UPDATE burst SET n = 1');
     // Connections are free, yet these wait for the query in flight and then share one.
     const late = [read(), read(), read(), read(), read()];
@@ -92,12 +106,15 @@ describe('shared reads', () => {
     const db = createPool(url, 2);
     t.after(() => db.end());
     const reads = new SharedReads(db);
+    let sent!: () => void;
+    const firstSent = new Promise<void>((resolve) => (sent = resolve));
     const first = reads.run('y', async (c) => {
+      sent();
       await c.query('SELECT pg_sleep(0.1)');
       return c.query('SELECT 1/0');
     });
     // Sent by now: this one waits for it, and runs after its failure.
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    await firstSent;
     const second = reads.run('y', async (c) => (await c.query('SELECT 8 AS n')).rows[0].n);
     await assert.rejects(first, /division by zero/);
     assert.equal(await second, 8);
