@@ -76,13 +76,19 @@ export async function inSnapshot<T>(on: Db | Tx, work: (tx: Queryable) => Promis
 const SNAPSHOT = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
 
 /**
- * inSnapshot on a connection already checked out and in no transaction (a shared read's). A
- * failure leaves the transaction open: the caller must then discard the connection, as
- * SharedReads does.
+ * inSnapshot on a connection already checked out and in no transaction (a shared read's).
+ * After a failure the transaction is rolled back, and the work's error thrown; should the
+ * rollback fail too, its error is thrown instead, and the caller must discard the connection.
  */
 export async function snapshotOn<T>(client: Tx, work: (tx: Tx) => Promise<T>): Promise<T> {
   await client.query(SNAPSHOT);
-  const result = await work(client);
+  let result: T;
+  try {
+    result = await work(client);
+  } catch (error) {
+    await client.query('ROLLBACK');
+    throw error;
+  }
   await client.query('COMMIT');
   return result;
 }

@@ -10,6 +10,7 @@
 // and share the next query, sent as soon as the first is answered. So a burst of N identical
 // reads costs about two queries instead of N, each reader waits for at most the query in
 // flight and its own, and a single reader with nothing in flight is not delayed at all.
+import { ApiError } from '../http/errors.ts';
 import type { Db, Tx } from './pool.ts';
 
 interface Gathering {
@@ -76,8 +77,10 @@ export class SharedReads {
       client.release();
       return result;
     } catch (error) {
-      // A failed connection must not go back to the pool (as pg's own pool.query does).
-      client.release(error instanceof Error ? error : true);
+      // An answer (a 404, say) leaves the connection as it was; any other failure may have
+      // left it broken or inside a transaction, so it must not go back to the pool (pg's own
+      // pool.query discards it on every error).
+      client.release(error instanceof ApiError ? undefined : error instanceof Error ? error : true);
       throw error;
     }
   }

@@ -2,7 +2,8 @@
 // and still see every write that committed before they arrived.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createPool } from '../../src/db/pool.ts';
+import { createPool, snapshotOn } from '../../src/db/pool.ts';
+import { ResourceMissingError } from '../../src/http/errors.ts';
 import { SharedReads } from '../../src/db/shared-reads.ts';
 import { createTestDatabase } from '../helpers.ts';
 
@@ -118,6 +119,38 @@ describe('shared reads', () => {
     const second = reads.run('y', async (c) => (await c.query('SELECT 8 AS n')).rows[0].n);
     await assert.rejects(first, /division by zero/);
     assert.equal(await second, 8);
+  });
+
+  it('keeps the connection after an answer such as 404, and discards it after a failure', async (t) => {
+    const db = createPool(url, 1);
+    t.after(() => db.end());
+    const reads = new SharedReads(db);
+    const pid = () =>
+      reads.run('pid', async (c) => (await c.query('SELECT pg_backend_pid() AS p')).rows[0].p);
+    const first = await pid();
+    await assert.rejects(
+      reads.run('missing', (c) =>
+        snapshotOn(c, async (tx) => {
+          await tx.query('SELECT 1');
+          throw new ResourceMissingError('invoice', 'inv_none');
+        }),
+      ),
+      ResourceMissingError,
+    );
+    assert.equal(await pid(), first, 'the same connection, its snapshot rolled back');
+    assert.equal(
+      await reads.run(
+        'tx',
+        async (c) => (await c.query('SELECT now() = statement_timestamp() AS t')).rows[0].t,
+      ),
+      true,
+      'no transaction left open',
+    );
+    await assert.rejects(
+      reads.run('bad', (c) => c.query('SELECT 1/0')),
+      /division by zero/,
+    );
+    assert.notEqual(await pid(), first, 'a new connection after a failed query');
   });
 
   it('passes a failure to every joined read and serves the next read afresh', async (t) => {
