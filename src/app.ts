@@ -69,7 +69,7 @@ function loggerOptions(
   if (config.logLevel === 'silent') return false;
   return {
     level: config.logLevel,
-    // Standard output, one write per turn of the event loop (src/http/log-lines.ts).
+    // Standard output, in batches of up to 20 ms or 64 KB (src/http/log-lines.ts).
     stream: stream ?? new LogLines(1),
     // Never a key, a secret or a body: the request line is logged by our own hook below.
     redact: ['req.headers.authorization', 'headers.authorization'],

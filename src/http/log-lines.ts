@@ -35,13 +35,18 @@ export class LogLines {
     if (this.closed) return true;
     this.pending.push(line);
     this.pendingLength += line.length;
+    this.flushSoon();
+    return true;
+  }
+
+  /** Pending lines go at BATCH_BYTES at once, else within FLUSH_MS. */
+  private flushSoon(): void {
     if (this.pendingLength >= BATCH_BYTES) this.flush();
-    else if (this.timer === undefined) {
+    else if (this.pending.length > 0 && this.timer === undefined) {
       this.timer = setTimeout(this.flushNow, FLUSH_MS);
       // A pending line never keeps the process alive; exit writes it.
       this.timer.unref();
     }
-    return true;
   }
 
   /** Starts writing what is pending, unless a write is under way (its end starts the next). */
@@ -75,11 +80,7 @@ export class LogLines {
     this.offset += bytes;
     if (this.offset < batch.length) return this.writeRest();
     this.writing = undefined;
-    if (this.pendingLength >= BATCH_BYTES) this.flush();
-    else if (this.pending.length > 0 && this.timer === undefined) {
-      this.timer = setTimeout(this.flushNow, FLUSH_MS);
-      this.timer.unref();
-    }
+    this.flushSoon();
   }
 
   private writeRest(): void {

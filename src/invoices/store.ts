@@ -77,6 +77,18 @@ const COLUMNS = `tenant_id, environment, id, customer_id, number, status, curren
   days_until_due, memo, metadata, customer_snapshot, issued_at, paid_at, voided_at,
   marked_uncollectible_at, sent_at, created_at, updated_at`;
 
+/** An invoice's totals, in the order every statement below takes them. */
+function totalsValues(totals: Totals): unknown[] {
+  return [
+    totals.tax_inclusive,
+    totals.subtotal,
+    totals.tax,
+    totals.total_excluding_tax,
+    totals.total,
+    JSON.stringify(totals.tax_amounts),
+  ];
+}
+
 /** A draft's own fields and its totals, in the order both statements below take them. */
 function pricedDraftValues(fields: DraftFields, totals: Totals): unknown[] {
   return [
@@ -85,12 +97,7 @@ function pricedDraftValues(fields: DraftFields, totals: Totals): unknown[] {
     fields.days_until_due,
     fields.memo,
     JSON.stringify(fields.metadata),
-    totals.tax_inclusive,
-    totals.subtotal,
-    totals.tax,
-    totals.total_excluding_tax,
-    totals.total,
-    JSON.stringify(totals.tax_amounts),
+    ...totalsValues(totals),
   ];
 }
 
@@ -306,12 +313,7 @@ export async function markIssued(
       issue.due_date,
       JSON.stringify(issue.customer_snapshot),
       issue.paid,
-      totals.tax_inclusive,
-      totals.subtotal,
-      totals.tax,
-      totals.total_excluding_tax,
-      totals.total,
-      JSON.stringify(totals.tax_amounts),
+      ...totalsValues(totals),
     ],
   );
   return rows[0]!;

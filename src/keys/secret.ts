@@ -28,19 +28,20 @@ export function parseSecret(secret: string): Environment | null {
   return match[1] as Environment;
 }
 
-export function hashSecret(secret: string): Buffer {
-  return crypto.createHash('sha256').update(secret).digest();
-}
-
 // crypto.hash (Node 20.12+) is one native call; a Hash object costs several times more, on a
 // path every request takes.
 const oneShotHash = (crypto as { hash?: typeof crypto.hash }).hash;
 
-/** The secret's SHA-256 as base64: what the key cache is keyed by (hashSecret, as text). */
+/** The secret's SHA-256 as base64: what the key cache is keyed by. */
 export function secretDigest(secret: string): string {
   return oneShotHash
     ? oneShotHash('sha256', secret, 'base64')
     : crypto.createHash('sha256').update(secret).digest('base64');
+}
+
+/** The secret's SHA-256, as the database stores and looks it up. */
+export function hashSecret(secret: string): Buffer {
+  return Buffer.from(secretDigest(secret), 'base64');
 }
 
 export function redactSecret(secret: string): string {

@@ -26,11 +26,11 @@ interface CacheEntry {
 // Entries live for a second at most; the cap only bounds memory when many distinct secrets
 // (mostly unknown ones, which failed-authentication slow-down throttles per address) arrive.
 const MAX_CACHE_ENTRIES = 50_000;
+const LAST_USED_FLUSH_MS = 10_000;
 
 function isActive(key: VerifiedKey, now: number): boolean {
   return !key.revoked && (key.expiresAt === null || key.expiresAt > now);
 }
-const LAST_USED_FLUSH_MS = 10_000;
 
 export class KeyVerifier {
   private readonly cache = new Map<string, CacheEntry>();
@@ -83,6 +83,12 @@ export class KeyVerifier {
     }
   }
 
+  /** The cache's entry for a digest, if it is younger than `cacheMs`. */
+  private freshEntry(digest: string, now: number): CacheEntry | undefined {
+    const entry = this.cache.get(digest);
+    return entry !== undefined && now - entry.fetchedAt < this.cacheMs ? entry : undefined;
+  }
+
   /**
    * The key a secret stands for when memory alone can answer: a fresh cache entry of a key
    * neither revoked nor expired. Anything else (unknown, stale, revoked) is undefined, and
@@ -90,9 +96,9 @@ export class KeyVerifier {
    */
   verifyCached(secret: string): VerifiedKey | undefined {
     const now = Date.now();
-    const entry = this.cache.get(secretDigest(secret));
+    const entry = this.freshEntry(secretDigest(secret), now);
     const key = entry?.key;
-    if (!key || now - entry.fetchedAt >= this.cacheMs || !isActive(key, now)) return undefined;
+    if (!key || !isActive(key, now)) return undefined;
     this.noteUse(key, now);
     return key;
   }
@@ -106,8 +112,8 @@ export class KeyVerifier {
     // ones, so a repeated unknown key is not answered slower than a revoked one (which would
     // tell a guesser which keys exist).
     const cacheKey = secretDigest(secret);
-    let entry = this.cache.get(cacheKey);
-    if (!entry || now - entry.fetchedAt >= this.cacheMs) {
+    let entry = this.freshEntry(cacheKey, now);
+    if (!entry) {
       // Format and checksum before the database: a mistyped key costs no look-up. (Every
       // cached entry passed this check when it was made, so a hit needs no second one.)
       if (parseSecret(secret) === null) throw new ApiKeyInvalidError('The API key is not valid.');
