@@ -16,6 +16,8 @@ interface LoadSpec {
    * `{n}` in the template becomes 1, 2, … zero-padded to 9 digits, up to pathCount. */
   pathTemplate?: string;
   pathCount?: number;
+  /** The first n (default 1): runs one after another go on where the last stopped. */
+  pathStart?: number;
 }
 
 const spec = JSON.parse(process.argv[2] ?? '{}') as LoadSpec;
@@ -39,7 +41,7 @@ const result = await autocannon({
           };
         }
         if (spec.pathTemplate) {
-          const i = ((n - 1) % (spec.pathCount ?? 1)) + 1;
+          const i = ((n - 2 + (spec.pathStart ?? 1)) % (spec.pathCount ?? 1)) + 1;
           next.path = spec.pathTemplate.replace('{n}', String(i).padStart(9, '0'));
         }
         return next;

@@ -18,7 +18,11 @@ import { createApiKey, createTenant } from '../src/keys/service.ts';
 import { seedCustomers, seedInvoices } from './seed.ts';
 
 const run = promisify(execFile);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+// Each comparison alternates its two sides, ROUNDS times SECONDS each, after a warm-up of each
+// side: a drift of this shared VM's speed during the run then falls on both sides alike.
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const WARM_UP_SECONDS = 2;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 
@@ -78,19 +82,52 @@ interface LoadResult {
   errors: number;
 }
 
-async function load(spec: Record<string, unknown>): Promise<LoadResult> {
+async function load(spec: Record<string, unknown>, seconds = SECONDS): Promise<LoadResult> {
   const { stdout } = await run(
     process.execPath,
     [
       '--import',
       'tsx',
       'bench/load.ts',
-      JSON.stringify({ connections: CONNECTIONS, seconds: SECONDS, ...spec }),
+      JSON.stringify({ connections: CONNECTIONS, seconds, ...spec }),
     ],
     { maxBuffer: 1 << 24 },
   );
   return JSON.parse(stdout.trim().split('\n').pop()!) as LoadResult;
 }
+
+/**
+ * The rounds of one side as one result: mean throughput, mean p50, the worst round's p99 (a
+ * p99 over all requests would need the rounds' histograms), errors summed.
+ */
+function combine(results: LoadResult[]): LoadResult {
+  const sum = (f: (r: LoadResult) => number) => results.reduce((total, r) => total + f(r), 0);
+  const mean = (f: (r: LoadResult) => number) => sum(f) / results.length;
+  return {
+    rps: mean((r) => r.rps),
+    requests: sum((r) => r.requests),
+    p50: mean((r) => r.p50),
+    p99: Math.max(...results.map((r) => r.p99)),
+    errors: sum((r) => r.errors),
+  };
+}
+
+type Side = (seconds: number) => Promise<LoadResult>;
+
+/** Sides measured in turn (a, b, …, a, b, …) after a warm-up of each; one result per side. */
+async function inTurn(...sides: Side[]): Promise<LoadResult[]> {
+  for (const side of sides) await side(WARM_UP_SECONDS);
+  const results = sides.map((): LoadResult[] => []);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [i, side] of sides.entries()) results[i]!.push(await side(SECONDS));
+  }
+  return results.map(combine);
+}
+
+const loader =
+  (spec: Record<string, unknown>): Side =>
+  (seconds) =>
+    load(spec, seconds);
 
 function pgbenchArgs(url: string) {
   const u = new URL(url);
@@ -112,16 +149,18 @@ async function initPgbench(url: string): Promise<void> {
   await run('pgbench', [...common, '-i', '-q', '-s', '10', db], { env });
 }
 
-async function pgbench(url: string): Promise<{ tps: number; p50: number }> {
+/** pgbench's TPC-B-like run as a load result (p50 is its average latency; no p99). */
+async function pgbench(url: string, seconds: number): Promise<LoadResult> {
   const { env, common, db } = pgbenchArgs(url);
   const { stdout } = await run(
     'pgbench',
-    [...common, '-c', String(CONNECTIONS), '-j', '2', '-T', String(SECONDS), '-M', 'prepared', db],
+    [...common, '-c', String(CONNECTIONS), '-j', '2', '-T', String(seconds), '-M', 'prepared', db],
     { env },
   );
   const tps = Number(/tps = ([\d.]+)/.exec(stdout)?.[1] ?? 0);
   const latency = Number(/latency average = ([\d.]+) ms/.exec(stdout)?.[1] ?? 0);
-  return { tps, p50: latency };
+  const failed = Number(/number of failed transactions: (\d+)/.exec(stdout)?.[1] ?? 0);
+  return { rps: tps, requests: Math.round(tps * seconds), p50: latency, p99: 0, errors: failed };
 }
 
 const rows: string[][] = [];
@@ -148,7 +187,7 @@ function record(
     target,
   ]);
   console.error(
-    `${name}: ${fmt(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${r.errors}${ratio === null ? '' : `, ratio ${ratio.toFixed(2)}`}`,
+    `${name}: ${fmt(r.rps)} req/s, p50 ${fmt(r.p50, 1)} ms, p99 ${fmt(r.p99, 1)} ms, errors ${r.errors}${ratio === null ? '' : `, ratio ${ratio.toFixed(2)}`}`,
   );
 }
 
@@ -215,6 +254,15 @@ const api = await startChild(
   /listening on (http:\/\/[^"\s]+)/,
 );
 const base = api.match[1]!;
+// The API drops log lines, and says how many, when its standard output is not drained in time
+// (src/http/log-lines.ts): the run reports them.
+let droppedLogLines = 0;
+api.child.stdout?.on('data', (chunk: Buffer) => {
+  if (!chunk.includes('log lines dropped')) return;
+  for (const match of chunk.toString().matchAll(/"dropped":(\d+)/g)) {
+    droppedLogLines += Number(match[1]);
+  }
+});
 const auth = { authorization: `Bearer ${key.secret}` };
 const get = async (path: string) => (await fetch(`${base}${path}`, { headers: auth })).text();
 
@@ -251,105 +299,126 @@ const bare = await startChild(
 const bareBase = `http://127.0.0.1:${bare.match[1]}`;
 
 // --- read paths ---------------------------------------------------------------------------
-const bareWhoami = await load({ url: `${bareBase}/whoami` });
-record('bare Fastify, whoami-sized body', bareWhoami, '', null, null, '');
-const whoami = await load({ url: `${base}/v1/auth/whoami`, headers: auth });
+const [bareWhoami, whoami] = await inTurn(
+  loader({ url: `${bareBase}/whoami` }),
+  loader({ url: `${base}/v1/auth/whoami`, headers: auth }),
+);
+record('bare Fastify, whoami-sized body', bareWhoami!, '', null, null, '');
 record(
   'GET /v1/auth/whoami',
-  whoami,
+  whoami!,
   'bare',
-  whoami.rps / bareWhoami.rps,
+  whoami!.rps / bareWhoami!.rps,
   await peakRssMb(api.child.pid!),
   '≥ 0.70',
 );
 
-const bareList = await load({ url: `${bareBase}/list` });
-record('bare Fastify, page-sized body', bareList, '', null, null, '');
-const first = await load({ url: `${base}/v1/customers?limit=25`, headers: auth });
+const [bareList, first, deep] = await inTurn(
+  loader({ url: `${bareBase}/list` }),
+  loader({ url: `${base}/v1/customers?limit=25`, headers: auth }),
+  loader({ url: `${base}${deepPath}`, headers: auth }),
+);
+record('bare Fastify, page-sized body', bareList!, '', null, null, '');
 record(
   'GET /v1/customers?limit=25 (first page)',
-  first,
+  first!,
   'bare',
-  first.rps / bareList.rps,
+  first!.rps / bareList!.rps,
   await peakRssMb(api.child.pid!),
   '≥ 0.40',
 );
-const deep = await load({ url: `${base}${deepPath}`, headers: auth });
 record(
   `GET /v1/customers?limit=25 (page at row ${Math.floor(ROWS * 0.99).toLocaleString()})`,
-  deep,
+  deep!,
   'first page',
-  deep.rps / first.rps,
+  deep!.rps / first!.rps,
   await peakRssMb(api.child.pid!),
   '',
 );
 notes.push(
-  `List depth: deep page p50 ${deep.p50} ms over first page p50 ${first.p50} ms; time per request deep / first = ${(first.rps / deep.rps).toFixed(2)} (target ≤ 1.3). Bodies: first page ${firstPageBody.length} bytes, deep page ${deepBody.length} bytes.`,
+  `List depth: deep page p50 ${fmt(deep!.p50, 1)} ms over first page p50 ${fmt(first!.p50, 1)} ms; time per request deep / first = ${(first!.rps / deep!.rps).toFixed(2)} (target ≤ 1.3). Bodies: first page ${firstPageBody.length} bytes, deep page ${deepBody.length} bytes.`,
 );
 
 if (invoicePath) {
-  const bareInvoice = await load({ url: `${bareBase}/invoice` });
-  record('bare Fastify, invoice-sized body', bareInvoice, '', null, null, '');
-  const invoice = await load({ url: `${base}${invoicePath}`, headers: auth });
+  const [bareInvoice, invoice] = await inTurn(
+    loader({ url: `${bareBase}/invoice` }),
+    loader({ url: `${base}${invoicePath}`, headers: auth }),
+  );
+  record('bare Fastify, invoice-sized body', bareInvoice!, '', null, null, '');
   record(
     'GET /v1/invoices/{id}',
-    invoice,
+    invoice!,
     'bare',
-    invoice.rps / bareInvoice.rps,
+    invoice!.rps / bareInvoice!.rps,
     await peakRssMb(api.child.pid!),
     '',
   );
 }
 
 // --- write paths --------------------------------------------------------------------------
-const tpcb = await pgbench(pgbenchDb);
-rows.push([
-  'pgbench TPC-B-like',
-  fmt(tpcb.tps),
-  fmt(tpcb.p50, 1) + ' (avg)',
-  '',
-  '0',
-  '',
-  '',
-  '',
-  '',
-]);
-console.error(`pgbench: ${fmt(tpcb.tps)} tps`);
+// Each issue takes the next draft: a round starts past every draft the rounds before it could
+// have sent (requests still in flight when a round ended were not counted).
+let nextDraft = 1;
+const issueSide: Side = async (seconds) => {
+  const result = await load(
+    {
+      url: base,
+      method: 'POST',
+      headers: auth,
+      pathTemplate: '/v1/invoices/inv_draft{n}/issue',
+      pathStart: nextDraft,
+      pathCount: drafts.seeded,
+    },
+    seconds,
+  );
+  nextDraft += result.requests + 2 * CONNECTIONS;
+  return result;
+};
+const createSide = loader({
+  url: `${base}/v1/invoices`,
+  method: 'POST',
+  headers: { ...auth, 'content-type': 'application/json' },
+  body: JSON.stringify({
+    customerId: invoiceIds.customerId,
+    currency: 'eur',
+    lines: [
+      { description: 'Consulting', quantity: 3, unitAmount: 12_000 },
+      { description: 'Travel', quantity: 1, unitAmount: 4_550 },
+    ],
+  }),
+  freshIdempotencyKey: true,
+});
 if (invoiceIds.customerId) {
-  const create = await load({
-    url: `${base}/v1/invoices`,
-    method: 'POST',
-    headers: { ...auth, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      customerId: invoiceIds.customerId,
-      currency: 'eur',
-      lines: [
-        { description: 'Consulting', quantity: 3, unitAmount: 12_000 },
-        { description: 'Travel', quantity: 1, unitAmount: 4_550 },
-      ],
-    }),
-    freshIdempotencyKey: true,
-  });
+  const [tpcb, create, issue] = await inTurn(
+    (seconds) => pgbench(pgbenchDb, seconds),
+    createSide,
+    issueSide,
+  );
+  rows.push([
+    'pgbench TPC-B-like',
+    fmt(tpcb!.rps),
+    fmt(tpcb!.p50, 1) + ' (avg)',
+    '',
+    String(tpcb!.errors),
+    '',
+    '',
+    '',
+    '',
+  ]);
+  console.error(`pgbench: ${fmt(tpcb!.rps)} tps`);
   record(
     'POST /v1/invoices (2 lines, fresh Idempotency-Key)',
-    create,
+    create!,
     'pgbench',
-    create.rps / tpcb.tps,
+    create!.rps / tpcb!.rps,
     await peakRssMb(api.child.pid!),
     '≥ 0.50, p99 < 50 ms',
   );
-  const issue = await load({
-    url: base,
-    method: 'POST',
-    headers: auth,
-    pathTemplate: '/v1/invoices/inv_draft{n}/issue',
-    pathCount: drafts.seeded,
-  });
   record(
     'POST /v1/invoices/{id}/issue',
-    issue,
+    issue!,
     'pgbench',
-    issue.rps / tpcb.tps,
+    issue!.rps / tpcb!.rps,
     await peakRssMb(api.child.pid!),
     '',
   );
@@ -378,12 +447,13 @@ const table = [header, header.map(() => '---'), ...rows]
   .map((r) => `| ${r.join(' | ')} |`)
   .join('\n');
 const report = [
-  `### ${external ? 'External PostgreSQL (DATABASE_URL)' : 'Embedded PostgreSQL'}: ${CONNECTIONS} connections, ${SECONDS} s per scenario`,
+  `### ${external ? 'External PostgreSQL (DATABASE_URL)' : 'Embedded PostgreSQL'}: ${CONNECTIONS} connections; each comparison in turn, ${ROUNDS} rounds of ${SECONDS} s per scenario after a ${WARM_UP_SECONDS} s warm-up (req/s and p50: mean of the rounds; p99: the worst round)`,
   '',
   table,
   '',
   ...notes.map((n) => `- ${n}`),
   `- Server peak resident memory over the whole run: ${memory} MB (target < 250 MB).`,
+  `- Log lines the server dropped because its standard output was not drained in time: ${droppedLogLines}.`,
   '',
 ].join('\n');
 console.log(report);

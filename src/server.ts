@@ -70,12 +70,23 @@ export async function startServer(
       firstKey,
       async close() {
         for (const timer of timers) clearInterval(timer);
+        // Every step runs even if one before it fails (the database, last, must be released,
+        // and an embedded one stopped); the first failure is thrown at the end.
+        let failure: unknown;
+        const step = async (work: () => Promise<unknown> | undefined) => {
+          try {
+            await work();
+          } catch (error) {
+            failure ??= error;
+          }
+        };
         // Stop accepting, let requests in flight finish, then release the database.
-        await app.close();
+        await step(() => app.close());
         // Attempts in flight finish and are recorded before the database goes.
-        await worker?.stop();
-        await verifier.close();
-        await database.close();
+        await step(() => worker?.stop());
+        await step(() => verifier.close());
+        await step(() => database.close());
+        if (failure !== undefined) throw failure;
       },
     };
   } catch (error) {

@@ -65,11 +65,13 @@ export async function selectCustomer(
   options: { forUpdate?: boolean } = {},
 ): Promise<CustomerRow | undefined> {
   // Named (prepared once per connection): invoices read their customer on every create.
+  // An update locks FOR NO KEY UPDATE (it never changes the key), which leaves the foreign-key
+  // checks of invoices being created for the customer meanwhile free to go on.
   const { rows } = await db.query<CustomerRow>({
     name: options.forUpdate ? 'customer_for_update' : 'customer',
     text: `SELECT ${ROW_COLUMNS} FROM customers
             WHERE tenant_id = $1 AND environment = $2 AND id = $3
-           ${options.forUpdate ? 'FOR UPDATE' : ''}`,
+           ${options.forUpdate ? 'FOR NO KEY UPDATE' : ''}`,
     values: [scope.tenantId, scope.environment, id],
   });
   return rows[0];

@@ -25,9 +25,13 @@ export async function openDatabase(
   return {
     db,
     embedded: true,
+    // The embedded PostgreSQL is stopped even if the pool fails to end: it must not outlive us.
     close: async () => {
-      await db.end();
-      if (server.owned) await server.stop();
+      try {
+        await db.end();
+      } finally {
+        if (server.owned) await server.stop();
+      }
     },
   };
 }

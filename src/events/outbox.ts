@@ -37,16 +37,21 @@ export function discardQueuedEvents(tx: Tx): void {
   queued.delete(tx);
 }
 
-// The events ($1–$6, one array per column), and one delivery per enabled endpoint of the
-// tenant and environment that takes each event's type (partial index
+// The events (six array parameters from \`$first\`, one array per column), and one delivery per
+// enabled endpoint of the tenant and environment that takes each event's type (partial index
 // webhook_endpoints_enabled). Delivery ids share their event id's time part; their random
-// part is made here because the number of rows is only known to the database.
-export const EVENTS_CTE = `
+// part is made here because the number of rows is only known to the database. \`gate\` is a
+// WHERE clause that can hold the events back (a single-statement write that did not claim its
+// Idempotency-Key, src/http/idempotency.ts), or ''.
+export function eventsCte(first: number, gate = ''): string {
+  const p = (i: number) => `$${first + i}::text[]`;
+  return `
   queued AS (
     SELECT q.tenant_id COLLATE "C" AS tenant_id, q.environment, q.id COLLATE "C" AS id, q.type,
            q.object_id COLLATE "C" AS object_id, q.data::jsonb AS data
-      FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
+      FROM unnest(${p(0)}, ${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)})
            AS q(tenant_id, environment, id, type, object_id, data)
+     ${gate}
   ),
   event AS (
     INSERT INTO events (tenant_id, environment, id, type, object_id, data)
@@ -62,8 +67,11 @@ export const EVENTS_CTE = `
         ON e.tenant_id = q.tenant_id AND e.environment = q.environment AND NOT e.disabled
        AND (e.enabled_events @> ARRAY[q.type] OR e.enabled_events @> ARRAY['*'])
   )`;
+}
 
-/** The parameters of EVENTS_CTE ($1–$6). */
+export const EVENTS_CTE = eventsCte(1);
+
+/** The parameters of eventsCte (six arrays). */
 export function eventColumns(events: QueuedEvent[]): unknown[] {
   return [
     events.map((e) => e.tenantId),

@@ -9,12 +9,30 @@ import type { PageRequest } from '../http/paging.ts';
 import { newId } from '../ids.ts';
 import type { Actor, TenantScope } from '../tenancy.ts';
 import type { Event } from './schemas.ts';
-import { queueEvent } from './outbox.ts';
+import { queueEvent, type QueuedEvent } from './outbox.ts';
 import { selectEvent, selectEventPage, type EventRow } from './store.ts';
 import { EVENT_READ_SCOPES, readableTypes, readScopeOf, type EventType } from './types.ts';
 
 export interface EventObject {
   id: string;
+}
+
+/** An event as written by the statement that commits its change (./outbox.ts). */
+export function newEvent(
+  scope: TenantScope,
+  type: string,
+  object: EventObject,
+  extra: Record<string, unknown> = {},
+): QueuedEvent {
+  // Rendered now, as the object is now.
+  return {
+    tenantId: scope.tenantId,
+    environment: scope.environment,
+    id: newId('evt'),
+    type,
+    objectId: object.id,
+    data: JSON.stringify({ object, ...extra }),
+  };
 }
 
 export async function recordEvent(
@@ -24,15 +42,8 @@ export async function recordEvent(
   object: EventObject,
   extra: Record<string, unknown> = {},
 ): Promise<void> {
-  // Written by the transaction's last statement (./outbox.ts); rendered now, as it is now.
-  queueEvent(tx, {
-    tenantId: scope.tenantId,
-    environment: scope.environment,
-    id: newId('evt'),
-    type,
-    objectId: object.id,
-    data: JSON.stringify({ object, ...extra }),
-  });
+  // Written by the transaction's last statement (./outbox.ts).
+  queueEvent(tx, newEvent(scope, type, object, extra));
 }
 
 export function eventFromRow(row: EventRow): Event {

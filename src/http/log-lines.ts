@@ -8,11 +8,17 @@
 // requests. (pino's asynchronous destination does the same per write, and re-measures its
 // whole pending buffer on every line.) What is pending when the process exits is written
 // synchronously then. A reader that has gone away ends logging.
+//
+// A reader slower than the lines come must not cost memory without end: past
+// MAX_PENDING_BYTES waiting, lines are dropped and counted, and a line saying how many takes
+// their place once the reader catches up (as sonic-boom's maxLength drops, for pino).
 import { write, writeSync } from 'node:fs';
 
 const FLUSH_MS = 20;
 const BATCH_BYTES = 64 * 1024;
-const RETRY_MS = 5;
+export const MAX_PENDING_BYTES = 4 * 1024 * 1024;
+// A full non-blocking pipe is tried again this soon: one pipe's worth (64 KB) a millisecond.
+const RETRY_MS = 1;
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
 export class LogLines {
@@ -23,6 +29,7 @@ export class LogLines {
   private writing: Buffer | undefined;
   private offset = 0;
   private closed = false;
+  private dropped = 0;
   private readonly flushNow = () => this.flush();
   private readonly written = (error: NodeJS.ErrnoException | null, bytes: number) =>
     this.onWritten(error, bytes);
@@ -33,6 +40,14 @@ export class LogLines {
 
   write(line: string): boolean {
     if (this.closed) return true;
+    // Once dropping, every line is dropped until the notice is written, so that no line
+    // overtakes the ones dropped before it.
+    if (this.dropped > 0 || this.pendingLength + line.length > MAX_PENDING_BYTES) {
+      this.dropped++;
+      // Nothing else may be pending (one line over the bound): the notice must still go out.
+      this.flushSoon();
+      return true;
+    }
     this.pending.push(line);
     this.pendingLength += line.length;
     this.flushSoon();
@@ -42,7 +57,7 @@ export class LogLines {
   /** Pending lines go at BATCH_BYTES at once, else within FLUSH_MS. */
   private flushSoon(): void {
     if (this.pendingLength >= BATCH_BYTES) this.flush();
-    else if (this.pending.length > 0 && this.timer === undefined) {
+    else if (this.hasPending() && this.timer === undefined) {
       this.timer = setTimeout(this.flushNow, FLUSH_MS);
       // A pending line never keeps the process alive; exit writes it.
       this.timer.unref();
@@ -53,13 +68,30 @@ export class LogLines {
   flush(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.writing !== undefined || this.closed || this.pending.length === 0) return;
+    if (this.writing !== undefined || this.closed || !this.hasPending()) return;
     this.writing = this.takePending();
     this.offset = 0;
     write(this.fd, this.writing, 0, this.writing.length, null, this.written);
   }
 
+  /** Lines to write, or the notice of lines dropped. */
+  private hasPending(): boolean {
+    return this.pending.length > 0 || this.dropped > 0;
+  }
+
+  /** The bytes waiting for the reader (at most MAX_PENDING_BYTES). */
+  get pendingBytes(): number {
+    return this.pendingLength;
+  }
+
   private takePending(): Buffer {
+    // The lines dropped came after every pending one, and before any written from now on.
+    if (this.dropped > 0) {
+      this.pending.push(
+        `${JSON.stringify({ level: 40, time: Date.now(), pid: process.pid, msg: 'log lines dropped: standard output was not drained in time', dropped: this.dropped })}\n`,
+      );
+      this.dropped = 0;
+    }
     const data = Buffer.from(this.pending.join(''));
     this.pending = [];
     this.pendingLength = 0;
@@ -95,7 +127,7 @@ export class LogLines {
   flushSync(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.pending.length === 0) return;
+    if (!this.hasPending()) return;
     const data = this.takePending();
     let offset = 0;
     while (offset < data.length && !this.closed) {

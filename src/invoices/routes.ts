@@ -22,6 +22,7 @@ import {
 import {
   addInvoiceLine,
   createInvoice,
+  planInvoiceCreation,
   deleteDraftInvoice,
   getInvoice,
   getInvoicePdf,
@@ -61,7 +62,14 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, db, 201, (tx) => createInvoice(tx, request.actor, request.body)),
+      sendWrite(
+        request,
+        reply,
+        db,
+        201,
+        (tx) => createInvoice(tx, request.actor, request.body),
+        (pool) => planInvoiceCreation(pool, request.actor, request.body),
+      ),
   );
 
   app.get(

@@ -18,7 +18,8 @@ const Currency = Type.String({
 });
 const DateOnly = Type.String({
   pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$',
-  description: 'A date, YYYY-MM-DD.',
+  description:
+    'A calendar date, YYYY-MM-DD, in the years 0001 to 9999 (else 400 parameter_invalid).',
 });
 const DaysUntilDue = Type.Integer({
   minimum: 0,

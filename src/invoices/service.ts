@@ -1,10 +1,11 @@
 // Invoice rules: drafts and their lines, money, the state machine's guard, events. The
 // lifecycle (issue, pay, void, send, PDF) is in lifecycle.ts and the credit-note hooks in
 // credits.ts; this file is the module's public face and re-exports both.
-import { inSnapshot, type Db, type Tx } from '../db/pool.ts';
+import { inSnapshot, type Db, type Queryable, type Tx } from '../db/pool.ts';
 import { getCustomerRow } from '../customers/service.ts';
-import { recordEvent } from '../events/service.ts';
+import { newEvent, recordEvent } from '../events/service.ts';
 import { ParameterInvalidError, ResourceMissingError, StateInvalidError } from '../http/errors.ts';
+import { SingleStatement, type PlannedWrite } from '../http/idempotency.ts';
 import type { PageRequest } from '../http/paging.ts';
 import { newId } from '../ids.ts';
 import { isCurrency } from '../money/currency.ts';
@@ -22,8 +23,12 @@ import {
   deleteAllLines,
   deleteInvoice,
   deleteLine,
-  insertInvoice,
+  draftRow,
+  insertDraft,
   insertLines,
+  NEW_DRAFT_PARAMETERS,
+  newDraftCtes,
+  newDraftValues,
   selectInvoicePage,
   selectLines,
   updateDraft,
@@ -53,7 +58,12 @@ export {
 function checkedDate(value: string | null | undefined, param: string): string | null {
   if (value == null) return null;
   const date = new Date(`${value}T00:00:00Z`);
-  if (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value) {
+  // Years 0001–9999: the calendar has no year 0 (PostgreSQL refuses it).
+  if (
+    Number.isNaN(date.getTime()) ||
+    date.toISOString().slice(0, 10) !== value ||
+    value.startsWith('0000')
+  ) {
     throw new ParameterInvalidError(param, `${param} is not a valid date (YYYY-MM-DD).`);
   }
   return value;
@@ -108,18 +118,29 @@ async function saveDraft(
   return invoiceFromRow(saved, lines);
 }
 
-export async function createInvoice(
-  tx: Tx,
+/** A new draft, validated and priced, as it will be stored; nothing is written. */
+async function newDraft(
+  db: Queryable,
   scope: TenantScope,
   input: InvoiceCreate,
-): Promise<Invoice> {
+  options: { customerByForeignKey?: boolean } = {},
+): Promise<{ row: InvoiceRow; lines: LineRow[] }> {
   if (!isCurrency(input.currency)) {
     throw new ParameterInvalidError('currency', `Unknown currency '${input.currency}'.`);
   }
   if (input.dueDate !== undefined && input.daysUntilDue !== undefined) {
     throw new ParameterInvalidError('daysUntilDue', 'Give dueDate or daysUntilDue, not both.');
   }
-  const customer = await getCustomerRow(tx, scope, input.customerId);
+  // The customer matters to the price only by its tax exemption. With `customerByForeignKey`,
+  // an untaxed draft leaves the customer's existence to the invoices' foreign key: a missing
+  // customer fails the statement that writes the draft (the caller's to handle).
+  const untaxed =
+    (input.defaultTaxRates ?? []).length === 0 &&
+    (input.lines ?? []).every((l) => (l.taxRates ?? []).length === 0);
+  const customer =
+    options.customerByForeignKey && untaxed
+      ? { tax_exempt: 'none' as const }
+      : await getCustomerRow(db, scope, input.customerId);
   const fields: DraftFields = {
     default_tax_rates: input.defaultTaxRates ?? [],
     due_date: checkedDate(input.dueDate, 'dueDate'),
@@ -132,26 +153,51 @@ export async function createInvoice(
     ...l,
     invoice_id: id,
   }));
-  // Priced before it is written: one INSERT with its totals (this is the API's hottest write).
   const totals = await priceWithRates(
-    tx,
+    db,
     scope,
     fields.default_tax_rates,
     lines,
     customer.tax_exempt,
     { newlyUsed: rateIdsOf(fields.default_tax_rates, lines), param: 'lines' },
   );
-  const row = await insertInvoice(
-    tx,
-    scope,
-    { id, customer_id: input.customerId, currency: input.currency },
-    fields,
-    totals,
-    lines,
-  );
-  const invoice = invoiceFromRow(row, lines);
+  const invoice = { id, customer_id: input.customerId, currency: input.currency };
+  return { row: draftRow(scope, invoice, fields, totals, new Date()), lines };
+}
+
+export async function createInvoice(
+  tx: Tx,
+  scope: TenantScope,
+  input: InvoiceCreate,
+): Promise<Invoice> {
+  const draft = await newDraft(tx, scope, input);
+  await insertDraft(tx, draft.row, draft.lines);
+  const invoice = invoiceFromRow(draft.row, draft.lines);
   await recordEvent(tx, scope, 'invoice.created', invoice);
   return invoice;
+}
+
+const CREATE_DRAFT = new SingleStatement('create_draft', NEW_DRAFT_PARAMETERS, newDraftCtes);
+
+/**
+ * createInvoice as one statement of its own (src/http/idempotency.ts, SingleStatement), from
+ * reads that need no transaction: a customer is never deleted, and a rate archived meanwhile
+ * was active when the draft was priced, as in a transaction that read it first. An untaxed
+ * draft reads nothing: the statement's foreign key finds its customer, or fails it, and the
+ * general path then answers 404.
+ */
+export async function planInvoiceCreation(
+  db: Db,
+  scope: TenantScope,
+  input: InvoiceCreate,
+): Promise<PlannedWrite> {
+  const draft = await newDraft(db, scope, input, { customerByForeignKey: true });
+  const invoice = invoiceFromRow(draft.row, draft.lines);
+  return CREATE_DRAFT.plan(
+    newDraftValues(draft.row, draft.lines),
+    [newEvent(scope, 'invoice.created', invoice)],
+    invoice,
+  );
 }
 
 export async function getInvoice(db: Db | Tx, scope: TenantScope, id: string): Promise<Invoice> {

@@ -101,43 +101,103 @@ function pricedDraftValues(fields: DraftFields, totals: Totals): unknown[] {
   ];
 }
 
-const INSERT_INVOICE_SQL = `WITH invoice AS (
+/**
+ * A new draft, priced already, and its lines: the CTEs `invoice` and `lines` of one statement
+ * (no insert-then-update; the lines' foreign key to the invoice is checked at the statement's
+ * end, when both exist), each filtered by `gate` (a WHERE clause, or ''). Parameters: see
+ * newDraftValues. The statement either runs in createInvoice's transaction or is a write of
+ * its own (src/http/idempotency.ts, SingleStatement): the API's hottest write.
+ */
+export function newDraftCtes(gate: string): string {
+  return `invoice AS (
        INSERT INTO invoices (tenant_id, environment, id, customer_id, currency, status,
                              default_tax_rates, due_date, days_until_due, memo, metadata,
                              tax_inclusive, subtotal, tax, total_excluding_tax, total,
-                             amount_remaining, tax_amounts)
-       VALUES ($1, $2, $3, $4, $5, 'draft', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15, $16)
-       RETURNING ${COLUMNS}),
-     lines AS (${linesFromArrays(17)})
-     SELECT * FROM invoice`;
+                             amount_remaining, tax_amounts, created_at, updated_at)
+       SELECT $1::text, $2::text, $3::text, $4::text, $5::text, 'draft', $6::text[], $7::date,
+              $8::int, $9::text, $10::jsonb, $11::boolean, $12::bigint, $13::bigint,
+              $14::bigint, $15::bigint, $15::bigint, $16::jsonb, $17::timestamptz,
+              $17::timestamptz
+        ${gate}),
+     lines AS (${linesFromArrays(18, gate)})`;
+}
+
+/** The number of parameters of newDraftCtes. */
+export const NEW_DRAFT_PARAMETERS = 24;
+
+/** newDraftCtes' parameters for this draft (a row as newly made, see draftRow) and its lines. */
+export function newDraftValues(row: InvoiceRow, lines: readonly LineRow[]): unknown[] {
+  return [
+    row.tenant_id,
+    row.environment,
+    row.id,
+    row.customer_id,
+    row.currency,
+    ...pricedDraftValues(row, row),
+    row.created_at,
+    ...lineArrays(lines),
+  ];
+}
 
 /**
- * A new draft, priced already, and its lines in one statement (one round trip on the API's
- * hottest write, no insert-then-update; the lines' foreign key to the invoice is checked at the
- * statement's end, when both exist).
+ * An object with its keys in jsonb's order (shorter keys first, then byte order), as the
+ * database gives it back: the answer to a create, built before the row exists, then reads
+ * the same as every later read of the row.
  */
-export async function insertInvoice(
-  db: Queryable,
+export function inJsonbKeyOrder<T extends Record<string, unknown>>(object: T): T {
+  const bytes = (key: string) => Buffer.from(key, 'utf8');
+  const keys = Object.keys(object).sort((a, b) => {
+    const x = bytes(a);
+    const y = bytes(b);
+    return x.length - y.length || Buffer.compare(x, y);
+  });
+  return Object.fromEntries(keys.map((k) => [k, object[k]])) as T;
+}
+
+/** A new draft's row as the database will hold it (newDraftCtes writes exactly this). */
+export function draftRow(
   scope: TenantScope,
   invoice: { id: string; customer_id: string; currency: string },
   fields: DraftFields,
   totals: Totals,
-  lines: readonly Omit<LineRow, 'invoice_id'>[],
-): Promise<InvoiceRow> {
-  const { rows } = await db.query<InvoiceRow>({
-    name: 'insert_invoice',
-    text: INSERT_INVOICE_SQL,
-    values: [
-      scope.tenantId,
-      scope.environment,
-      invoice.id,
-      invoice.customer_id,
-      invoice.currency,
-      ...pricedDraftValues(fields, totals),
-      ...lineArrays(lines),
-    ],
+  createdAt: Date,
+): InvoiceRow {
+  return {
+    tenant_id: scope.tenantId,
+    environment: scope.environment,
+    ...invoice,
+    number: null,
+    status: 'draft',
+    ...fields,
+    metadata: inJsonbKeyOrder(fields.metadata),
+    ...totals,
+    amount_paid: 0,
+    amount_credited: 0,
+    out_of_band_amount: 0,
+    amount_remaining: totals.total,
+    customer_snapshot: null,
+    issued_at: null,
+    paid_at: null,
+    voided_at: null,
+    marked_uncollectible_at: null,
+    sent_at: null,
+    created_at: createdAt,
+    updated_at: createdAt,
+  };
+}
+
+const INSERT_DRAFT_SQL = `WITH ${newDraftCtes('')} SELECT NULL`;
+
+export async function insertDraft(
+  db: Queryable,
+  row: InvoiceRow,
+  lines: readonly LineRow[],
+): Promise<void> {
+  await db.query({
+    name: 'insert_draft',
+    text: INSERT_DRAFT_SQL,
+    values: newDraftValues(row, lines),
   });
-  return rows[0]!;
 }
 
 export async function selectInvoice(
@@ -174,7 +234,7 @@ export async function selectLines(
 // Lines from arrays unnested in step (tax_rates as JSON, since a line's rates are themselves an
 // array, or null); `$first` is the number of the first array parameter. The invoice is
 // (tenant $1, environment $2, id $3) in both statements that use it.
-function linesFromArrays(first: number): string {
+function linesFromArrays(first: number, gate = ''): string {
   const p = (i: number) => `$${first + i}`;
   return `INSERT INTO invoice_lines (tenant_id, environment, invoice_id, id, position, description,
                                 quantity, unit_amount, amount, tax_rates)
@@ -183,7 +243,8 @@ function linesFromArrays(first: number): string {
                  ELSE ARRAY(SELECT jsonb_array_elements_text(l.tax_rates)) END
        FROM unnest(${p(0)}::text[], ${p(1)}::int[], ${p(2)}::text[], ${p(3)}::bigint[],
                    ${p(4)}::bigint[], ${p(5)}::bigint[], ${p(6)}::jsonb[])
-            AS l(id, position, description, quantity, unit_amount, amount, tax_rates)`;
+            AS l(id, position, description, quantity, unit_amount, amount, tax_rates)
+      ${gate}`;
 }
 
 function lineArrays(lines: readonly Omit<LineRow, 'invoice_id'>[]): unknown[] {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import pg from 'pg';
 import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -121,9 +122,14 @@ describe('billing CLI', () => {
     let output = '';
     server.stdout.on('data', (c) => (output += c));
     server.stderr.on('data', (c) => (output += c));
+    const exited = new Promise<number | null>((resolve) => server.on('exit', resolve));
     after(async () => {
       server.kill('SIGTERM');
-      await new Promise((resolve) => server.on('exit', resolve));
+      const code = await exited;
+      // A clean stop, and the embedded database stopped with the server.
+      assert.equal(code, 0, output);
+      const probe = new pg.Client({ host: '127.0.0.1', port: Number(pgPort), user: 'postgres' });
+      await assert.rejects(probe.connect(), /ECONNREFUSED/, 'the embedded database still runs');
       await rm(dataDir, { recursive: true, force: true });
     });
     for (let i = 0; i < 200 && !/listening on (http:\/\/\S+)/.test(output); i++) await sleep(100);

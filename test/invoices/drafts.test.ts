@@ -223,7 +223,7 @@ describe('draft invoices', () => {
       'parameter_invalid',
       'daysUntilDue',
     );
-    for (const dueDate of ['2027-02-30', '2027-13-01', '27-01-01', 'tomorrow']) {
+    for (const dueDate of ['2027-02-30', '2027-13-01', '27-01-01', 'tomorrow', '0000-01-01']) {
       const res = await api.post('/v1/invoices', {
         customerId: customer.id,
         currency: 'eur',
@@ -410,6 +410,27 @@ describe('money on invoices', () => {
     for (const sql of violations) {
       await assert.rejects(server.db.query(sql, [invoice.id]), /check constraint/, sql);
     }
+  });
+
+  it('keeps invoice numbers unique in the database, drafts holding none', async () => {
+    const issued = [];
+    for (let i = 0; i < 2; i++) {
+      const draft = await createInvoice(api, {
+        customerId: customer.id,
+        lines: [{ description: 'x', quantity: 1, unitAmount: 10 }],
+      });
+      const res = await api.post(`/v1/invoices/${draft.id}/issue`);
+      assert.equal(res.status, 200, res.text);
+      issued.push(res.body);
+    }
+    assert.notEqual(issued[0].number, issued[1].number);
+    await assert.rejects(
+      server.db.query('UPDATE invoices SET number = $1 WHERE id = $2', [
+        issued[0].number,
+        issued[1].id,
+      ]),
+      /duplicate key value violates unique constraint "invoices_number"/,
+    );
   });
 });
 

@@ -36,7 +36,7 @@ export async function startInvoiceApp(overrides: Partial<Config> = {}) {
       { rateLimitTest: 1_000_000, rateLimitLive: 1_000_000, dataDir, ...overrides, ...more },
       logStream,
     );
-  return Object.assign(await start(), { start });
+  return Object.assign(await start(), { start, databaseUrl });
 }
 
 export async function tenantApi(
