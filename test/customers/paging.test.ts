@@ -153,7 +153,8 @@ describe('keyset paging', () => {
       [owner.tenantId, new Date('2026-01-01T00:00:00.010Z'), 'cus_walk0030'],
     );
     const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
-    assert.match(plan, /Index Scan using customers_page/);
+    // Newest first: the ascending index read backwards (migration 0009).
+    assert.match(plan, /Index Scan Backward using customers_page/);
     assert.doesNotMatch(plan, /Sort/);
   });
 });

@@ -405,10 +405,47 @@ describe('money on invoices', () => {
       `UPDATE invoices SET amount_remaining = amount_remaining - 1 WHERE id = $1`,
       `UPDATE invoices SET amount_credited = total + 1, amount_remaining = -1 WHERE id = $1`,
       `UPDATE invoice_lines SET amount = amount + 1 WHERE invoice_id = $1`,
+      `UPDATE invoice_lines SET quantity = -quantity, amount = -amount WHERE invoice_id = $1`,
       `UPDATE invoices SET status = 'open' WHERE id = $1`,
+      `UPDATE invoices SET status = 'bogus' WHERE id = $1`,
+      `UPDATE invoices SET environment = 'prod' WHERE id = $1`,
+      `UPDATE invoices SET currency = 'EUR' WHERE id = $1`,
+      `UPDATE invoices SET subtotal = -1, total = -1, total_excluding_tax = -1,
+                           amount_remaining = -1 WHERE id = $1`,
+      `UPDATE invoices SET tax = 1, total_excluding_tax = total - 1 WHERE id = $1`,
+      `UPDATE invoices SET total_excluding_tax = total + 1 WHERE id = $1`,
+      `UPDATE invoices SET amount_paid = -1, amount_remaining = total + 1 WHERE id = $1`,
+      `UPDATE invoices SET amount_credited = -1, amount_remaining = total + 1 WHERE id = $1`,
+      `UPDATE invoices SET out_of_band_amount = -1 WHERE id = $1`,
+      `UPDATE invoices SET out_of_band_amount = total + 1 WHERE id = $1`,
+      `UPDATE invoices SET days_until_due = 3651 WHERE id = $1`,
+      `UPDATE invoices SET days_until_due = -1 WHERE id = $1`,
+      `UPDATE invoices SET number = 'X-1' WHERE id = $1`,
+      `UPDATE invoices SET issued_at = now() WHERE id = $1`,
+      `UPDATE invoices SET customer_snapshot = '{}' WHERE id = $1`,
+      `UPDATE invoices SET status = 'paid', number = 'X-1', issued_at = now(),
+                           customer_snapshot = '{}', paid_at = now() WHERE id = $1`,
+      `UPDATE invoices SET status = 'paid', number = 'X-1', issued_at = now(),
+                           customer_snapshot = '{}', amount_paid = total, amount_remaining = 0
+        WHERE id = $1`,
+      `UPDATE invoices SET status = 'void', number = 'X-1', issued_at = now(),
+                           customer_snapshot = '{}' WHERE id = $1`,
     ];
     for (const sql of violations) {
       await assert.rejects(server.db.query(sql, [invoice.id]), /check constraint/, sql);
+    }
+    // Each of those breaks one rule only: the same changes made whole are accepted.
+    const allowed = [
+      `UPDATE invoices SET days_until_due = 3650 WHERE id = $1`,
+      `UPDATE invoices SET days_until_due = NULL WHERE id = $1`,
+      `UPDATE invoices SET out_of_band_amount = total WHERE id = $1`,
+      `UPDATE invoices SET status = 'paid', number = 'X-1', issued_at = now(), out_of_band_amount = 0,
+                           customer_snapshot = '{}', amount_paid = total, amount_remaining = 0,
+                           paid_at = now() WHERE id = $1`,
+    ];
+    for (const sql of allowed) {
+      const { rowCount } = await server.db.query(sql, [invoice.id]);
+      assert.equal(rowCount, 1, sql);
     }
   });
 
