@@ -56,24 +56,32 @@ export class KeyVerifier {
 
   private async listen(): Promise<void> {
     if (this.closed) return;
+    let client: pg.PoolClient | undefined;
     try {
-      const client = await this.db.connect();
-      this.listener = client;
-      client.on('notification', (message) => {
+      client = await this.db.connect();
+      const own = client;
+      this.listener = own;
+      own.on('notification', (message) => {
         if (message.channel === 'api_key_changed' && message.payload)
           this.evictKey(message.payload);
       });
-      client.on('error', () => {
-        client.release(true);
+      own.on('error', () => {
+        // Once close() has handed the connection back (the database may be stopping and end
+        // it), it is the pool's: releasing it again would throw.
+        if (this.listener !== own) return;
         this.listener = undefined;
+        own.release(true);
         this.cache.clear();
-        setTimeout(() => void this.listen(), 1000).unref();
+        if (!this.closed) setTimeout(() => void this.listen(), 1000).unref();
       });
-      await client.query('LISTEN api_key_changed');
+      await own.query('LISTEN api_key_changed');
     } catch {
-      // The cache expiry still bounds staleness; try again shortly.
+      // The cache expiry still bounds staleness; try again shortly. A connection that failed
+      // its LISTEN is discarded here, unless its error handler or close() has dealt with it.
+      if (client !== undefined && this.listener !== client) return;
       this.listener = undefined;
-      setTimeout(() => void this.listen(), 1000).unref();
+      client?.release(true);
+      if (!this.closed) setTimeout(() => void this.listen(), 1000).unref();
     }
   }
 
@@ -174,8 +182,11 @@ export class KeyVerifier {
     if (this.listener) {
       const listener = this.listener;
       this.listener = undefined;
-      await listener.query('UNLISTEN *').catch(() => undefined);
-      listener.release();
+      const failed = await listener.query('UNLISTEN *').then(
+        () => false,
+        () => true,
+      );
+      listener.release(failed);
     }
   }
 }

@@ -1,0 +1,76 @@
+// The key verifier's LISTEN connection at shutdown: close() hands it back to the pool, and the
+// database may then end it (an embedded PostgreSQL stops right after); the verifier must leave
+// it to the pool (releasing it again threw in an event handler and failed the process's exit).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import pg from 'pg';
+import { createPool } from '../../src/db/pool.ts';
+import { KeyVerifier } from '../../src/keys/verifier.ts';
+import { createTestDatabase, sleep } from '../helpers.ts';
+
+async function listenerPid(admin: pg.Client, database: string, query: string) {
+  for (let i = 0; i < 100; i++) {
+    const { rows } = await admin.query<{ pid: number }>(
+      'SELECT pid FROM pg_stat_activity WHERE datname = $1 AND query = $2',
+      [database, query],
+    );
+    if (rows.length === 1) return rows[0]!.pid;
+    await sleep(20);
+  }
+  throw new Error(`no connection of ${database} ran ${query}`);
+}
+
+describe('key verifier', () => {
+  it('leaves its connection to the pool after close(), even if the database then ends it', async () => {
+    const url = await createTestDatabase();
+    const database = new URL(url).pathname.slice(1);
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    const db = createPool(url, 2);
+    const errors: unknown[] = [];
+    const onUncaught = (error: unknown) => errors.push(error);
+    process.on('uncaughtException', onUncaught);
+    try {
+      const verifier = new KeyVerifier(db, 1000);
+      await verifier.start();
+      await verifier.close();
+      const pid = await listenerPid(admin, database, 'UNLISTEN *');
+      const ended = new Promise((resolve) => db.once('error', () => resolve('ended')));
+      await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+      // The pool sees its idle connection end (with the old handler, which threw first, it
+      // never did).
+      assert.equal(await Promise.race([ended, sleep(5000).then(() => 'not seen')]), 'ended');
+      await sleep(50);
+      assert.deepEqual(errors, []);
+      assert.equal(db.totalCount, 0);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+      await db.end();
+      await admin.end();
+    }
+  });
+
+  it('listens again on a new connection when its connection ends while it runs', async () => {
+    const url = await createTestDatabase();
+    const database = new URL(url).pathname.slice(1);
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    const db = createPool(url, 2);
+    const verifier = new KeyVerifier(db, 1000);
+    try {
+      await verifier.start();
+      const first = await listenerPid(admin, database, 'LISTEN api_key_changed');
+      await admin.query('SELECT pg_terminate_backend($1)', [first]);
+      let second = first;
+      for (let i = 0; i < 150 && second === first; i++) {
+        await sleep(20);
+        second = await listenerPid(admin, database, 'LISTEN api_key_changed').catch(() => first);
+      }
+      assert.notEqual(second, first);
+    } finally {
+      await verifier.close();
+      await db.end();
+      await admin.end();
+    }
+  });
+});
