@@ -59,6 +59,11 @@ export class KeyVerifier {
     let client: pg.PoolClient | undefined;
     try {
       client = await this.db.connect();
+      // close() ran while the connection was being made: it found nothing to hand back.
+      if (this.closed) {
+        client.release();
+        return;
+      }
       const own = client;
       this.listener = own;
       own.on('notification', (message) => {

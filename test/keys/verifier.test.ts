@@ -50,6 +50,33 @@ describe('key verifier', () => {
     }
   });
 
+  it('hands back a connection still being made when close() is called', async () => {
+    const url = await createTestDatabase();
+    const db = createPool(url, 2);
+    // Every connection handed out, so that a leaked one can be ended and the test fail rather
+    // than hang.
+    const handedOut: pg.PoolClient[] = [];
+    const connect = db.connect.bind(db) as () => Promise<pg.PoolClient>;
+    Object.assign(db, {
+      connect: async () => {
+        const client = await connect();
+        handedOut.push(client);
+        return client;
+      },
+    });
+    try {
+      const verifier = new KeyVerifier(db, 1000);
+      const starting = verifier.start();
+      await verifier.close();
+      await starting;
+      assert.equal(handedOut.length, 1);
+      assert.equal(db.totalCount - db.idleCount, 0, 'no connection left checked out');
+    } finally {
+      if (db.totalCount - db.idleCount > 0) for (const client of handedOut) client.release(true);
+      await db.end();
+    }
+  });
+
   it('listens again on a new connection when its connection ends while it runs', async () => {
     const url = await createTestDatabase();
     const database = new URL(url).pathname.slice(1);
