@@ -2,17 +2,25 @@
 // database may then end it (an embedded PostgreSQL stops right after); the verifier must leave
 // it to the pool (releasing it again threw in an event handler and failed the process's exit).
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import pg from 'pg';
 import { createPool } from '../../src/db/pool.ts';
 import { KeyVerifier } from '../../src/keys/verifier.ts';
 import { createTestDatabase, sleep } from '../helpers.ts';
 
-async function listenerPid(admin: pg.Client, database: string, query: string) {
-  for (let i = 0; i < 100; i++) {
+const url = await createTestDatabase();
+const database = new URL(url).pathname.slice(1);
+// A pool: its connection, idle when the file's database is dropped, may end without a word.
+const admin = createPool(url, 1);
+after(() => admin.end());
+
+/** The one connection of this database whose last statement is `query`, other than `except`. */
+async function connectionRunning(query: string, except?: number): Promise<number> {
+  for (let i = 0; i < 150; i++) {
     const { rows } = await admin.query<{ pid: number }>(
-      'SELECT pid FROM pg_stat_activity WHERE datname = $1 AND query = $2',
-      [database, query],
+      `SELECT pid FROM pg_stat_activity
+        WHERE datname = $1 AND query = $2 AND pid IS DISTINCT FROM $3`,
+      [database, query, except ?? null],
     );
     if (rows.length === 1) return rows[0]!.pid;
     await sleep(20);
@@ -22,10 +30,6 @@ async function listenerPid(admin: pg.Client, database: string, query: string) {
 
 describe('key verifier', () => {
   it('leaves its connection to the pool after close(), even if the database then ends it', async () => {
-    const url = await createTestDatabase();
-    const database = new URL(url).pathname.slice(1);
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
     const db = createPool(url, 2);
     const errors: unknown[] = [];
     const onUncaught = (error: unknown) => errors.push(error);
@@ -34,7 +38,7 @@ describe('key verifier', () => {
       const verifier = new KeyVerifier(db, 1000);
       await verifier.start();
       await verifier.close();
-      const pid = await listenerPid(admin, database, 'UNLISTEN *');
+      const pid = await connectionRunning('UNLISTEN *');
       const ended = new Promise((resolve) => db.once('error', () => resolve('ended')));
       await admin.query('SELECT pg_terminate_backend($1)', [pid]);
       // The pool sees its idle connection end (with the old handler, which threw first, it
@@ -46,12 +50,10 @@ describe('key verifier', () => {
     } finally {
       process.off('uncaughtException', onUncaught);
       await db.end();
-      await admin.end();
     }
   });
 
   it('hands back a connection still being made when close() is called', async () => {
-    const url = await createTestDatabase();
     const db = createPool(url, 2);
     // Every connection handed out, so that a leaked one can be ended and the test fail rather
     // than hang.
@@ -78,26 +80,18 @@ describe('key verifier', () => {
   });
 
   it('listens again on a new connection when its connection ends while it runs', async () => {
-    const url = await createTestDatabase();
-    const database = new URL(url).pathname.slice(1);
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
     const db = createPool(url, 2);
     const verifier = new KeyVerifier(db, 1000);
     try {
       await verifier.start();
-      const first = await listenerPid(admin, database, 'LISTEN api_key_changed');
+      const first = await connectionRunning('LISTEN api_key_changed');
       await admin.query('SELECT pg_terminate_backend($1)', [first]);
-      let second = first;
-      for (let i = 0; i < 150 && second === first; i++) {
-        await sleep(20);
-        second = await listenerPid(admin, database, 'LISTEN api_key_changed').catch(() => first);
-      }
+      // A new connection listens within the verifier's 1 s retry.
+      const second = await connectionRunning('LISTEN api_key_changed', first);
       assert.notEqual(second, first);
     } finally {
       await verifier.close();
       await db.end();
-      await admin.end();
     }
   });
 });
