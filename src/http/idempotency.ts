@@ -143,11 +143,10 @@ function storedValues(slot: KeySlot, print: Buffer, status: number, body: string
   return [slot.tenantId, slot.environment, slot.key, print, status, body];
 }
 
-const STORE_SQL = `INSERT INTO idempotency_keys (tenant_id, environment, key, fingerprint, status_code, response_body)
-  VALUES ($1, $2, $3, $4, $5, $6)`;
+const STORED_COLUMNS = 'tenant_id, environment, key, fingerprint, status_code, response_body';
+const STORE_SQL = `INSERT INTO idempotency_keys (${STORED_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)`;
 const STORE_WITH_EVENTS_SQL = `WITH ${EVENTS_CTE}
-  INSERT INTO idempotency_keys (tenant_id, environment, key, fingerprint, status_code, response_body)
-  VALUES ($7, $8, $9, $10, $11, $12)`;
+  INSERT INTO idempotency_keys (${STORED_COLUMNS}) VALUES ($7, $8, $9, $10, $11, $12)`;
 
 // --- writes done by a single statement ----------------------------------------------------
 // The hottest writes (creating a draft invoice) can be planned from reads that need no lock
@@ -184,8 +183,7 @@ export class SingleStatement {
     this.#parameters = parameters;
     this.#plain = `WITH ${ctes('')}, ${eventsCte(events)} SELECT true AS done`;
     this.#keyed = `WITH claim AS (
-        INSERT INTO idempotency_keys (tenant_id, environment, key, fingerprint, status_code,
-                                      response_body)
+        INSERT INTO idempotency_keys (${STORED_COLUMNS})
         SELECT ${p(0)}::text, ${p(1)}::text, ${p(2)}::text, ${p(3)}::bytea, ${p(4)}::int,
                ${p(5)}::text
          WHERE pg_try_advisory_xact_lock(hashtextextended(${p(6)}::text, 0))
@@ -262,11 +260,8 @@ async function writeAtOnce(
   write: PlannedWrite,
 ): Promise<string | undefined> {
   const body = JSON.stringify(write.body);
-  if (key === undefined) {
-    return (await write.statement.run(tx, write)) ? body : undefined;
-  }
-  const slot = keySlot(request, key);
-  const stored = [...storedValues(slot, fingerprint(request), status, body), slot.lock];
+  const slot = key === undefined ? undefined : keySlot(request, key);
+  const stored = slot && [...storedValues(slot, fingerprint(request), status, body), slot.lock];
   return (await write.statement.run(tx, write, stored)) ? body : undefined;
 }
 
