@@ -10,6 +10,7 @@ import Fastify, {
   type preValidationHookHandler,
 } from 'fastify';
 import FindMyWay from 'find-my-way';
+import { accessLog, type AccessLog, type AccessLogDestination } from './http/access-log.ts';
 import { LogLines } from './http/log-lines.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/pool.ts';
@@ -64,13 +65,12 @@ const HSTS = 'max-age=31536000';
 
 function loggerOptions(
   config: Config,
-  stream: AppDeps['logStream'],
+  stream: AccessLogDestination,
 ): FastifyServerOptions['logger'] {
   if (config.logLevel === 'silent') return false;
   return {
     level: config.logLevel,
-    // Standard output, in batches of up to 20 ms or 64 KB (src/http/log-lines.ts).
-    stream: stream ?? new LogLines(1),
+    stream,
     // Never a key, a secret or a body: the request line is logged by our own hook below.
     redact: ['req.headers.authorization', 'headers.authorization'],
   };
@@ -78,8 +78,10 @@ function loggerOptions(
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
+  // Standard output, in batches of up to 20 ms or 64 KB (src/http/log-lines.ts).
+  const logStream = deps.logStream ?? new LogLines(1);
   const app = Fastify({
-    logger: loggerOptions(config, deps.logStream),
+    logger: loggerOptions(config, logStream),
     logController: new LogController({ disableRequestLogging: true }),
     // No child logger per request: the lines that concern a request name its requestId.
     childLoggerFactory: (logger) => logger,
@@ -196,24 +198,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (closing) reply.header('connection', 'close');
     done(null, payload);
   });
-  const logRequests = config.logLevel !== 'silent';
+  const writeAccessLine: AccessLog = accessLog(config.logLevel, logStream);
   app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url;
     recordRequestMetrics(request.method, route, reply.statusCode, reply.elapsedTime);
-    if (logRequests) {
-      request.log.info(
-        {
-          requestId: request.id,
-          tenantId: request.actor?.tenantId,
-          keyId: request.actor?.keyId,
-          method: request.method,
-          route: route ?? null,
-          status: reply.statusCode,
-          durationMs: Math.round(reply.elapsedTime * 10) / 10,
-        },
-        'request',
-      );
-    }
+    writeAccessLine(request, reply, route);
     done();
   });
 
