@@ -80,6 +80,8 @@ interface LoadResult {
   p50: number;
   p99: number;
   errors: number;
+  /** Throughput of each round, when the result combines rounds. */
+  rounds?: number[];
 }
 
 async function load(spec: Record<string, unknown>, seconds = SECONDS): Promise<LoadResult> {
@@ -109,7 +111,15 @@ function combine(results: LoadResult[]): LoadResult {
     p50: mean((r) => r.p50),
     p99: Math.max(...results.map((r) => r.p99)),
     errors: sum((r) => r.errors),
+    rounds: results.map((r) => r.rps),
   };
+}
+
+/** Round-by-round ratios of a side to its baseline (the rounds alternate, so each pair ran together). */
+const spreads: string[] = [];
+function noteSpread(name: string, side: LoadResult, baseline: LoadResult): void {
+  const ratios = side.rounds!.map((rps, i) => (rps / baseline.rounds![i]!).toFixed(2));
+  spreads.push(`${name} ${ratios.join(', ')}`);
 }
 
 type Side = (seconds: number) => Promise<LoadResult>;
@@ -304,6 +314,7 @@ const [bareWhoami, whoami] = await inTurn(
   loader({ url: `${base}/v1/auth/whoami`, headers: auth }),
 );
 record('bare Fastify, whoami-sized body', bareWhoami!, '', null, null, '');
+noteSpread('whoami', whoami!, bareWhoami!);
 record(
   'GET /v1/auth/whoami',
   whoami!,
@@ -319,6 +330,8 @@ const [bareList, first, deep] = await inTurn(
   loader({ url: `${base}${deepPath}`, headers: auth }),
 );
 record('bare Fastify, page-sized body', bareList!, '', null, null, '');
+noteSpread('first page', first!, bareList!);
+noteSpread('deep page / first page', deep!, first!);
 record(
   'GET /v1/customers?limit=25 (first page)',
   first!,
@@ -345,6 +358,7 @@ if (invoicePath) {
     loader({ url: `${base}${invoicePath}`, headers: auth }),
   );
   record('bare Fastify, invoice-sized body', bareInvoice!, '', null, null, '');
+  noteSpread('GET invoice', invoice!, bareInvoice!);
   record(
     'GET /v1/invoices/{id}',
     invoice!,
@@ -406,6 +420,8 @@ if (invoiceIds.customerId) {
     '',
   ]);
   console.error(`pgbench: ${fmt(tpcb!.rps)} tps`);
+  noteSpread('create', create!, tpcb!);
+  noteSpread('issue', issue!, tpcb!);
   record(
     'POST /v1/invoices (2 lines, fresh Idempotency-Key)',
     create!,
@@ -452,6 +468,7 @@ const report = [
   table,
   '',
   ...notes.map((n) => `- ${n}`),
+  `- Each round's ratio (the table's ratio is of the rounds' mean throughputs): ${spreads.join('; ')}.`,
   `- Server peak resident memory over the whole run: ${memory} MB (target < 250 MB).`,
   `- Log lines the server dropped because its standard output was not drained in time: ${droppedLogLines}.`,
   '',

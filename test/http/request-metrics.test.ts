@@ -37,7 +37,7 @@ describe('request metrics', () => {
     assert.equal(lines.indexOf('# TYPE r_total counter'), 1);
     assert.ok(
       lines.indexOf('# TYPE d_seconds histogram') >
-        lines.findLastIndex((l) => l.startsWith('r_total')),
+        lines.map((l) => l.startsWith('r_total')).lastIndexOf(true),
     );
     assert.ok(text.endsWith('\n'));
   });
