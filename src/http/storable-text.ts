@@ -11,8 +11,32 @@ function isStorable(text: string): boolean {
   return !text.includes('\u0000') && (text as string & { isWellFormed(): boolean }).isWellFormed();
 }
 
+/**
+ * Whether every string (and key) in `value` can be stored: the common answer, found without
+ * making a path for each value (which cost more than the checks themselves).
+ */
+function allStorable(value: unknown): boolean {
+  // Iterative: a body may nest deeply.
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (typeof node === 'string') {
+      if (!isStorable(node)) return false;
+    } else if (Array.isArray(node)) {
+      for (const item of node) pending.push(item);
+    } else if (node !== null && typeof node === 'object') {
+      for (const key of Object.keys(node)) {
+        if (!isStorable(key)) return false;
+        pending.push((node as Record<string, unknown>)[key]);
+      }
+    }
+  }
+  return true;
+}
+
 /** The dotted path of the first string (or key) PostgreSQL cannot store, if any. */
 export function unstorableTextAt(value: unknown): string | undefined {
+  if (allStorable(value)) return undefined;
   // Iterative: a body may nest deeply.
   const pending: [unknown, string][] = [[value, '']];
   for (let next = pending.pop(); next; next = pending.pop()) {
