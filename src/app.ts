@@ -10,7 +10,7 @@ import Fastify, {
   type preValidationHookHandler,
 } from 'fastify';
 import FindMyWay from 'find-my-way';
-import { accessLog, type AccessLog, type AccessLogDestination } from './http/access-log.ts';
+import { accessLog, type AccessLog } from './http/access-log.ts';
 import { LogLines } from './http/log-lines.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/pool.ts';
@@ -65,7 +65,7 @@ const HSTS = 'max-age=31536000';
 
 function loggerOptions(
   config: Config,
-  stream: AccessLogDestination,
+  stream: NonNullable<AppDeps['logStream']>,
 ): FastifyServerOptions['logger'] {
   if (config.logLevel === 'silent') return false;
   return {

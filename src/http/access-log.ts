@@ -36,18 +36,26 @@ const INFO = 30;
 // Escaped values kept, at most this many of each kind (then they start again).
 const MAX_KEPT = 10_000;
 
-/** `compute(value)`, kept for the next time. */
-function keeper(compute: (value: string) => string): (value: string) => string {
+/** `compute(value)`, kept under `keyOf(value)` for the next time. */
+function keeper<T>(keyOf: (value: T) => string, compute: (value: T) => string) {
   const kept = new Map<string, string>();
-  return (value) => {
-    let found = kept.get(value);
+  return (value: T): string => {
+    const key = keyOf(value);
+    let found = kept.get(key);
     if (found === undefined) {
       if (kept.size >= MAX_KEPT) kept.clear();
       found = compute(value);
-      kept.set(value, found);
+      kept.set(key, found);
     }
     return found;
   };
+}
+
+type Actor = FastifyRequest['actor'];
+
+/** The actor's fields of the line, as pino writes them. */
+function actorFields(actor: Actor): string {
+  return `,"tenantId":${JSON.stringify(actor.tenantId)},"keyId":${JSON.stringify(actor.keyId)}`;
 }
 
 /** The access log at the log level `level`, writing to `destination`. */
@@ -55,22 +63,12 @@ export function accessLog(level: string, destination: AccessLogDestination): Acc
   if (!((LEVELS[level] ?? Infinity) <= INFO)) return () => undefined;
   // pino's default bindings, written after `time`.
   const afterTime = `,"pid":${process.pid},"hostname":${JSON.stringify(hostname())}`;
-  // An actor's tenant and key are the same for every request of that key.
-  const actorFields = new Map<string, string>();
-  const routeJson = keeper(JSON.stringify);
+  // A key's tenant is the same on every request of that key.
+  const keyFields = keeper((actor: Actor) => actor.keyId!, actorFields);
+  const routeJson = keeper((route: string) => route, JSON.stringify);
   return (request, reply, route) => {
-    const actor = request.actor as FastifyRequest['actor'] | null;
-    let who = '';
-    if (actor !== null) {
-      const kept = actor.keyId === null ? undefined : actorFields.get(actor.keyId);
-      who =
-        kept ??
-        `,"tenantId":${JSON.stringify(actor.tenantId)},"keyId":${JSON.stringify(actor.keyId)}`;
-      if (kept === undefined && actor.keyId !== null) {
-        if (actorFields.size >= MAX_KEPT) actorFields.clear();
-        actorFields.set(actor.keyId, who);
-      }
-    }
+    const actor = request.actor as Actor | null;
+    const who = actor === null ? '' : actor.keyId === null ? actorFields(actor) : keyFields(actor);
     destination.write(
       `{"level":${INFO},"time":${Date.now()}${afterTime},"requestId":"${request.id}"${who},"method":"${request.method}","route":${route === undefined ? 'null' : routeJson(route)},"status":${reply.statusCode},"durationMs":${Math.round(reply.elapsedTime * 10) / 10},"msg":"request"}\n`,
     );
