@@ -11,7 +11,6 @@ interface Durations {
   /** Observations per bucket (not cumulative); the last slot is past every bound. */
   counts: number[];
   sum: number;
-  count: number;
 }
 
 interface MethodSeries {
@@ -47,7 +46,6 @@ export class RequestMetrics {
         durations: {
           counts: new Array<number>(REQUEST_BUCKETS.length + 1).fill(0),
           sum: 0,
-          count: 0,
         },
         byStatus: new Map(),
       };
@@ -61,7 +59,6 @@ export class RequestMetrics {
     while (bucket < REQUEST_BUCKETS.length && seconds > REQUEST_BUCKETS[bucket]!) bucket++;
     durations.counts[bucket]!++;
     durations.sum += seconds;
-    durations.count++;
   }
 
   /** Both metrics in the Prometheus text format (version 0.0.4), each line ending in \n. */
@@ -81,12 +78,13 @@ export class RequestMetrics {
         for (const [status, { count }] of series.byStatus) {
           counter.push(`${requests}{${labels},status="${status}"} ${count}`);
         }
-        const { counts, sum, count } = series.durations;
+        const { counts, sum } = series.durations;
         let cumulative = 0;
         for (const [i, bound] of REQUEST_BUCKETS.entries()) {
           cumulative += counts[i]!;
           histogram.push(`${durations}_bucket{le="${bound}",${labels}} ${cumulative}`);
         }
+        const count = cumulative + counts[REQUEST_BUCKETS.length]!;
         histogram.push(`${durations}_bucket{le="+Inf",${labels}} ${count}`);
         histogram.push(`${durations}_sum{${labels}} ${sum}`);
         histogram.push(`${durations}_count{${labels}} ${count}`);
