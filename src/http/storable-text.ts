@@ -11,44 +11,38 @@ function isStorable(text: string): boolean {
   return !text.includes('\u0000') && (text as string & { isWellFormed(): boolean }).isWellFormed();
 }
 
-/**
- * Whether every string (and key) in `value` can be stored: the common answer, found without
- * making a path for each value (which cost more than the checks themselves).
- */
-function allStorable(value: unknown): boolean {
-  // Iterative: a body may nest deeply.
-  const pending: unknown[] = [value];
-  while (pending.length > 0) {
-    const node = pending.pop();
-    if (typeof node === 'string') {
-      if (!isStorable(node)) return false;
-    } else if (Array.isArray(node)) {
-      for (const item of node) pending.push(item);
-    } else if (node !== null && typeof node === 'object') {
-      for (const key of Object.keys(node)) {
-        if (!isStorable(key)) return false;
-        pending.push((node as Record<string, unknown>)[key]);
-      }
-    }
-  }
-  return true;
+/** A value met on the way down, with how it was reached (its path is made only if needed). */
+interface Visit {
+  node: unknown;
+  parent: Visit | undefined;
+  segment: string;
 }
 
-/** The dotted path of the first string (or key) PostgreSQL cannot store, if any. */
+function pathOf(visit: Visit): string {
+  const segments: string[] = [];
+  for (let at: Visit | undefined = visit; at?.parent !== undefined; at = at.parent) {
+    segments.push(at.segment);
+  }
+  return segments.reverse().join('.');
+}
+
+/**
+ * The dotted path of the first string (or key) PostgreSQL cannot store, if any. Paths are
+ * made only for a refusal: made for every value, they cost more than the checks themselves.
+ */
 export function unstorableTextAt(value: unknown): string | undefined {
-  if (allStorable(value)) return undefined;
   // Iterative: a body may nest deeply.
-  const pending: [unknown, string][] = [[value, '']];
-  for (let next = pending.pop(); next; next = pending.pop()) {
-    const [node, path] = next;
+  const pending: Visit[] = [{ node: value, parent: undefined, segment: '' }];
+  for (let visit = pending.pop(); visit; visit = pending.pop()) {
+    const { node } = visit;
     if (typeof node === 'string') {
-      if (!isStorable(node)) return path;
+      if (!isStorable(node)) return pathOf(visit);
     } else if (Array.isArray(node)) {
-      node.forEach((item, i) => pending.push([item, path ? `${path}.${i}` : String(i)]));
+      node.forEach((item, i) => pending.push({ node: item, parent: visit, segment: String(i) }));
     } else if (node !== null && typeof node === 'object') {
       for (const [key, item] of Object.entries(node)) {
-        if (!isStorable(key)) return path;
-        pending.push([item, path ? `${path}.${key}` : key]);
+        if (!isStorable(key)) return pathOf(visit);
+        pending.push({ node: item, parent: visit, segment: key });
       }
     }
   }
