@@ -132,7 +132,9 @@ describe('billing CLI', () => {
       await assert.rejects(probe.connect(), /ECONNREFUSED/, 'the embedded database still runs');
       await rm(dataDir, { recursive: true, force: true });
     });
-    for (let i = 0; i < 200 && !/listening on (http:\/\/\S+)/.test(output); i++) await sleep(100);
+    // The listening line goes to stderr and the key to stdout: two pipes, either may come first.
+    const started = () => /listening on (http:\/\/\S+)/.test(output) && /sk_test_/.test(output);
+    for (let i = 0; i < 200 && !started(); i++) await sleep(100);
     const url = /listening on (http:\/\/[^"\s]+)/.exec(output)?.[1];
     assert.ok(url, output);
     const firstKey = /(sk_test_[0-9A-Za-z]+)/.exec(output)?.[1];
