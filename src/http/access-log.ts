@@ -12,6 +12,7 @@
 // digits, `_` and `-`: app.ts), and Node's parser accepts only methods made of letters.
 import { hostname } from 'node:os';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { keeper } from './keeper.ts';
 
 export interface AccessLogDestination {
   write(line: string): void;
@@ -33,24 +34,6 @@ const LEVELS: Record<string, number> = {
   fatal: 60,
 };
 const INFO = 30;
-// Escaped values kept, at most this many of each kind (then they start again).
-const MAX_KEPT = 10_000;
-
-/** `compute(value)`, kept under `keyOf(value)` for the next time. */
-function keeper<T>(keyOf: (value: T) => string, compute: (value: T) => string) {
-  const kept = new Map<string, string>();
-  return (value: T): string => {
-    const key = keyOf(value);
-    let found = kept.get(key);
-    if (found === undefined) {
-      if (kept.size >= MAX_KEPT) kept.clear();
-      found = compute(value);
-      kept.set(key, found);
-    }
-    return found;
-  };
-}
-
 type Actor = FastifyRequest['actor'];
 
 /** The actor's fields of the line, as pino writes them. */

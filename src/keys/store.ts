@@ -198,7 +198,7 @@ export async function selectKeyPage(
   db: Queryable,
   tenantId: string,
   environment: Environment,
-  after: { createdAt: Date; id: string } | null,
+  after: { createdAt: string; id: string } | null,
   limit: number,
 ): Promise<ApiKeyRow[]> {
   const { rows } = after
