@@ -1,7 +1,7 @@
 // HTTP door to keys: whoami and /v1/api-keys. The CLI is the other door to the same service.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppDeps } from '../app.ts';
 import { sendWrite } from '../http/idempotency.ts';
 import { buildPage, listBinding, Page, PageQuery, readPageRequest } from '../http/paging.ts';
@@ -14,6 +14,8 @@ import {
   NullableTimestamp,
   Timestamp,
 } from '../http/schemas.ts';
+import { keeper } from '../http/keeper.ts';
+import type { Actor } from '../tenancy.ts';
 import { SCOPES } from './scopes.ts';
 import { apiKeyFromRow, createApiKey, listApiKeys, revokeApiKey, rotateApiKey } from './service.ts';
 
@@ -56,6 +58,20 @@ const IssuedApiKey = Type.Object(
 
 const tags = ['API keys'];
 
+/** whoami's body: a key's tenant, environment and scopes (Identity). */
+function identityJson(actor: Actor): string {
+  const identity: Static<typeof Identity> = {
+    tenantId: actor.tenantId,
+    environment: actor.environment,
+    scopes: [...actor.scopes],
+  };
+  return JSON.stringify(identity);
+}
+
+// A key's identity never changes (rotation makes a new key), so whoami, the cheapest request
+// and the one clients poll, writes each key's body once and answers it as it is after.
+const keptIdentityJson = keeper((actor: Actor) => actor.keyId!, identityJson);
+
 export function registerKeyRoutes(server: FastifyInstance, { db, cursors }: AppDeps): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
@@ -68,11 +84,12 @@ export function registerKeyRoutes(server: FastifyInstance, { db, cursors }: AppD
         response: { 200: Identity, ...errorResponses() },
       },
     },
-    async (request) => ({
-      tenantId: request.actor.tenantId,
-      environment: request.actor.environment,
-      scopes: [...request.actor.scopes],
-    }),
+    async (request, reply) => {
+      const { actor } = request;
+      const body = actor.keyId === null ? identityJson(actor) : keptIdentityJson(actor);
+      // JSON already (Identity's shape, by identityJson's type): no serialiser runs.
+      return (reply as FastifyReply).type('application/json; charset=utf-8').send(body);
+    },
   );
 
   app.get(
