@@ -4,7 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../app.ts';
 import { SharedReads } from '../db/shared-reads.ts';
 import { sendWrite } from '../http/idempotency.ts';
-import { buildRawPage, listBinding, Page, readPageRequest, sendRawPage } from '../http/paging.ts';
+import { sendJsonText } from '../http/json-text.ts';
+import { buildRawPage, listBinding, Page, readPageRequest } from '../http/paging.ts';
 import { errorResponses, IdempotencyHeaders, IdParams } from '../http/schemas.ts';
 import { Customer, CustomerCreate, CustomerListQuery, CustomerUpdate } from './schemas.ts';
 import { createCustomer, getCustomer, listCustomers, updateCustomer } from './service.ts';
@@ -90,7 +91,7 @@ export function registerCustomerRoutes(server: FastifyInstance, { db, cursors }:
           binding,
         ),
       );
-      return sendRawPage(reply, body);
+      return sendJsonText(reply, body);
     },
   );
 }

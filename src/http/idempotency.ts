@@ -20,6 +20,7 @@ import {
   type QueuedEvent,
 } from '../events/outbox.ts';
 import { envelope, toApiError } from './error-handler.ts';
+import { sendJsonText } from './json-text.ts';
 import {
   ApiError,
   IdempotencyKeyInUseError,
@@ -74,10 +75,6 @@ interface StoredResult {
   status_code: number;
   response_body: string;
   expired: boolean;
-}
-
-function send(reply: FastifyReply, status: number, body: string): FastifyReply {
-  return reply.code(status).type('application/json; charset=utf-8').send(body);
 }
 
 interface KeySlot {
@@ -135,7 +132,7 @@ async function replay(
     );
   }
   reply.header('idempotent-replayed', 'true');
-  return send(reply, stored.status_code, stored.response_body);
+  return sendJsonText(reply, stored.response_body, stored.status_code);
 }
 
 /** A stored result's values, in the order of STORE_SQL's columns (and the claim CTE's). */
@@ -287,14 +284,14 @@ export async function sendWrite(
   try {
     if (planned) {
       const body = await writeAtOnce(request, tx, status, key, planned);
-      if (body !== undefined) return send(reply, status, body);
+      if (body !== undefined) return sendJsonText(reply, body, status);
     }
     await tx.query('BEGIN');
     if (key === undefined) {
       const body = JSON.stringify(await work(tx));
       await writeQueuedEvents(tx);
       await tx.query('COMMIT');
-      return send(reply, status, body);
+      return sendJsonText(reply, body, status);
     }
     const slot = keySlot(request, key);
     const claim = await claimKey(tx, slot, false);
@@ -340,7 +337,7 @@ export async function sendWrite(
           },
     );
     await tx.query('COMMIT');
-    return send(reply, resultStatus, body);
+    return sendJsonText(reply, body, resultStatus);
   } catch (error) {
     try {
       await tx.query('ROLLBACK');

@@ -4,7 +4,6 @@
 // altered) is refused as cursor_invalid.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Type, type TSchema } from '@sinclair/typebox';
-import type { FastifyReply } from 'fastify';
 import type { Db } from '../db/pool.ts';
 import type { TenantScope } from '../tenancy.ts';
 import { CursorInvalidError, ParameterInvalidError } from './errors.ts';
@@ -195,9 +194,4 @@ export function buildRawPage(
 ): string {
   const { pageRows, nextCursor } = cutPage(signer, rows, request, binding, (row) => row.createdAt);
   return `{"data":[${pageRows.map((r) => r.json).join(',')}],"nextCursor":${JSON.stringify(nextCursor)}}`;
-}
-
-/** Sends a page body assembled by buildRawPage (it is JSON already: no serialiser runs). */
-export function sendRawPage(reply: FastifyReply, body: string): FastifyReply {
-  return reply.type('application/json; charset=utf-8').send(body);
 }

@@ -14,6 +14,7 @@ import {
   NullableTimestamp,
   Timestamp,
 } from '../http/schemas.ts';
+import { sendJsonText } from '../http/json-text.ts';
 import { keeper } from '../http/keeper.ts';
 import type { Actor } from '../tenancy.ts';
 import { SCOPES } from './scopes.ts';
@@ -68,12 +69,11 @@ function identityJson(actor: Actor): string {
   return JSON.stringify(identity);
 }
 
-// A key's identity never changes (rotation makes a new key), so whoami, the cheapest request
-// and the one clients poll, writes each key's body once and answers it as it is after.
-const keptIdentityJson = keeper((actor: Actor) => actor.keyId!, identityJson);
-
 export function registerKeyRoutes(server: FastifyInstance, { db, cursors }: AppDeps): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
+  // A key's identity never changes (rotation makes a new key), so whoami, the cheapest request
+  // and the one clients poll, writes each key's body once and answers it as it is after.
+  const keptIdentityJson = keeper((actor: Actor) => actor.keyId!, identityJson);
   app.get(
     '/v1/auth/whoami',
     {
@@ -87,8 +87,8 @@ export function registerKeyRoutes(server: FastifyInstance, { db, cursors }: AppD
     async (request, reply) => {
       const { actor } = request;
       const body = actor.keyId === null ? identityJson(actor) : keptIdentityJson(actor);
-      // JSON already (Identity's shape, by identityJson's type): no serialiser runs.
-      return (reply as FastifyReply).type('application/json; charset=utf-8').send(body);
+      // Identity's shape, by identityJson's type.
+      return sendJsonText(reply as FastifyReply, body);
     },
   );
 
