@@ -25,6 +25,9 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const WARM_UP_SECONDS = 2;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
+// BENCH_ONLY=whoami,list,invoice,writes measures only those groups (all of them by default):
+// for working on one path without the whole run.
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'whoami,list,invoice,writes').split(','));
 
 function withDatabase(url: string, name: string): string {
   const parsed = new URL(url);
@@ -328,50 +331,54 @@ const bare = await startChild(
 const bareBase = `http://127.0.0.1:${bare.match[1]}`;
 
 // --- read paths ---------------------------------------------------------------------------
-const [bareWhoami, whoami] = await inTurn(
-  loader({ url: `${bareBase}/whoami` }),
-  loader({ url: `${base}/v1/auth/whoami`, headers: auth }),
-);
-record('bare Fastify, whoami-sized body', bareWhoami!, '', null, null, '');
-noteSpread('whoami', whoami!, bareWhoami!);
-record(
-  'GET /v1/auth/whoami',
-  whoami!,
-  'bare',
-  ratio(whoami!, bareWhoami!),
-  await peakRssMb(api.child.pid!),
-  '≥ 0.70',
-);
+if (ONLY.has('whoami')) {
+  const [bareWhoami, whoami] = await inTurn(
+    loader({ url: `${bareBase}/whoami` }),
+    loader({ url: `${base}/v1/auth/whoami`, headers: auth }),
+  );
+  record('bare Fastify, whoami-sized body', bareWhoami!, '', null, null, '');
+  noteSpread('whoami', whoami!, bareWhoami!);
+  record(
+    'GET /v1/auth/whoami',
+    whoami!,
+    'bare',
+    ratio(whoami!, bareWhoami!),
+    await peakRssMb(api.child.pid!),
+    '≥ 0.70',
+  );
+}
 
-const [bareList, first, deep] = await inTurn(
-  loader({ url: `${bareBase}/list` }),
-  loader({ url: `${base}/v1/customers?limit=25`, headers: auth }),
-  loader({ url: `${base}${deepPath}`, headers: auth }),
-);
-record('bare Fastify, page-sized body', bareList!, '', null, null, '');
-noteSpread('first page', first!, bareList!);
-noteSpread('deep page / first page', deep!, first!);
-record(
-  'GET /v1/customers?limit=25 (first page)',
-  first!,
-  'bare',
-  ratio(first!, bareList!),
-  await peakRssMb(api.child.pid!),
-  '≥ 0.40',
-);
-record(
-  `GET /v1/customers?limit=25 (page at row ${Math.floor(ROWS * 0.99).toLocaleString()})`,
-  deep!,
-  'first page',
-  ratio(deep!, first!),
-  await peakRssMb(api.child.pid!),
-  '',
-);
-notes.push(
-  `List depth: deep page p50 ${fmt(deep!.p50, 1)} ms over first page p50 ${fmt(first!.p50, 1)} ms; time per request deep / first = ${(1 / ratio(deep!, first!)).toFixed(2)} (target ≤ 1.3). Bodies: first page ${firstPageBody.length} bytes, deep page ${deepBody.length} bytes.`,
-);
+if (ONLY.has('list')) {
+  const [bareList, first, deep] = await inTurn(
+    loader({ url: `${bareBase}/list` }),
+    loader({ url: `${base}/v1/customers?limit=25`, headers: auth }),
+    loader({ url: `${base}${deepPath}`, headers: auth }),
+  );
+  record('bare Fastify, page-sized body', bareList!, '', null, null, '');
+  noteSpread('first page', first!, bareList!);
+  noteSpread('deep page / first page', deep!, first!);
+  record(
+    'GET /v1/customers?limit=25 (first page)',
+    first!,
+    'bare',
+    ratio(first!, bareList!),
+    await peakRssMb(api.child.pid!),
+    '≥ 0.40',
+  );
+  record(
+    `GET /v1/customers?limit=25 (page at row ${Math.floor(ROWS * 0.99).toLocaleString()})`,
+    deep!,
+    'first page',
+    ratio(deep!, first!),
+    await peakRssMb(api.child.pid!),
+    '',
+  );
+  notes.push(
+    `List depth: deep page p50 ${fmt(deep!.p50, 1)} ms over first page p50 ${fmt(first!.p50, 1)} ms; time per request deep / first = ${(1 / ratio(deep!, first!)).toFixed(2)} (target ≤ 1.3). Bodies: first page ${firstPageBody.length} bytes, deep page ${deepBody.length} bytes.`,
+  );
+}
 
-if (invoicePath) {
+if (invoicePath && ONLY.has('invoice')) {
   const [bareInvoice, invoice] = await inTurn(
     loader({ url: `${bareBase}/invoice` }),
     loader({ url: `${base}${invoicePath}`, headers: auth }),
@@ -421,7 +428,7 @@ const createSide = loader({
   }),
   freshIdempotencyKey: true,
 });
-if (invoiceIds.customerId) {
+if (invoiceIds.customerId && ONLY.has('writes')) {
   const [tpcb, create, issue] = await inTurn(
     (seconds) => pgbench(pgbenchDb, seconds),
     createSide,

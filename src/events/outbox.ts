@@ -41,17 +41,20 @@ export function discardQueuedEvents(tx: Tx): void {
 // by ROWS FROM), and one delivery per enabled endpoint of the tenant and environment that
 // takes each event's type (partial index webhook_endpoints_enabled). Delivery ids share their
 // event id's time part; their random part is made here because the number of rows is only
-// known to the database. \`gate\` is a WHERE clause that can hold the events back (a
-// single-statement write that did not claim its Idempotency-Key, src/http/idempotency.ts), or ''.
-export function eventsCte(first: number, gate = ''): string {
+// known to the database. \`gate\` is a WHERE clause on \`q\` that can hold events back, or ''.
+// In a batch of writes (src/http/write-batch.ts) parameter \`requests\` gives each event the
+// number of the write it belongs to, as \`q.n\`, for \`gate\` to hold back the events of the
+// writes not done.
+export function eventsCte(first: number, gate = '', requests?: number): string {
   const p = (i: number) => `unnest($${first + i}::text[])`;
+  const n = requests === undefined ? '' : `, unnest($${requests}::int[])`;
   return `
   queued AS (
     SELECT q.tenant_id COLLATE "C" AS tenant_id, q.environment, q.id COLLATE "C" AS id, q.type,
            q.object_id COLLATE "C" AS object_id, q.data
       FROM ROWS FROM (${p(0)}, ${p(1)}, ${p(2)}, ${p(3)}, ${p(4)},
-                      jsonb_array_elements($${first + 5}::jsonb))
-           AS q(tenant_id, environment, id, type, object_id, data)
+                      jsonb_array_elements($${first + 5}::jsonb)${n})
+           AS q(tenant_id, environment, id, type, object_id, data${n && ', n'})
      ${gate}
   ),
   event AS (

@@ -14,13 +14,12 @@ import {
   discardQueuedEvents,
   eventColumns,
   EVENTS_CTE,
-  eventsCte,
   takeQueuedEvents,
   writeQueuedEvents,
-  type QueuedEvent,
 } from '../events/outbox.ts';
 import { envelope, toApiError } from './error-handler.ts';
 import { sendJsonText } from './json-text.ts';
+import type { BatchedWrite } from './write-batch.ts';
 import {
   ApiError,
   IdempotencyKeyInUseError,
@@ -135,7 +134,7 @@ async function replay(
   return sendJsonText(reply, stored.response_body, stored.status_code);
 }
 
-/** A stored result's values, in the order of STORE_SQL's columns (and the claim CTE's). */
+/** A stored result's values, in the order of STORE_SQL's columns. */
 function storedValues(slot: KeySlot, print: Buffer, status: number, body: string): unknown[] {
   return [slot.tenantId, slot.environment, slot.key, print, status, body];
 }
@@ -145,95 +144,17 @@ const STORE_SQL = `INSERT INTO idempotency_keys (${STORED_COLUMNS}) VALUES ($1, 
 const STORE_WITH_EVENTS_SQL = `WITH ${EVENTS_CTE}
   INSERT INTO idempotency_keys (${STORED_COLUMNS}) VALUES ($7, $8, $9, $10, $11, $12)`;
 
-// --- writes done by a single statement ----------------------------------------------------
-// The hottest writes (creating a draft invoice) can be planned from reads that need no lock
-// and then done by one statement: the work's rows, its events and, with an Idempotency-Key,
-// the stored result, as CTEs of one INSERT. Sent outside any transaction, that statement is a
-// transaction by itself, so all of it commits or none of it does: the same guarantee as
-// sendWrite's BEGIN … COMMIT, in one round trip instead of five.
-//
-// The key is claimed by the statement itself: it takes the key's in-flight lock only if it is
-// free (as claimKey does) and inserts the stored result only if no result is stored under the
-// key (ON CONFLICT DO NOTHING); the work's CTEs are gated on that claim. When the claim fails
-// (the key in flight, a result stored already, fresh or expired) nothing is written, and
-// sendWrite answers by its general path, which replays, refuses with 409 or 422, or deletes
-// an expired result and does the work, exactly as for any other write.
-
-const CLAIMED = 'WHERE EXISTS (SELECT 1 FROM claim)';
-const FOREIGN_KEY_VIOLATION = '23503';
-
-/** A write's statement, prepared once: with and without an Idempotency-Key. */
-export class SingleStatement {
-  readonly #name: string;
-  readonly #parameters: number;
-  readonly #plain: string;
-  readonly #keyed: string;
-
-  /**
-   * `ctes` renders the work's CTEs (named, comma-separated, parameters $1…$`parameters`, every
-   * parameter with an explicit type), each of them filtered by `gate`: a WHERE clause, or ''.
-   */
-  constructor(name: string, parameters: number, ctes: (gate: string) => string) {
-    const events = parameters + 1;
-    const p = (i: number) => `$${parameters + 7 + i}`;
-    this.#name = name;
-    this.#parameters = parameters;
-    this.#plain = `WITH ${ctes('')}, ${eventsCte(events)} SELECT true AS done`;
-    this.#keyed = `WITH claim AS (
-        INSERT INTO idempotency_keys (${STORED_COLUMNS})
-        SELECT ${p(0)}::text, ${p(1)}::text, ${p(2)}::text, ${p(3)}::bytea, ${p(4)}::int,
-               ${p(5)}::text
-         WHERE pg_try_advisory_xact_lock(hashtextextended(${p(6)}::text, 0))
-        ON CONFLICT DO NOTHING
-        RETURNING 1),
-      ${ctes(CLAIMED)}, ${eventsCte(events, CLAIMED)}
-      SELECT EXISTS (SELECT 1 FROM claim) AS done`;
-  }
-
-  /** A planned write of this statement: its parameters, its events and the response body. */
-  plan(values: unknown[], events: QueuedEvent[], body: unknown): PlannedWrite {
-    if (values.length !== this.#parameters) {
-      throw new Error(`${this.#name} takes ${this.#parameters} parameters, not ${values.length}`);
-    }
-    return { statement: this, values, events, body };
-  }
-
-  /**
-   * Runs the write; false when nothing was written: the Idempotency-Key could not be claimed,
-   * or a row the write refers to is missing (a foreign key the plan left to the database).
-   */
-  async run(db: Db | Tx, write: PlannedWrite, stored?: unknown[]): Promise<boolean> {
-    const values = [...write.values, ...eventColumns(write.events)];
-    try {
-      const { rows } = await db.query<{ done: boolean }>(
-        stored === undefined
-          ? { name: this.#name, text: this.#plain, values }
-          : { name: `${this.#name}_keyed`, text: this.#keyed, values: [...values, ...stored] },
-      );
-      return rows[0]!.done;
-    } catch (error) {
-      if ((error as { code?: unknown }).code === FOREIGN_KEY_VIOLATION) return false;
-      throw error;
-    }
-  }
-}
-
-export interface PlannedWrite {
-  statement: SingleStatement;
-  values: unknown[];
-  events: QueuedEvent[];
-  body: unknown;
-}
+// --- writes done in batches (src/http/write-batch.ts) --------------------------------------
 
 /**
- * A write's plan, from reads outside any transaction; undefined, or an API error, when the
- * general path must answer (it does the work again in a transaction, and answers or stores
+ * A write's batched plan, from reads outside any transaction; undefined, or an API error, when
+ * the general path must answer (it does the work again in a transaction, and answers or stores
  * the refusal as usual).
  */
-export type WritePlanner = (db: Db) => Promise<PlannedWrite | undefined>;
+export type WritePlanner = (db: Db) => Promise<BatchedWrite | undefined>;
 
-/** The write's single-statement plan; undefined when the general path must answer. */
-async function planWrite(db: Db, planner: WritePlanner): Promise<PlannedWrite | undefined> {
+/** The write's batched plan; undefined when the general path must answer. */
+async function planWrite(db: Db, planner: WritePlanner): Promise<BatchedWrite | undefined> {
   try {
     return await planner(db);
   } catch (error) {
@@ -242,24 +163,18 @@ async function planWrite(db: Db, planner: WritePlanner): Promise<PlannedWrite | 
   }
 }
 
-/**
- * Runs a planned write on `tx`, outside any transaction: the body if it was written, else
- * undefined. The general path must then run on the same connection: when the statement fails
- * (a missing row), PostgreSQL reports the error before it releases the key's lock, so another
- * connection could still find the key in flight and answer 409; this one cannot, its next
- * statement starts after the failed one is rolled back.
- */
-async function writeAtOnce(
+/** Runs a planned write in a batch: the body if it was written, else undefined. */
+async function writeInBatch(
   request: FastifyRequest,
-  tx: Tx,
+  db: Db,
   status: number,
   key: string | undefined,
-  write: PlannedWrite,
+  write: BatchedWrite,
 ): Promise<string | undefined> {
   const body = JSON.stringify(write.body);
   const slot = key === undefined ? undefined : keySlot(request, key);
-  const stored = slot && [...storedValues(slot, fingerprint(request), status, body), slot.lock];
-  return (await write.statement.run(tx, write, stored)) ? body : undefined;
+  const claim = slot && { ...slot, fingerprint: fingerprint(request), status, body };
+  return (await write.statement.run(db, write, claim)) ? body : undefined;
 }
 
 /**
@@ -273,19 +188,20 @@ export async function sendWrite(
   db: Db,
   status: number,
   work: (tx: Tx) => Promise<unknown>,
-  /** The same write planned as a single statement, tried first (see SingleStatement). */
+  /** The same write planned for a batch, tried first (src/http/write-batch.ts). */
   planner?: WritePlanner,
 ): Promise<FastifyReply> {
   const key = readIdempotencyKey(request);
-  // Planned before a connection is taken: the plan's reads use the pool themselves.
+  // Planned and written before a connection is taken: the plan's reads use the pool
+  // themselves, and a batch has a connection of its own.
   const planned = planner && (await planWrite(db, planner));
+  if (planned) {
+    const body = await writeInBatch(request, db, status, key, planned);
+    if (body !== undefined) return sendJsonText(reply, body, status);
+  }
   const tx = await db.connect();
   let broken = false;
   try {
-    if (planned) {
-      const body = await writeAtOnce(request, tx, status, key, planned);
-      if (body !== undefined) return sendJsonText(reply, body, status);
-    }
     await tx.query('BEGIN');
     if (key === undefined) {
       const body = JSON.stringify(await work(tx));

@@ -5,7 +5,7 @@ import { inSnapshot, type Db, type Queryable, type Tx } from '../db/pool.ts';
 import { getCustomerRow } from '../customers/service.ts';
 import { newEvent, recordEvent } from '../events/service.ts';
 import { ParameterInvalidError, ResourceMissingError, StateInvalidError } from '../http/errors.ts';
-import { SingleStatement, type PlannedWrite } from '../http/idempotency.ts';
+import { BatchedStatement, type BatchedWrite } from '../http/write-batch.ts';
 import type { PageRequest } from '../http/paging.ts';
 import { newId } from '../ids.ts';
 import { isCurrency } from '../money/currency.ts';
@@ -23,12 +23,13 @@ import {
   deleteAllLines,
   deleteInvoice,
   deleteLine,
+  draftCustomerExists,
   draftRow,
   insertDraft,
   insertLines,
-  NEW_DRAFT_PARAMETERS,
-  newDraftCtes,
-  newDraftValues,
+  NEW_DRAFT_COLUMNS,
+  newDraftFields,
+  newDraftsCtes,
   selectInvoicePage,
   selectLines,
   updateDraft,
@@ -123,7 +124,7 @@ async function newDraft(
   db: Queryable,
   scope: TenantScope,
   input: InvoiceCreate,
-  options: { customerByForeignKey?: boolean } = {},
+  options: { customerChecked?: boolean } = {},
 ): Promise<{ row: InvoiceRow; lines: LineRow[] }> {
   if (!isCurrency(input.currency)) {
     throw new ParameterInvalidError('currency', `Unknown currency '${input.currency}'.`);
@@ -131,14 +132,14 @@ async function newDraft(
   if (input.dueDate !== undefined && input.daysUntilDue !== undefined) {
     throw new ParameterInvalidError('daysUntilDue', 'Give dueDate or daysUntilDue, not both.');
   }
-  // The customer matters to the price only by its tax exemption. With `customerByForeignKey`,
-  // an untaxed draft leaves the customer's existence to the invoices' foreign key: a missing
-  // customer fails the statement that writes the draft (the caller's to handle).
+  // The customer matters to the price only by its tax exemption. With `customerChecked` false,
+  // an untaxed draft leaves the customer's existence to the statement that writes it (the
+  // caller's to handle).
   const untaxed =
     (input.defaultTaxRates ?? []).length === 0 &&
     (input.lines ?? []).every((l) => (l.taxRates ?? []).length === 0);
   const customer =
-    options.customerByForeignKey && untaxed
+    options.customerChecked === false && untaxed
       ? { tax_exempt: 'none' as const }
       : await getCustomerRow(db, scope, input.customerId);
   const fields: DraftFields = {
@@ -177,24 +178,27 @@ export async function createInvoice(
   return invoice;
 }
 
-const CREATE_DRAFT = new SingleStatement('create_draft', NEW_DRAFT_PARAMETERS, newDraftCtes);
+const CREATE_DRAFTS = new BatchedStatement('create_drafts', {
+  columns: NEW_DRAFT_COLUMNS,
+  requires: draftCustomerExists,
+  ctes: newDraftsCtes,
+});
 
 /**
- * createInvoice as one statement of its own (src/http/idempotency.ts, SingleStatement), from
- * reads that need no transaction: a customer is never deleted, and a rate archived meanwhile
- * was active when the draft was priced, as in a transaction that read it first. An untaxed
- * draft reads nothing: the statement's foreign key finds its customer, or fails it, and the
- * general path then answers 404.
+ * createInvoice as a write of a batch (src/http/write-batch.ts), from reads that need no
+ * transaction: a customer is never deleted, and a rate archived meanwhile was active when the
+ * draft was priced, as in a transaction that read it first. An untaxed draft reads nothing:
+ * the batch writes it only if its customer exists, and the general path answers 404 if not.
  */
 export async function planInvoiceCreation(
   db: Db,
   scope: TenantScope,
   input: InvoiceCreate,
-): Promise<PlannedWrite> {
-  const draft = await newDraft(db, scope, input, { customerByForeignKey: true });
+): Promise<BatchedWrite> {
+  const draft = await newDraft(db, scope, input, { customerChecked: false });
   const invoice = invoiceFromRow(draft.row, draft.lines);
-  return CREATE_DRAFT.plan(
-    newDraftValues(draft.row, draft.lines),
+  return CREATE_DRAFTS.plan(
+    newDraftFields(draft.row, draft.lines),
     [newEvent(scope, 'invoice.created', invoice)],
     invoice,
   );

@@ -101,42 +101,81 @@ function pricedDraftValues(fields: DraftFields, totals: Totals): unknown[] {
   ];
 }
 
-/**
- * A new draft, priced already, and its lines: the CTEs `invoice` and `lines` of one statement
- * (no insert-then-update; the lines' foreign key to the invoice is checked at the statement's
- * end, when both exist), each filtered by `gate` (a WHERE clause, or ''). Parameters: see
- * newDraftValues. The statement either runs in createInvoice's transaction or is a write of
- * its own (src/http/idempotency.ts, SingleStatement): the API's hottest write.
- */
-export function newDraftCtes(gate: string): string {
+// New drafts, priced already, and their lines, from rows of the columns below (one per draft,
+// its lines as a JSON array): the CTEs `invoice` and `lines` of one statement (no
+// insert-then-update; the lines' foreign key to the invoice is checked at the statement's
+// end, when both exist). The statement is createInvoice's in its transaction, or a batch of
+// creations (src/http/write-batch.ts): the API's hottest write.
+export const NEW_DRAFT_COLUMNS = `tenant_id text COLLATE "C", environment text,
+  id text COLLATE "C", customer_id text COLLATE "C", currency text, default_tax_rates text[],
+  due_date date, days_until_due int, memo text, metadata jsonb, tax_inclusive boolean,
+  subtotal bigint, tax bigint, total_excluding_tax bigint, total bigint, tax_amounts jsonb,
+  created_at timestamptz, lines json`;
+
+/** The CTEs writing the drafts of relation `drafts` (of NEW_DRAFT_COLUMNS) and their lines. */
+export function newDraftsCtes(drafts: string): string {
   return `invoice AS (
-       INSERT INTO invoices (tenant_id, environment, id, customer_id, currency, status,
-                             default_tax_rates, due_date, days_until_due, memo, metadata,
-                             tax_inclusive, subtotal, tax, total_excluding_tax, total,
-                             amount_remaining, tax_amounts, created_at, updated_at)
-       SELECT $1::text, $2::text, $3::text, $4::text, $5::text, 'draft', $6::text[], $7::date,
-              $8::int, $9::text, $10::jsonb, $11::boolean, $12::bigint, $13::bigint,
-              $14::bigint, $15::bigint, $15::bigint, $16::jsonb, $17::timestamptz,
-              $17::timestamptz
-        ${gate}),
-     lines AS (${linesFromArrays(18, gate)})`;
+    INSERT INTO invoices (tenant_id, environment, id, customer_id, currency, status,
+                          default_tax_rates, due_date, days_until_due, memo, metadata,
+                          tax_inclusive, subtotal, tax, total_excluding_tax, total,
+                          amount_remaining, tax_amounts, created_at, updated_at)
+    SELECT tenant_id, environment, id, customer_id, currency, 'draft', default_tax_rates,
+           due_date, days_until_due, memo, metadata, tax_inclusive, subtotal, tax,
+           total_excluding_tax, total, total, tax_amounts, created_at, created_at
+      FROM ${drafts}),
+  lines AS (
+    INSERT INTO invoice_lines (tenant_id, environment, invoice_id, id, position, description,
+                               quantity, unit_amount, amount, tax_rates)
+    SELECT d.tenant_id, d.environment, d.id, l.id, l.position, l.description, l.quantity,
+           l.unit_amount, l.amount, l.tax_rates
+      FROM ${drafts} d,
+           json_to_recordset(d.lines) AS l(id text, position int, description text,
+                                           quantity bigint, unit_amount bigint, amount bigint,
+                                           tax_rates text[]))`;
 }
 
-/** The number of parameters of newDraftCtes. */
-export const NEW_DRAFT_PARAMETERS = 24;
+/**
+ * The condition for writing draft `r` in a batch: its customer exists (a plain read: a
+ * customer is never deleted; served by customers' primary key).
+ */
+export function draftCustomerExists(r: string): string {
+  return `EXISTS (SELECT 1 FROM customers c WHERE c.tenant_id = ${r}.tenant_id
+                    AND c.environment = ${r}.environment AND c.id = ${r}.customer_id)`;
+}
 
-/** newDraftCtes' parameters for this draft (a row as newly made, see draftRow) and its lines. */
-export function newDraftValues(row: InvoiceRow, lines: readonly LineRow[]): unknown[] {
-  return [
-    row.tenant_id,
-    row.environment,
-    row.id,
-    row.customer_id,
-    row.currency,
-    ...pricedDraftValues(row, row),
-    row.created_at,
-    ...lineArrays(lines),
-  ];
+/** A draft (a row as newly made, see draftRow) and its lines as a row of NEW_DRAFT_COLUMNS. */
+export function newDraftFields(
+  row: InvoiceRow,
+  lines: readonly LineRow[],
+): Record<string, unknown> {
+  return {
+    tenant_id: row.tenant_id,
+    environment: row.environment,
+    id: row.id,
+    customer_id: row.customer_id,
+    currency: row.currency,
+    default_tax_rates: row.default_tax_rates,
+    due_date: row.due_date,
+    days_until_due: row.days_until_due,
+    memo: row.memo,
+    metadata: row.metadata,
+    tax_inclusive: row.tax_inclusive,
+    subtotal: row.subtotal,
+    tax: row.tax,
+    total_excluding_tax: row.total_excluding_tax,
+    total: row.total,
+    tax_amounts: row.tax_amounts,
+    created_at: row.created_at,
+    lines: lines.map((l) => ({
+      id: l.id,
+      position: l.position,
+      description: l.description,
+      quantity: l.quantity,
+      unit_amount: l.unit_amount,
+      amount: l.amount,
+      tax_rates: l.tax_rates,
+    })),
+  };
 }
 
 /**
@@ -154,7 +193,7 @@ export function inJsonbKeyOrder<T extends Record<string, unknown>>(object: T): T
   return Object.fromEntries(keys.map((k) => [k, object[k]])) as T;
 }
 
-/** A new draft's row as the database will hold it (newDraftCtes writes exactly this). */
+/** A new draft's row as the database will hold it (newDraftsCtes writes exactly this). */
 export function draftRow(
   scope: TenantScope,
   invoice: { id: string; customer_id: string; currency: string },
@@ -186,7 +225,10 @@ export function draftRow(
   };
 }
 
-const INSERT_DRAFT_SQL = `WITH ${newDraftCtes('')} SELECT NULL`;
+const INSERT_DRAFT_SQL = `WITH
+  draft AS (SELECT * FROM json_to_recordset($1::json) AS d(${NEW_DRAFT_COLUMNS})),
+  ${newDraftsCtes('draft')}
+SELECT NULL`;
 
 export async function insertDraft(
   db: Queryable,
@@ -196,7 +238,7 @@ export async function insertDraft(
   await db.query({
     name: 'insert_draft',
     text: INSERT_DRAFT_SQL,
-    values: newDraftValues(row, lines),
+    values: [JSON.stringify([newDraftFields(row, lines)])],
   });
 }
 
