@@ -83,6 +83,8 @@ interface LoadResult {
   p50: number;
   p99: number;
   errors: number;
+  /** The load generator's CPU, as a share of one core (mean of the rounds). */
+  cpu?: number;
   /** Throughput of each round, when the result combines rounds. */
   rounds?: number[];
 }
@@ -114,6 +116,7 @@ function combine(results: LoadResult[]): LoadResult {
     p50: mean((r) => r.p50),
     p99: Math.max(...results.map((r) => r.p99)),
     errors: sum((r) => r.errors),
+    ...(results.every((r) => r.cpu !== undefined) ? { cpu: mean((r) => r.cpu!) } : {}),
     rounds: results.map((r) => r.rps),
   };
 }
@@ -197,6 +200,7 @@ async function pgbench(url: string, seconds: number): Promise<LoadResult> {
 
 const rows: string[][] = [];
 const notes: string[] = [];
+const generator: string[] = [];
 const fmt = (n: number, d = 0) =>
   n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 function record(
@@ -218,6 +222,7 @@ function record(
     ratio === null ? '' : ratio.toFixed(2),
     target,
   ]);
+  if (r.cpu !== undefined) generator.push(`${name} ${r.cpu.toFixed(2)}`);
   console.error(
     `${name}: ${fmt(r.rps)} req/s, p50 ${fmt(r.p50, 1)} ms, p99 ${fmt(r.p99, 1)} ms, errors ${r.errors}${ratio === null ? '' : `, ratio ${ratio.toFixed(2)}`}`,
   );
@@ -496,6 +501,7 @@ const report = [
   '',
   ...notes.map((n) => `- ${n}`),
   `- Each round's ratio (the table gives their median): ${spreads.join('; ')}.`,
+  `- The load generator's CPU, as a share of one core (one thread; near 1.00 it, not the server, sets the rate): ${generator.join('; ')}.`,
   `- Server peak resident memory over the whole run: ${memory} MB (target < 250 MB).`,
   `- Log lines the server dropped because its standard output was not drained in time: ${droppedLogLines}.`,
   '',
