@@ -280,7 +280,7 @@ notes.push(
 // --- processes ----------------------------------------------------------------------------
 // Started as `npm start` starts it (package.json), heap bound included.
 const api = await startChild(
-  ['--max-old-space-size=1024', '--max-semi-space-size=16', '--import', 'tsx', 'src/main.ts'],
+  ['--max-old-space-size=1536', '--max-semi-space-size=16', '--import', 'tsx', 'src/main.ts'],
   {
     ...process.env,
     DATABASE_URL: benchDb,
