@@ -83,12 +83,15 @@ export function registerCustomerRoutes(server: FastifyInstance, { db, cursors }:
         email: query.email?.toLowerCase(),
       });
       const page = readPageRequest(cursors, query, binding);
+      // Encoded once for every request that shares the read (see sendJsonText).
       const body = await reads.run(`${binding}\n${page.limit}\n${query.cursor}`, async (client) =>
-        buildRawPage(
-          cursors,
-          await listCustomers(client, request.actor, { email: query.email }, page),
-          page,
-          binding,
+        Buffer.from(
+          buildRawPage(
+            cursors,
+            await listCustomers(client, request.actor, { email: query.email }, page),
+            page,
+            binding,
+          ),
         ),
       );
       return sendJsonText(reply, body);

@@ -7,6 +7,7 @@ import { creditNotesForInvoicePdf } from '../credit-notes/service.ts';
 import { snapshotOn } from '../db/pool.ts';
 import { SharedReads } from '../db/shared-reads.ts';
 import { sendWrite } from '../http/idempotency.ts';
+import { sendJsonText } from '../http/json-text.ts';
 import { buildPage, listBinding, Page, readPageRequest } from '../http/paging.ts';
 import { errorResponses, IdempotencyHeaders, IdParams } from '../http/schemas.ts';
 import { createInvoiceMailer } from './mail.ts';
@@ -103,14 +104,20 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
         response: { 200: Invoice, ...errorResponses(404) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { tenantId, environment } = request.actor;
       const id = request.params.id;
       // Identical reads share one (src/db/shared-reads.ts); the invoice and its lines are read
-      // in one snapshot as getInvoice does on its own.
-      return reads.run(`${tenantId}\n${environment}\n${id}`, (client) =>
-        snapshotOn(client, (tx) => getInvoice(tx, request.actor, id)),
+      // in one snapshot as getInvoice does on its own. The body is serialised by this route's
+      // response schema and encoded once for every request that shares the read.
+      const body = await reads.run(`${tenantId}\n${environment}\n${id}`, async (client) =>
+        Buffer.from(
+          reply.serialize(
+            await snapshotOn(client, (tx) => getInvoice(tx, request.actor, id)),
+          ) as string,
+        ),
       );
+      return sendJsonText(reply, body);
     },
   );
 

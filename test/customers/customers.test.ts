@@ -181,8 +181,10 @@ describe('customer scopes', () => {
   it('shows a new customer in every list asked for after its creation, under concurrent identical lists', async () => {
     // Identical lists that queue for a connection share one query (src/db/shared-reads.ts):
     // none may answer from a query that began before the request came.
+    // A shared page is encoded once and sent to every request that shares it: each gets the
+    // whole body, with its length in bytes (the name below is not ASCII).
     const busy = Array.from({ length: 40 }, () => api.get('/v1/customers?limit=5'));
-    const created = await api.post('/v1/customers', { name: 'Seen at once' });
+    const created = await api.post('/v1/customers', { name: 'Seen at once – Größe 請求' });
     assert.equal(created.status, 201);
     const after = await Promise.all(
       Array.from({ length: 40 }, () => api.get('/v1/customers?limit=5')),
@@ -190,6 +192,10 @@ describe('customer scopes', () => {
     for (const res of after) {
       assert.equal(res.status, 200);
       assert.equal(res.body.data[0].id, created.body.id);
+      assert.equal(res.body.data[0].name, 'Seen at once – Größe 請求');
+      assert.equal(res.text, after[0]!.text);
+      assert.equal(res.headers.get('content-type'), 'application/json; charset=utf-8');
+      assert.equal(Number(res.headers.get('content-length')), Buffer.byteLength(res.text));
     }
     for (const res of await Promise.all(busy)) assert.equal(res.status, 200);
   });

@@ -175,19 +175,24 @@ describe('draft invoices', () => {
   it('shows a change in every read asked for after it, under concurrent identical reads', async () => {
     // Identical reads of one invoice share queries (src/db/shared-reads.ts): none may answer
     // from a query that began before the request came.
+    // A shared read's body is encoded once and sent to every request that shares it: each gets
+    // the whole body, with its length in bytes (the line below is not ASCII).
     const invoice = await createInvoice(api, {
       customerId: customer.id,
-      lines: [{ description: 'Before', unitAmount: 100 }],
+      lines: [{ description: 'Before: Überweisung €, 請求書', unitAmount: 100 }],
     });
     const path = `/v1/invoices/${invoice.id}`;
     for (let round = 1; round <= 3; round++) {
       const busy = Array.from({ length: 30 }, () => api.get(path));
-      const patched = await api.patch(path, { memo: `round ${round}` });
+      const patched = await api.patch(path, { memo: `round ${round} – ✓` });
       assert.equal(patched.status, 200, patched.text);
       const after = await Promise.all(Array.from({ length: 30 }, () => api.get(path)));
       for (const res of after) {
         assert.equal(res.status, 200);
-        assert.equal(res.body.memo, `round ${round}`);
+        assert.equal(res.body.memo, `round ${round} – ✓`);
+        assert.equal(res.text, patched.text);
+        assert.equal(res.headers.get('content-type'), 'application/json; charset=utf-8');
+        assert.equal(Number(res.headers.get('content-length')), Buffer.byteLength(res.text));
       }
       for (const res of await Promise.all(busy)) assert.equal(res.status, 200);
     }
