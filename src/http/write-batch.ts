@@ -105,7 +105,9 @@ SELECT n FROM go`;
 
   /**
    * Writes it with whatever else is planned meanwhile; true when it was done, false when the
-   * general path must answer. Rejects only when no connection could be had.
+   * general path must answer. Rejects when no connection could be had, and, for a write
+   * without an Idempotency-Key, when the connection broke during the statement (its outcome
+   * is then unknown).
    */
   run(db: Db, write: BatchedWrite, claim: ClaimedKey | undefined): Promise<boolean> {
     return new Promise((resolve, reject) => {
@@ -133,6 +135,7 @@ SELECT n FROM go`;
     if (queue.length > 0) setImmediate(() => void this.#drain(db, queue));
     let done: Set<number> | undefined;
     let broken = false;
+    let failure: unknown;
     try {
       const { rows } = await client.query<{ n: number }>({
         name: this.#name,
@@ -140,20 +143,29 @@ SELECT n FROM go`;
         values: this.#values(batch.writes),
       });
       done = new Set(rows.map((row) => row.n));
-    } catch {
-      // Nothing of the batch was written. The error is reported before the statement's
-      // transaction has ended (and its key locks are released): a query after it on the same
-      // connection runs once it has, so no write answered by the general path meanwhile can
-      // find its own key still in flight.
+    } catch (error) {
+      // Nothing of the batch was written, if the connection still answers. The error is
+      // reported before the statement's transaction has ended (and its key locks are
+      // released): a query after it on the same connection runs once it has, so no write
+      // answered by the general path meanwhile can find its own key still in flight.
       try {
         await client.query('SELECT 1');
       } catch {
         broken = true;
+        failure = error;
       }
     } finally {
       client.release(broken);
     }
-    batch.writes.forEach((pending, n) => pending.resolve(done?.has(n) ?? false));
+    batch.writes.forEach((pending, n) => {
+      if (done !== undefined) pending.resolve(done.has(n));
+      // The connection broke with the statement: whether it committed is not known. A write
+      // with an Idempotency-Key learns it on the general path (its result is stored, or its
+      // key is free); one without could only be written a second time, so it gets the failure
+      // (503, as a COMMIT that fails does), and its client decides.
+      else if (broken && pending.claim === undefined) pending.reject(failure);
+      else pending.resolve(false);
+    });
     for (const pending of batch.repeated) pending.resolve(false);
   }
 

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pg from 'pg';
 import { updateCustomer } from '../../src/customers/service.ts';
+import { toApiError } from '../../src/http/error-handler.ts';
 import type { ClaimedKey } from '../../src/http/write-batch.ts';
 import { planInvoiceCreation } from '../../src/invoices/service.ts';
 import { client } from '../helpers.ts';
@@ -360,6 +361,61 @@ describe('BatchedStatement', () => {
       events.rows.map((r) => r.object_id),
       [...written].sort(),
     );
+  });
+
+  it('never writes again a draft whose batch lost its connection: without a key it gets 503', async () => {
+    const { scope: s, customer } = await scope();
+    const input = { customerId: customer.id, currency: 'eur', lines: LINES };
+    const keyed = await planInvoiceCreation(db, s, input);
+    const unkeyed = await planInvoiceCreation(db, s, input);
+    // The batch waits on the customer's row (the invoice's foreign key) while another session
+    // holds it for update; its backend is then terminated, mid-statement.
+    const holder = new pg.Client({ connectionString: app.databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM customers WHERE tenant_id = $1 AND id = $2 FOR UPDATE', [
+        s.tenantId,
+        customer.id,
+      ]);
+      const runs = [
+        keyed.statement.run(db, keyed, claim(s.tenantId, 'cut', keyed.body)),
+        unkeyed.statement.run(db, unkeyed, undefined),
+      ].map((run) =>
+        run.then(
+          (done) => ({ done }),
+          (error: unknown) => ({ error }),
+        ),
+      );
+      let backend: number | undefined;
+      for (let i = 0; i < 200 && backend === undefined; i++) {
+        const { rows } = await db.query(
+          `SELECT pid FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock'
+              AND query LIKE 'WITH%request AS%json_to_recordset%'`,
+        );
+        backend = rows[0]?.pid as number | undefined;
+        if (backend === undefined) await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      assert.ok(backend !== undefined, 'the batch never waited on the customer');
+      await db.query('SELECT pg_terminate_backend($1)', [backend]);
+      const [keyedOutcome, unkeyedOutcome] = await Promise.all(runs);
+      // The keyed write goes to the general path, which settles it by its key.
+      assert.deepEqual(keyedOutcome, { done: false });
+      // The unkeyed one is not written again: its failure reaches the client as 503.
+      assert.ok(unkeyedOutcome && 'error' in unkeyedOutcome, 'an unkeyed write was retried');
+      assert.equal(toApiError(unkeyedOutcome.error).status, 503);
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
+    assert.deepEqual(await counts(s.tenantId), {
+      invoices: 0,
+      lines: 0,
+      events: 0,
+      deliveries: 0,
+      keys: 0,
+    });
   });
 
   it('leaves every draft of a failed batch unwritten, and their keys free at once', async () => {
