@@ -60,9 +60,12 @@ export async function selectEndpoint(
   id: string,
   options: { forUpdate?: boolean } = {},
 ): Promise<EndpointRow | undefined> {
+  // An update locks FOR NO KEY UPDATE (it never changes the key), which leaves the foreign-key
+  // checks of new webhook deliveries free: an endpoint being changed (its URL checked, which
+  // may take a DNS lookup) holds up no invoice creation, nor any batch of them.
   const { rows } = await db.query<EndpointRow>(
     `SELECT * FROM webhook_endpoints WHERE tenant_id = $1 AND environment = $2 AND id = $3
-     ${options.forUpdate ? 'FOR UPDATE' : ''}`,
+     ${options.forUpdate ? 'FOR NO KEY UPDATE' : ''}`,
     [scope.tenantId, scope.environment, id],
   );
   return rows[0];

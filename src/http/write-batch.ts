@@ -18,6 +18,7 @@
 //   - `requires` holds for it (its customer exists): a plain read, enough where the row it
 //     reads is never deleted;
 //   - a batch statement that fails (it should not) leaves every write of it undone.
+import pg from 'pg';
 import type { Db } from '../db/pool.ts';
 import { eventColumns, eventsCte, type QueuedEvent } from '../events/outbox.ts';
 
@@ -135,6 +136,7 @@ SELECT n FROM go`;
     if (queue.length > 0) setImmediate(() => void this.#drain(db, queue));
     let done: Set<number> | undefined;
     let broken = false;
+    /** Set when whether the statement committed is not known. */
     let failure: unknown;
     try {
       const { rows } = await client.query<{ n: number }>({
@@ -148,6 +150,9 @@ SELECT n FROM go`;
       // reported before the statement's transaction has ended (and its key locks are
       // released): a query after it on the same connection runs once it has, so no write
       // answered by the general path meanwhile can find its own key still in flight.
+      // Only the server's own error says the statement failed; any other (a result node-postgres
+      // could not read, reported only after the implicit COMMIT) leaves the outcome unknown.
+      if (!(error instanceof pg.DatabaseError)) failure = error;
       try {
         await client.query('SELECT 1');
       } catch {
@@ -159,11 +164,12 @@ SELECT n FROM go`;
     }
     batch.writes.forEach((pending, n) => {
       if (done !== undefined) pending.resolve(done.has(n));
-      // The connection broke with the statement: whether it committed is not known. A write
+      // The connection broke with the statement, or its error was not the server's: whether it
+      // committed is not known. A write
       // with an Idempotency-Key learns it on the general path (its result is stored, or its
       // key is free); one without could only be written a second time, so it gets the failure
       // (503, as a COMMIT that fails does), and its client decides.
-      else if (broken && pending.claim === undefined) pending.reject(failure);
+      else if (failure !== undefined && pending.claim === undefined) pending.reject(failure);
       else pending.resolve(false);
     });
     for (const pending of batch.repeated) pending.resolve(false);

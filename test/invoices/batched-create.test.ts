@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pg from 'pg';
 import { updateCustomer } from '../../src/customers/service.ts';
+import { selectEndpoint } from '../../src/events/endpoint-store.ts';
 import { toApiError } from '../../src/http/error-handler.ts';
 import type { ClaimedKey } from '../../src/http/write-batch.ts';
 import { planInvoiceCreation } from '../../src/invoices/service.ts';
@@ -223,6 +224,40 @@ describe('creating an invoice in a batch', () => {
     } finally {
       tx.release();
     }
+  });
+
+  it('is not held up by a change of a webhook endpoint in flight', async () => {
+    // A batch writes webhook deliveries, whose foreign key must not wait for an endpoint that
+    // is being changed (whose new URL may take a DNS lookup to check): else one tenant's
+    // endpoint change would hold up every batch that holds one of its drafts.
+    const { api, key } = await tenantApi(app);
+    const customer = await createCustomer(api);
+    const endpoint = await api.post('/v1/webhook-endpoints', {
+      url: 'http://127.0.0.1:9/hooks',
+      enabledEvents: ['invoice.created'],
+    });
+    assert.equal(endpoint.status, 201, endpoint.text);
+    const scope = { tenantId: key.tenantId, environment: 'test' as const };
+    const tx = await db.connect();
+    try {
+      await tx.query('BEGIN');
+      assert.ok(await selectEndpoint(tx, scope, endpoint.body.id, { forUpdate: true }));
+      const created = await Promise.race([
+        api.post('/v1/invoices', { customerId: customer.id, currency: 'eur', lines: LINES }),
+        new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error('held up by the endpoint change')), 5000).unref(),
+        ),
+      ]);
+      assert.equal(created.status, 201, created.text);
+      await tx.query('COMMIT');
+    } finally {
+      tx.release();
+    }
+    const { rows } = await db.query(
+      'SELECT count(*)::int AS n FROM webhook_deliveries WHERE tenant_id = $1',
+      [key.tenantId],
+    );
+    assert.deepEqual(rows, [{ n: 1 }]);
   });
 
   it('lets 40 concurrent requests with one key over two instances create exactly one invoice', async () => {
