@@ -107,8 +107,8 @@ SELECT n FROM go`;
   /**
    * Writes it with whatever else is planned meanwhile; true when it was done, false when the
    * general path must answer. Rejects when no connection could be had, and, for a write
-   * without an Idempotency-Key, when the connection broke during the statement (its outcome
-   * is then unknown).
+   * without an Idempotency-Key, when the statement's outcome is unknown (its connection broke,
+   * or the error was not the server's).
    */
   run(db: Db, write: BatchedWrite, claim: ClaimedKey | undefined): Promise<boolean> {
     return new Promise((resolve, reject) => {
@@ -146,29 +146,26 @@ SELECT n FROM go`;
       });
       done = new Set(rows.map((row) => row.n));
     } catch (error) {
-      // Nothing of the batch was written, if the connection still answers. The error is
-      // reported before the statement's transaction has ended (and its key locks are
-      // released): a query after it on the same connection runs once it has, so no write
-      // answered by the general path meanwhile can find its own key still in flight.
-      // Only the server's own error says the statement failed; any other (a result node-postgres
-      // could not read, reported only after the implicit COMMIT) leaves the outcome unknown.
-      if (!(error instanceof pg.DatabaseError)) failure = error;
+      // The server's error says nothing of the batch was written. It comes before the
+      // statement's transaction has ended (and its key locks are released): a query after it
+      // on the same connection runs once it has, so no write answered by the general path
+      // meanwhile can find its own key still in flight.
       try {
         await client.query('SELECT 1');
       } catch {
         broken = true;
-        failure = error;
       }
+      // A broken connection, or an error not the server's (a result node-postgres could not
+      // read is reported only after the implicit COMMIT), leaves the outcome unknown.
+      if (broken || !(error instanceof pg.DatabaseError)) failure = error;
     } finally {
       client.release(broken);
     }
     batch.writes.forEach((pending, n) => {
       if (done !== undefined) pending.resolve(done.has(n));
-      // The connection broke with the statement, or its error was not the server's: whether it
-      // committed is not known. A write
-      // with an Idempotency-Key learns it on the general path (its result is stored, or its
-      // key is free); one without could only be written a second time, so it gets the failure
-      // (503, as a COMMIT that fails does), and its client decides.
+      // Outcome unknown: a write with an Idempotency-Key learns it on the general path (its
+      // result is stored, or its key is free); one without could only be written a second
+      // time, so it gets the failure (503, as a COMMIT that fails does), and its client decides.
       else if (failure !== undefined && pending.claim === undefined) pending.reject(failure);
       else pending.resolve(false);
     });

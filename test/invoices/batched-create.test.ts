@@ -11,10 +11,11 @@ import pg from 'pg';
 import { updateCustomer } from '../../src/customers/service.ts';
 import { selectEndpoint } from '../../src/events/endpoint-store.ts';
 import { toApiError } from '../../src/http/error-handler.ts';
+import type { Tx } from '../../src/db/pool.ts';
 import type { ClaimedKey } from '../../src/http/write-batch.ts';
 import { planInvoiceCreation } from '../../src/invoices/service.ts';
 import { client } from '../helpers.ts';
-import { assertError, createCustomer, startInvoiceApp, tenantApi } from './fixtures.ts';
+import { type Api, assertError, createCustomer, startInvoiceApp, tenantApi } from './fixtures.ts';
 
 const app = await startInvoiceApp({ webhooksAllowLoopback: true });
 const other = await app.start();
@@ -52,15 +53,45 @@ async function holdKey(tenantId: string, key: string) {
   };
 }
 
+/** A webhook endpoint of the tenant that receives invoice.created (a delivery per draft). */
+async function invoiceEndpoint(api: Api): Promise<{ id: string }> {
+  const endpoint = await api.post('/v1/webhook-endpoints', {
+    url: 'http://127.0.0.1:9/hooks',
+    enabledEvents: ['invoice.created'],
+  });
+  assert.equal(endpoint.status, 201, endpoint.text);
+  return endpoint.body;
+}
+
+/** Creates a draft while `hold` keeps its locks in an open transaction: it must not wait. */
+async function createWhileHeld(
+  api: Api,
+  customerId: string,
+  hold: (tx: Tx) => Promise<unknown>,
+  heldBy: string,
+): Promise<void> {
+  const tx = await db.connect();
+  try {
+    await tx.query('BEGIN');
+    await hold(tx);
+    const created = await Promise.race([
+      api.post('/v1/invoices', { customerId, currency: 'eur', lines: LINES }),
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error(`held up by ${heldBy}`)), 5000).unref(),
+      ),
+    ]);
+    assert.equal(created.status, 201, created.text);
+    await tx.query('COMMIT');
+  } finally {
+    tx.release();
+  }
+}
+
 describe('creating an invoice in a batch', () => {
   it('writes exactly what it answers: the invoice, its event and delivery, the stored result', async () => {
     const { api, key } = await tenantApi(app);
     const customer = await createCustomer(api);
-    const endpoint = await api.post('/v1/webhook-endpoints', {
-      url: 'http://127.0.0.1:9/hooks',
-      enabledEvents: ['invoice.created'],
-    });
-    assert.equal(endpoint.status, 201, endpoint.text);
+    await invoiceEndpoint(api);
     const body = {
       customerId: customer.id,
       currency: 'eur',
@@ -209,21 +240,12 @@ describe('creating an invoice in a batch', () => {
     const { api, key } = await tenantApi(app);
     const customer = await createCustomer(api);
     const scope = { tenantId: key.tenantId, environment: 'test' as const };
-    const tx = await db.connect();
-    try {
-      await tx.query('BEGIN');
-      await updateCustomer(tx, scope, customer.id, { name: 'Renamed' });
-      const created = await Promise.race([
-        api.post('/v1/invoices', { customerId: customer.id, currency: 'eur', lines: LINES }),
-        new Promise<never>((_, reject) =>
-          setTimeout(() => reject(new Error('held up by the customer update')), 5000).unref(),
-        ),
-      ]);
-      assert.equal(created.status, 201, created.text);
-      await tx.query('COMMIT');
-    } finally {
-      tx.release();
-    }
+    await createWhileHeld(
+      api,
+      customer.id,
+      (tx) => updateCustomer(tx, scope, customer.id, { name: 'Renamed' }),
+      'the customer update',
+    );
   });
 
   it('is not held up by a change of a webhook endpoint in flight', async () => {
@@ -232,27 +254,14 @@ describe('creating an invoice in a batch', () => {
     // endpoint change would hold up every batch that holds one of its drafts.
     const { api, key } = await tenantApi(app);
     const customer = await createCustomer(api);
-    const endpoint = await api.post('/v1/webhook-endpoints', {
-      url: 'http://127.0.0.1:9/hooks',
-      enabledEvents: ['invoice.created'],
-    });
-    assert.equal(endpoint.status, 201, endpoint.text);
+    const endpoint = await invoiceEndpoint(api);
     const scope = { tenantId: key.tenantId, environment: 'test' as const };
-    const tx = await db.connect();
-    try {
-      await tx.query('BEGIN');
-      assert.ok(await selectEndpoint(tx, scope, endpoint.body.id, { forUpdate: true }));
-      const created = await Promise.race([
-        api.post('/v1/invoices', { customerId: customer.id, currency: 'eur', lines: LINES }),
-        new Promise<never>((_, reject) =>
-          setTimeout(() => reject(new Error('held up by the endpoint change')), 5000).unref(),
-        ),
-      ]);
-      assert.equal(created.status, 201, created.text);
-      await tx.query('COMMIT');
-    } finally {
-      tx.release();
-    }
+    await createWhileHeld(
+      api,
+      customer.id,
+      async (tx) => assert.ok(await selectEndpoint(tx, scope, endpoint.id, { forUpdate: true })),
+      'the endpoint change',
+    );
     const { rows } = await db.query(
       'SELECT count(*)::int AS n FROM webhook_deliveries WHERE tenant_id = $1',
       [key.tenantId],
