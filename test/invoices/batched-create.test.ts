@@ -39,6 +39,9 @@ async function counts(tenantId: string) {
   return rows[0] as Record<string, number>;
 }
 
+/** The counts of a tenant of which nothing was written. */
+const NOTHING = { invoices: 0, lines: 0, events: 0, deliveries: 0, keys: 0 };
+
 /** The advisory lock sendWrite takes for a key in flight, held by another session. */
 async function holdKey(tenantId: string, key: string) {
   const session = new pg.Client({ connectionString: app.databaseUrl });
@@ -347,13 +350,7 @@ describe('BatchedStatement', () => {
     });
     assert.equal(await orphan.statement.run(db, orphan, undefined), false);
     assert.equal(await orphan.statement.run(db, orphan, claim(s.tenantId, 'gone', {})), false);
-    assert.deepEqual(await counts(s.tenantId), {
-      invoices: 0,
-      lines: 0,
-      events: 0,
-      deliveries: 0,
-      keys: 0,
-    });
+    assert.deepEqual(await counts(s.tenantId), NOTHING);
   });
 
   it('writes the drafts planned in one turn in one transaction, each on its own terms', async () => {
@@ -453,13 +450,7 @@ describe('BatchedStatement', () => {
       await holder.query('ROLLBACK');
       await holder.end();
     }
-    assert.deepEqual(await counts(s.tenantId), {
-      invoices: 0,
-      lines: 0,
-      events: 0,
-      deliveries: 0,
-      keys: 0,
-    });
+    assert.deepEqual(await counts(s.tenantId), NOTHING);
   });
 
   it('leaves every draft of a failed batch unwritten, and their keys free at once', async () => {
@@ -475,13 +466,7 @@ describe('BatchedStatement', () => {
       bad.statement.run(db, bad, claim(s.tenantId, 'bad', bad.body)),
     ]);
     assert.deepEqual(done, [false, false]);
-    assert.deepEqual(await counts(s.tenantId), {
-      invoices: 0,
-      lines: 0,
-      events: 0,
-      deliveries: 0,
-      keys: 0,
-    });
+    assert.deepEqual(await counts(s.tenantId), NOTHING);
     // The keys' locks went with the failed statement: another session takes them at once.
     const session = new pg.Client({ connectionString: app.databaseUrl });
     await session.connect();
