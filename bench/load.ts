@@ -10,6 +10,8 @@ interface LoadSpec {
   body?: string;
   connections: number;
   seconds: number;
+  /** A fixed number of requests instead of `seconds` of them (bench/instructions.ts). */
+  amount?: number;
   /** A fresh Idempotency-Key on every request. */
   freshIdempotencyKey?: boolean;
   /** Paths taken in turn, one per request (e.g. a different draft to issue each time):
@@ -27,7 +29,7 @@ const cpuBefore = process.cpuUsage();
 const result = await autocannon({
   url: spec.url,
   connections: spec.connections,
-  duration: spec.seconds,
+  ...(spec.amount === undefined ? { duration: spec.seconds } : { amount: spec.amount }),
   method: spec.method ?? 'GET',
   headers: spec.headers,
   body: spec.body,

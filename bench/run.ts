@@ -5,16 +5,13 @@
 //   - list depth: a page deep in a tenant of 1,000,000 customers against its first page.
 // Without DATABASE_URL it runs on an embedded PostgreSQL (./data/bench-pg); with it, on that
 // server (a database `billing_bench` is created there and dropped at the end).
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import pg from 'pg';
-import { startEmbeddedDatabase } from '../src/db/embedded.ts';
-import { migrate } from '../src/db/migrate.ts';
 import { createPool } from '../src/db/pool.ts';
 import { CursorSigner, listBinding } from '../src/http/paging.ts';
-import { SCOPES } from '../src/keys/scopes.ts';
-import { createApiKey, createTenant } from '../src/keys/service.ts';
+import { API_NODE_ARGS, API_READY, apiEnv, startChild } from './child.ts';
+import { benchServer, benchTenant, dropDatabase, freshDatabase } from './database.ts';
 import { seedCustomers, seedInvoices } from './seed.ts';
 
 const run = promisify(execFile);
@@ -28,48 +25,6 @@ const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 // BENCH_ONLY=whoami,list,invoice,writes measures only those groups (all of them by default):
 // for working on one path without the whole run.
 const ONLY = new Set((process.env.BENCH_ONLY ?? 'whoami,list,invoice,writes').split(','));
-
-function withDatabase(url: string, name: string): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${name}`;
-  return parsed.toString();
-}
-
-async function admin(url: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  await client.query(sql);
-  await client.end();
-}
-
-/** Starts a child process and waits for the first stdout line matching `ready`. */
-function startChild(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  ready: RegExp,
-): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let seen = '';
-    const onData = (chunk: Buffer) => {
-      seen += chunk.toString();
-      const match = ready.exec(seen);
-      if (match) {
-        seen = '';
-        child.stdout?.off('data', onData);
-        child.stderr?.off('data', onData);
-        child.stdout?.resume();
-        child.stderr?.resume();
-        resolve({ child, match });
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.on('exit', (code) =>
-      reject(new Error(`child exited (${code}) before ready: ${seen.slice(-2000)}`)),
-    );
-  });
-}
 
 async function peakRssMb(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
@@ -229,36 +184,15 @@ function record(
 }
 
 // --- database -----------------------------------------------------------------------------
-const external = process.env.DATABASE_URL;
-let serverUrl: string;
-let stopEmbedded = async () => undefined as void;
-if (external) {
-  serverUrl = external;
-} else {
-  const embedded = await startEmbeddedDatabase(
-    './data/bench-pg',
-    Number(process.env.BENCH_PG_PORT ?? 54349),
-    (m) => console.error(m),
-  );
-  serverUrl = embedded.url;
-  stopEmbedded = embedded.stop;
-}
-const benchDb = withDatabase(serverUrl, 'billing_bench');
-const pgbenchDb = withDatabase(serverUrl, 'billing_pgbench');
-await admin(serverUrl, 'DROP DATABASE IF EXISTS billing_bench WITH (FORCE)');
-await admin(serverUrl, 'DROP DATABASE IF EXISTS billing_pgbench WITH (FORCE)');
-await admin(serverUrl, 'CREATE DATABASE billing_bench');
-await admin(serverUrl, 'CREATE DATABASE billing_pgbench');
+const server = await benchServer();
+const external = server.external;
+const serverUrl = server.url;
+const benchDb = await freshDatabase(serverUrl, 'billing_bench');
+const pgbenchDb = await freshDatabase(serverUrl, 'billing_pgbench');
 const db = createPool(benchDb, 4);
-await migrate(db);
+const tenant = await benchTenant(db);
 
-const tenant = await createTenant(db, 'Bench Inc');
-const key = await createApiKey(
-  db,
-  { tenantId: tenant.id, environment: 'test', scopes: [...SCOPES] },
-  null,
-);
-const scope = { tenantId: tenant.id, environment: 'test' as const };
+const scope = { tenantId: tenant.tenantId, environment: 'test' as const };
 
 console.error(`seeding ${ROWS.toLocaleString()} customers and ${ROWS.toLocaleString()} invoices …`);
 let t0 = Date.now();
@@ -278,19 +212,7 @@ notes.push(
 );
 
 // --- processes ----------------------------------------------------------------------------
-// Started as `npm start` starts it (package.json), heap bound included.
-const api = await startChild(
-  ['--max-old-space-size=1536', '--max-semi-space-size=16', '--import', 'tsx', 'src/main.ts'],
-  {
-    ...process.env,
-    DATABASE_URL: benchDb,
-    PORT: '0',
-    LOG_LEVEL: 'info',
-    RATE_LIMIT_TEST: '1000000',
-    RATE_LIMIT_LIVE: '1000000',
-  },
-  /listening on (http:\/\/[^"\s]+)/,
-);
+const api = await startChild(process.execPath, API_NODE_ARGS, apiEnv(benchDb), API_READY);
 const base = api.match[1]!;
 // The API drops log lines, and says how many, when its standard output is not drained in time
 // (src/http/log-lines.ts): the run reports them.
@@ -301,7 +223,7 @@ api.child.stdout?.on('data', (chunk: Buffer) => {
     droppedLogLines += Number(match[1]);
   }
 });
-const auth = { authorization: `Bearer ${key.secret}` };
+const auth = { authorization: `Bearer ${tenant.secret}` };
 const get = async (path: string) => (await fetch(`${base}${path}`, { headers: auth })).text();
 
 const whoamiBody = await get('/v1/auth/whoami');
@@ -311,7 +233,7 @@ const deepRow = (
   await db.query(
     `SELECT created_at, id FROM customers WHERE tenant_id = $1 AND environment = 'test'
       ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1`,
-    [tenant.id, Math.floor(ROWS * 0.99)],
+    [tenant.tenantId, Math.floor(ROWS * 0.99)],
   )
 ).rows[0] as { created_at: Date; id: string };
 const deepCursor = signer.sign({
@@ -325,6 +247,7 @@ const invoicePath = invoiceIds.sample ? `/v1/invoices/${invoiceIds.sample}` : nu
 const invoiceBody = invoicePath ? await get(invoicePath) : '{}';
 
 const bare = await startChild(
+  process.execPath,
   [
     '--import',
     'tsx',
@@ -476,9 +399,9 @@ const memory = await peakRssMb(api.child.pid!);
 api.child.kill('SIGTERM');
 bare.child.kill('SIGTERM');
 await db.end();
-await admin(serverUrl, 'DROP DATABASE IF EXISTS billing_bench WITH (FORCE)');
-await admin(serverUrl, 'DROP DATABASE IF EXISTS billing_pgbench WITH (FORCE)');
-await stopEmbedded();
+await dropDatabase(serverUrl, 'billing_bench');
+await dropDatabase(serverUrl, 'billing_pgbench');
+await server.stop();
 
 const header = [
   'scenario',
