@@ -115,6 +115,7 @@ export class RateLimits {
   readonly synchronous: boolean;
   private readonly shared: SharedLimiters | undefined;
   private readonly local: LocalLimiters | undefined;
+  private readonly policy: Record<Environment, string>;
 
   private constructor(
     private readonly config: Config,
@@ -122,6 +123,11 @@ export class RateLimits {
     private readonly redis: Redis | undefined,
   ) {
     this.synchronous = redis === undefined;
+    // The RateLimit-Policy value never changes for an environment: made once, not per response.
+    this.policy = {
+      live: `${POLICY};q=${config.rateLimitLive};w=${KEY_WINDOW_SECONDS}`,
+      test: `${POLICY};q=${config.rateLimitTest};w=${KEY_WINDOW_SECONDS}`,
+    };
     if (redis === undefined) {
       const perKey = new LocalWindows(KEY_WINDOW_SECONDS * 1000);
       this.local = {
@@ -204,7 +210,7 @@ export class RateLimits {
     if (this.local) {
       const now = Date.now();
       const window = this.local.perKey[environment].add(keyId, 1, now);
-      this.answer(reply, limit, window.points, window.endsAt - now);
+      this.answer(reply, environment, limit, window.points, window.endsAt - now);
       return;
     }
     return this.admitShared(this.shared!, keyId, environment, reply, limit);
@@ -227,13 +233,19 @@ export class RateLimits {
       }
       state = outcome;
     }
-    this.answer(reply, limit, state.consumedPoints, state.msBeforeNext);
+    this.answer(reply, environment, limit, state.consumedPoints, state.msBeforeNext);
   }
 
   /** The RateLimit headers for a key that has used `used` points; refuses one over its limit. */
-  private answer(reply: FastifyReply, limit: number, used: number, msBeforeNext: number): void {
+  private answer(
+    reply: FastifyReply,
+    environment: Environment,
+    limit: number,
+    used: number,
+    msBeforeNext: number,
+  ): void {
     const reset = secondsUntil(msBeforeNext);
-    reply.header('ratelimit-policy', `${POLICY};q=${limit};w=${KEY_WINDOW_SECONDS}`);
+    reply.header('ratelimit-policy', this.policy[environment]);
     reply.header('ratelimit', `${POLICY};r=${Math.max(limit - used, 0)};t=${reset}`);
     if (used > limit) {
       throw new RateLimitedError(
