@@ -1,5 +1,6 @@
-// Child processes of the benchmarks: started, then waited for until they say they are ready.
-import { spawn, type ChildProcess } from 'node:child_process';
+// Child processes of the benchmarks: the API, the bare route and the load generator.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
 
 /**
  * Starts `command args` and waits for the first line of its output (stdout or stderr) that
@@ -56,4 +57,26 @@ export function apiEnv(databaseUrl: string): NodeJS.ProcessEnv {
     RATE_LIMIT_TEST: '1000000',
     RATE_LIMIT_LIVE: '1000000',
   };
+}
+
+/** The bare route's node arguments: one route per body, named by the key (bench/bare.ts). */
+export function bareNodeArgs(bodies: Record<string, string>): string[] {
+  return ['--import', 'tsx', 'bench/bare.ts', JSON.stringify(bodies)];
+}
+/** The line the bare route prints once it listens; the match's group 1 is its port. */
+export const BARE_READY = /"port":(\d+)/;
+
+const run = promisify(execFile);
+
+/**
+ * One run of the load generator (bench/load.ts) in its own process, with `spec` as its
+ * LoadSpec; its one JSON line of figures.
+ */
+export async function runLoad<T>(spec: Record<string, unknown>): Promise<T> {
+  const { stdout } = await run(
+    process.execPath,
+    ['--import', 'tsx', 'bench/load.ts', JSON.stringify(spec)],
+    { maxBuffer: 1 << 24 },
+  );
+  return JSON.parse(stdout.trim().split('\n').pop()!) as T;
 }

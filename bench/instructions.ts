@@ -18,8 +18,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createPool } from '../src/db/pool.ts';
-import { API_NODE_ARGS, API_READY, apiEnv, startChild } from './child.ts';
-import { benchServer, benchTenant, dropDatabase, freshDatabase } from './database.ts';
+import {
+  API_NODE_ARGS,
+  API_READY,
+  apiEnv,
+  BARE_READY,
+  bareNodeArgs,
+  runLoad,
+  startChild,
+} from './child.ts';
+import { dropDatabase } from '../src/db/admin.ts';
+import { benchServer, benchTenant, freshDatabase } from './database.ts';
 
 const run = promisify(execFile);
 const WARM_UP = Number(process.env.BENCH_IR_WARM_UP ?? 100_000);
@@ -60,31 +69,20 @@ const base = api.match[1]!;
 const whoamiBody = await (await fetch(`${base}/v1/auth/whoami`, { headers: auth })).text();
 const bare = await startChild(
   'valgrind',
-  [
-    ...callgrind,
-    process.execPath,
-    '--import',
-    'tsx',
-    'bench/bare.ts',
-    JSON.stringify({ whoami: whoamiBody }),
-  ],
+  [...callgrind, process.execPath, ...bareNodeArgs({ whoami: whoamiBody })],
   process.env,
-  /"port":(\d+)/,
+  BARE_READY,
 );
 const bareBase = `http://127.0.0.1:${bare.match[1]}`;
 
 async function load(url: string, amount: number): Promise<void> {
-  const { stdout } = await run(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      'bench/load.ts',
-      JSON.stringify({ url, headers: auth, connections: CONNECTIONS, seconds: 1, amount }),
-    ],
-    { maxBuffer: 1 << 24 },
-  );
-  const result = JSON.parse(stdout.trim().split('\n').pop()!) as { errors: number };
+  const result = await runLoad<{ errors: number }>({
+    url,
+    headers: auth,
+    connections: CONNECTIONS,
+    seconds: 1,
+    amount,
+  });
   if (result.errors > 0) throw new Error(`${url}: ${result.errors} errors`);
 }
 

@@ -10,8 +10,17 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { createPool } from '../src/db/pool.ts';
 import { CursorSigner, listBinding } from '../src/http/paging.ts';
-import { API_NODE_ARGS, API_READY, apiEnv, startChild } from './child.ts';
-import { benchServer, benchTenant, dropDatabase, freshDatabase } from './database.ts';
+import {
+  API_NODE_ARGS,
+  API_READY,
+  apiEnv,
+  BARE_READY,
+  bareNodeArgs,
+  runLoad,
+  startChild,
+} from './child.ts';
+import { dropDatabase } from '../src/db/admin.ts';
+import { benchServer, benchTenant, freshDatabase } from './database.ts';
 import { seedCustomers, seedInvoices } from './seed.ts';
 
 const run = promisify(execFile);
@@ -44,18 +53,8 @@ interface LoadResult {
   rounds?: number[];
 }
 
-async function load(spec: Record<string, unknown>, seconds = SECONDS): Promise<LoadResult> {
-  const { stdout } = await run(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      'bench/load.ts',
-      JSON.stringify({ connections: CONNECTIONS, seconds, ...spec }),
-    ],
-    { maxBuffer: 1 << 24 },
-  );
-  return JSON.parse(stdout.trim().split('\n').pop()!) as LoadResult;
+function load(spec: Record<string, unknown>, seconds = SECONDS): Promise<LoadResult> {
+  return runLoad<LoadResult>({ connections: CONNECTIONS, seconds, ...spec });
 }
 
 /**
@@ -248,14 +247,9 @@ const invoiceBody = invoicePath ? await get(invoicePath) : '{}';
 
 const bare = await startChild(
   process.execPath,
-  [
-    '--import',
-    'tsx',
-    'bench/bare.ts',
-    JSON.stringify({ whoami: whoamiBody, list: firstPageBody, invoice: invoiceBody }),
-  ],
+  bareNodeArgs({ whoami: whoamiBody, list: firstPageBody, invoice: invoiceBody }),
   process.env,
-  /"port":(\d+)/,
+  BARE_READY,
 );
 const bareBase = `http://127.0.0.1:${bare.match[1]}`;
 

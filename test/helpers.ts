@@ -2,8 +2,8 @@
 // server on it over real HTTP, and "a tenant with a key with these scopes".
 import { randomBytes } from 'node:crypto';
 import { after } from 'node:test';
-import pg from 'pg';
 import { loadConfig, type Config } from '../src/config.ts';
+import { createDatabase, dropDatabase } from '../src/db/admin.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createPool, type Db } from '../src/db/pool.ts';
 import { SCOPES } from '../src/keys/scopes.ts';
@@ -17,26 +17,12 @@ function baseUrl(): string {
   return url;
 }
 
-function withDatabase(url: string, database: string): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${database}`;
-  return parsed.toString();
-}
-
 /** Creates an empty database for this test file, dropped when the file's tests end. */
 export async function createTestDatabase(): Promise<string> {
   const name = `billing_test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: baseUrl() });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`); // name is ours: [a-z0-9_] only
-  await admin.end();
-  after(async () => {
-    const client = new pg.Client({ connectionString: baseUrl() });
-    await client.connect();
-    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await client.end();
-  });
-  return withDatabase(baseUrl(), name);
+  const url = await createDatabase(baseUrl(), name);
+  after(() => dropDatabase(baseUrl(), name));
+  return url;
 }
 
 /** A migrated database and a pool on it. */

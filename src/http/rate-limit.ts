@@ -100,6 +100,16 @@ class LocalWindows {
   }
 }
 
+/** A key's per-second limit in one environment, and its RateLimit-Policy value. */
+interface KeyLimit {
+  points: number;
+  policy: string;
+}
+
+function keyLimit(points: number): KeyLimit {
+  return { points, policy: `${POLICY};q=${points};w=${KEY_WINDOW_SECONDS}` };
+}
+
 interface SharedLimiters {
   perKey: Record<Environment, RateLimiterAbstract>;
   authFailures: RateLimiterAbstract;
@@ -115,7 +125,8 @@ export class RateLimits {
   readonly synchronous: boolean;
   private readonly shared: SharedLimiters | undefined;
   private readonly local: LocalLimiters | undefined;
-  private readonly policy: Record<Environment, string>;
+  /** Made once: the policy header's value never changes for an environment. */
+  private readonly keyLimits: Record<Environment, KeyLimit>;
 
   private constructor(
     private readonly config: Config,
@@ -123,11 +134,7 @@ export class RateLimits {
     private readonly redis: Redis | undefined,
   ) {
     this.synchronous = redis === undefined;
-    // The RateLimit-Policy value never changes for an environment: made once, not per response.
-    this.policy = {
-      live: `${POLICY};q=${config.rateLimitLive};w=${KEY_WINDOW_SECONDS}`,
-      test: `${POLICY};q=${config.rateLimitTest};w=${KEY_WINDOW_SECONDS}`,
-    };
+    this.keyLimits = { live: keyLimit(config.rateLimitLive), test: keyLimit(config.rateLimitTest) };
     if (redis === undefined) {
       const perKey = new LocalWindows(KEY_WINDOW_SECONDS * 1000);
       this.local = {
@@ -142,12 +149,12 @@ export class RateLimits {
       perKey: {
         live: this.limiter(redis, {
           keyPrefix: `${prefix}:live`,
-          points: config.rateLimitLive,
+          points: this.keyLimits.live.points,
           duration: KEY_WINDOW_SECONDS,
         }),
         test: this.limiter(redis, {
           keyPrefix: `${prefix}:test`,
-          points: config.rateLimitTest,
+          points: this.keyLimits.test.points,
           duration: KEY_WINDOW_SECONDS,
         }),
       },
@@ -206,11 +213,11 @@ export class RateLimits {
    * the key is over its limit. Synchronous (returns nothing) when `synchronous`.
    */
   admitKey(keyId: string, environment: Environment, reply: FastifyReply): void | Promise<void> {
-    const limit = environment === 'live' ? this.config.rateLimitLive : this.config.rateLimitTest;
+    const limit = this.keyLimits[environment];
     if (this.local) {
       const now = Date.now();
       const window = this.local.perKey[environment].add(keyId, 1, now);
-      this.answer(reply, environment, limit, window.points, window.endsAt - now);
+      this.answer(reply, limit, window.points, window.endsAt - now);
       return;
     }
     return this.admitShared(this.shared!, keyId, environment, reply, limit);
@@ -221,7 +228,7 @@ export class RateLimits {
     keyId: string,
     environment: Environment,
     reply: FastifyReply,
-    limit: number,
+    limit: KeyLimit,
   ): Promise<void> {
     let state: RateLimiterRes;
     try {
@@ -233,23 +240,17 @@ export class RateLimits {
       }
       state = outcome;
     }
-    this.answer(reply, environment, limit, state.consumedPoints, state.msBeforeNext);
+    this.answer(reply, limit, state.consumedPoints, state.msBeforeNext);
   }
 
   /** The RateLimit headers for a key that has used `used` points; refuses one over its limit. */
-  private answer(
-    reply: FastifyReply,
-    environment: Environment,
-    limit: number,
-    used: number,
-    msBeforeNext: number,
-  ): void {
+  private answer(reply: FastifyReply, limit: KeyLimit, used: number, msBeforeNext: number): void {
     const reset = secondsUntil(msBeforeNext);
-    reply.header('ratelimit-policy', this.policy[environment]);
-    reply.header('ratelimit', `${POLICY};r=${Math.max(limit - used, 0)};t=${reset}`);
-    if (used > limit) {
+    reply.header('ratelimit-policy', limit.policy);
+    reply.header('ratelimit', `${POLICY};r=${Math.max(limit.points - used, 0)};t=${reset}`);
+    if (used > limit.points) {
       throw new RateLimitedError(
-        `Too many requests for this API key: at most ${limit} a second. Retry after the time in Retry-After.`,
+        `Too many requests for this API key: at most ${limit.points} a second. Retry after the time in Retry-After.`,
         Math.max(1, reset),
       );
     }

@@ -7,28 +7,13 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { createDatabase, dropDatabase } from '../../src/db/admin.ts';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from '../../src/db/embedded.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { createPool, type Db } from '../../src/db/pool.ts';
 import { SCOPES } from '../../src/keys/scopes.ts';
 import { createApiKey, createTenant } from '../../src/keys/service.ts';
 import type { Environment } from '../../src/tenancy.ts';
-
-function withDatabase(url: string, database: string): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${database}`;
-  return parsed.toString();
-}
-
-async function admin(url: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 export interface ScratchDatabase {
   url: string;
@@ -40,8 +25,7 @@ export interface ScratchDatabase {
 /** A new, migrated database on the server at `adminUrl`; `drop()` removes it. */
 export async function createScratchDatabase(adminUrl: string): Promise<ScratchDatabase> {
   const name = `billing_rel_${randomBytes(6).toString('hex')}`;
-  await admin(adminUrl, `CREATE DATABASE ${name}`); // name is ours: [a-z0-9_] only
-  const url = withDatabase(adminUrl, name);
+  const url = await createDatabase(adminUrl, name);
   const db = createPool(url, 4);
   await migrate(db);
   return {
@@ -49,7 +33,7 @@ export async function createScratchDatabase(adminUrl: string): Promise<ScratchDa
     db,
     async drop() {
       await db.end().catch(() => undefined);
-      await admin(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
+      await dropDatabase(adminUrl, name).catch(() => undefined);
     },
   };
 }
