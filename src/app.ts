@@ -4,12 +4,12 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, {
-  LogController,
+  type FastifyBaseLogger,
   type FastifyInstance,
-  type FastifyServerOptions,
   type preValidationHookHandler,
 } from 'fastify';
 import FindMyWay from 'find-my-way';
+import { pino } from 'pino';
 import { accessLog, type AccessLog } from './http/access-log.ts';
 import { LogLines } from './http/log-lines.ts';
 import type { Config } from './config.ts';
@@ -63,28 +63,40 @@ const BODY_LIMIT = 1024 * 1024;
 // A year: clients that once reached the API over TLS never fall back to plain HTTP.
 const HSTS = 'max-age=31536000';
 
-function loggerOptions(
+/**
+ * The process's logger, used for everything but the access log (src/http/access-log.ts).
+ * Fastify itself runs without one (`logger: false`): with a logger it puts two listeners on
+ * every response and times it for a request log of its own, which this API does not use.
+ */
+function createLogger(
   config: Config,
   stream: NonNullable<AppDeps['logStream']>,
-): FastifyServerOptions['logger'] {
-  if (config.logLevel === 'silent') return false;
-  return {
-    level: config.logLevel,
-    stream,
-    // Never a key, a secret or a body: the request line is logged by our own hook below.
-    redact: ['req.headers.authorization', 'headers.authorization'],
-  };
+): FastifyBaseLogger {
+  if (config.logLevel === 'silent') return pino({ enabled: false });
+  return pino(
+    {
+      level: config.logLevel,
+      // Never a key, a secret or a body: the request line is logged by our own hook below.
+      redact: ['req.headers.authorization', 'headers.authorization'],
+    },
+    stream as pino.DestinationStream,
+  );
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** performance.now() when the request's first hook ran: its duration's start. */
+    startedAt: number;
+  }
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   // Standard output, in batches of up to 20 ms or 64 KB (src/http/log-lines.ts).
   const logStream = deps.logStream ?? new LogLines(1);
+  const log = createLogger(config, logStream);
   const app = Fastify({
-    logger: loggerOptions(config, logStream),
-    logController: new LogController({ disableRequestLogging: true }),
-    // No child logger per request: the lines that concern a request name its requestId.
-    childLoggerFactory: (logger) => logger,
+    logger: false,
     bodyLimit: BODY_LIMIT,
     // TRUST_PROXY means one proxy in front of us: the client's address and protocol are the
     // last X-Forwarded-For / X-Forwarded-Proto entries, the ones that proxy added; anything
@@ -103,6 +115,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     // ...and so do paths the router cannot decode or that hold an over-long segment.
     frameworkErrors: (error, request, reply) => {
+      request.startedAt = performance.now();
       reply.header('request-id', request.id).headers(securityHeaders);
       const path = request.url.split('?')[0] ?? '/';
       return sendError(
@@ -135,6 +148,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         }
       : {}),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // app.log is ours: routes and plugins log through it as through Fastify's own.
+  (app as { log: FastifyBaseLogger }).log = log;
+  app.decorateRequest('startedAt', 0);
 
   // Only JSON bodies: anything else is 415 content_type_unsupported. An empty JSON body counts
   // as `{}` (many clients send the header on every POST); `__proto__` and `constructor` keys
@@ -160,7 +176,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   app.addSchema(ErrorEnvelope);
-  registerErrorHandler(app);
+  registerErrorHandler(app, log);
 
   // Hooks on every request are plain callbacks (cheaper than async ones on the hot path).
   // A JSON API: nothing to sniff, frame or cache; and no CORS headers, ever. The policy's
@@ -185,6 +201,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done();
   });
   app.addHook('onRequest', (request, reply, done) => {
+    request.startedAt = performance.now();
     reply.header('request-id', request.id);
     reply.headers(request.url.startsWith('/docs') ? docsHeaders : securityHeaders);
     if (hstsFromProxy && request.protocol === 'https')
@@ -192,19 +209,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (closing) return done(new ServiceUnavailableError('The server is shutting down; retry.'));
     done();
   });
+  const writeAccessLine: AccessLog = accessLog(config.logLevel, logStream);
+  // Once the response is complete, just before it is written: its metrics and access line
+  // (the duration is to this point; writing to the socket is the kernel's). A route that
+  // needs a key has its path pattern from its authentication hook, cheaper than routeOptions,
+  // which builds an object on every read.
   // While closing, each response ends its connection: requests in flight when close() began
   // are finished, but their keep-alive connections would otherwise stay open for the
   // keep-alive timeout and hold close() up (until the process is forced out).
-  app.addHook('onSend', (_request, reply, payload, done) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
+    const route = request.routeUrl ?? request.routeOptions.url;
+    const elapsedMs = performance.now() - request.startedAt;
+    recordRequestMetrics(request.method, route, reply.statusCode, elapsedMs);
+    writeAccessLine(request, reply, route, elapsedMs);
     done(null, payload);
-  });
-  const writeAccessLine: AccessLog = accessLog(config.logLevel, logStream);
-  app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url;
-    recordRequestMetrics(request.method, route, reply.statusCode, reply.elapsedTime);
-    writeAccessLine(request, reply, route);
-    done();
   });
 
   // A second router that only knows which paths exist, to tell 405 from 404.

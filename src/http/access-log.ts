@@ -22,6 +22,7 @@ export type AccessLog = (
   request: FastifyRequest,
   reply: FastifyReply,
   route: string | undefined,
+  elapsedMs: number,
 ) => void;
 
 // pino's levels; the line is written at `info`.
@@ -49,11 +50,11 @@ export function accessLog(level: string, destination: AccessLogDestination): Acc
   // A key's tenant is the same on every request of that key.
   const keyFields = keeper((actor: Actor) => actor.keyId!, actorFields);
   const routeJson = keeper((route: string) => route, JSON.stringify);
-  return (request, reply, route) => {
+  return (request, reply, route, elapsedMs) => {
     const actor = request.actor as Actor | null;
     const who = actor === null ? '' : actor.keyId === null ? actorFields(actor) : keyFields(actor);
     destination.write(
-      `{"level":${INFO},"time":${Date.now()}${afterTime},"requestId":"${request.id}"${who},"method":"${request.method}","route":${route === undefined ? 'null' : routeJson(route)},"status":${reply.statusCode},"durationMs":${Math.round(reply.elapsedTime * 10) / 10},"msg":"request"}\n`,
+      `{"level":${INFO},"time":${Date.now()}${afterTime},"requestId":"${request.id}"${who},"method":"${request.method}","route":${route === undefined ? 'null' : routeJson(route)},"status":${reply.statusCode},"durationMs":${Math.round(elapsedMs * 10) / 10},"msg":"request"}\n`,
     );
   };
 }

@@ -27,6 +27,8 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     actor: Actor;
+    /** The route's path pattern, set by its authentication hook (cheaper than routeOptions). */
+    routeUrl: string | undefined;
   }
 }
 
@@ -119,10 +121,11 @@ export function registerAuth(
   }
 
   /** The hook of a route that needs a key (with `required`, that scope too). */
-  function authHook(required: Scope | null | undefined): onRequestHookHandler {
+  function authHook(required: Scope | null | undefined, url: string): onRequestHookHandler {
     // A callback hook rather than an async one: the common request (a key verified less than
     // a second ago, counted in this instance's memory) is answered without a promise.
     return (request, reply, done) => {
+      request.routeUrl = url;
       try {
         const secret = presentedSecret(request);
         if (limits.synchronous) {
@@ -141,12 +144,13 @@ export function registerAuth(
   }
 
   app.decorateRequest('actor', null as unknown as Actor);
+  app.decorateRequest('routeUrl', undefined);
   // Each route registered from here on gets its own hook, which knows its scope: no lookup of
   // the route's options per request. Unknown routes (404/405) and the operational routes
   // (`auth: false`) need no key and get none.
   app.addHook('onRoute', (route) => {
     if (route.config?.auth === false) return;
-    route.onRequest = [...routeHooks(route.onRequest), authHook(route.config?.scope)];
+    route.onRequest = [...routeHooks(route.onRequest), authHook(route.config?.scope, route.url)];
   });
 }
 

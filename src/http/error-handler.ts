@@ -1,6 +1,12 @@
 // Turns every failure, ours or Fastify's, into the one error envelope:
 // { "error": { "code", "message", "param"?, "requestId", ...extra } }.
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  FastifyBaseLogger,
+  FastifyError,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+} from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import {
   ApiError,
@@ -148,11 +154,11 @@ export function sendError(
   return reply.code(error.status).type('application/json').send(envelope(error, request.id));
 }
 
-export function registerErrorHandler(app: FastifyInstance): void {
+export function registerErrorHandler(app: FastifyInstance, log: FastifyBaseLogger): void {
   app.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error);
     if (apiError.status >= 500) {
-      request.log.error({ err: error, requestId: request.id }, 'request failed');
+      log.error({ err: error, requestId: request.id }, 'request failed');
     }
     return sendError(request, reply, apiError);
   });

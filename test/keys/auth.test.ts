@@ -203,3 +203,40 @@ describe('secrets', () => {
     for (const line of logLines) assert.ok(!line.includes('sk_test_'), `secret in log: ${line}`);
   });
 });
+
+describe('request log', () => {
+  it('writes one line per request: route pattern, status and duration, matched or not', async () => {
+    const key = await createTenantWithKey(db);
+    // Each call with the time it took as the client saw it: the logged duration lies within.
+    const timed = async (path: string, secret?: string) => {
+      const started = performance.now();
+      const res = await call(server.url, 'GET', path, secret ? { key: secret } : {});
+      return { res, tookMs: performance.now() - started };
+    };
+    const lineOf = ({ res, tookMs }: Awaited<ReturnType<typeof timed>>) => {
+      const id = res.headers.get('request-id');
+      const lines = logLines.filter(
+        (l) => l.includes(`"requestId":"${id}"`) && l.includes('"msg":"request"'),
+      );
+      assert.equal(lines.length, 1, `one access line for ${id}`);
+      const line = JSON.parse(lines[0]!);
+      assert.ok(
+        line.durationMs >= 0 && line.durationMs <= tookMs + 0.1,
+        `durationMs ${line.durationMs} of a request that took ${tookMs} ms`,
+      );
+      return line;
+    };
+    const ok = lineOf(await timed('/v1/auth/whoami', key.secret));
+    const denied = lineOf(await timed('/v1/auth/whoami', 'sk_test_nope'));
+    const missing = lineOf(await timed('/v1/no-such-thing'));
+    assert.deepEqual(
+      [ok.route, ok.status, ok.tenantId, ok.keyId],
+      ['/v1/auth/whoami', 200, key.tenantId, key.keyId],
+    );
+    assert.deepEqual(
+      [denied.route, denied.status, 'tenantId' in denied],
+      ['/v1/auth/whoami', 401, false],
+    );
+    assert.deepEqual([missing.route, missing.status], [null, 404]);
+  });
+});
