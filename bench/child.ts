@@ -36,14 +36,8 @@ export function startChild(
   });
 }
 
-/** The API's node arguments, as `npm start` runs it (package.json), heap bound included. */
-export const API_NODE_ARGS = [
-  '--max-old-space-size=1536',
-  '--max-semi-space-size=16',
-  '--import',
-  'tsx',
-  'src/main.ts',
-];
+/** The API's node arguments, as `npm start` runs it (package.json). */
+export const API_NODE_ARGS = ['src/main.ts'];
 /** The line the API prints once it listens; the match's group 1 is its base URL. */
 export const API_READY = /listening on (http:\/\/[^"\s]+)/;
 
@@ -61,7 +55,7 @@ export function apiEnv(databaseUrl: string): NodeJS.ProcessEnv {
 
 /** The bare route's node arguments: one route per body, named by the key (bench/bare.ts). */
 export function bareNodeArgs(bodies: Record<string, string>): string[] {
-  return ['--import', 'tsx', 'bench/bare.ts', JSON.stringify(bodies)];
+  return ['bench/bare.ts', JSON.stringify(bodies)];
 }
 /** The line the bare route prints once it listens; the match's group 1 is its port. */
 export const BARE_READY = /"port":(\d+)/;
@@ -73,10 +67,8 @@ const run = promisify(execFile);
  * LoadSpec; its one JSON line of figures.
  */
 export async function runLoad<T>(spec: Record<string, unknown>): Promise<T> {
-  const { stdout } = await run(
-    process.execPath,
-    ['--import', 'tsx', 'bench/load.ts', JSON.stringify(spec)],
-    { maxBuffer: 1 << 24 },
-  );
+  const { stdout } = await run(process.execPath, ['bench/load.ts', JSON.stringify(spec)], {
+    maxBuffer: 1 << 24,
+  });
   return JSON.parse(stdout.trim().split('\n').pop()!) as T;
 }

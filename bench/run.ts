@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { createPool } from '../src/db/pool.ts';
-import { CursorSigner, listBinding } from '../src/http/paging.ts';
+import { CursorSigner, listBinding } from '../src/paging.ts';
 import {
   API_NODE_ARGS,
   API_READY,

@@ -1,15 +1,20 @@
 // Bulk data for the benchmark: INSERT … SELECT generate_series in chunks, not the API.
-import { inTransaction, type Db } from '../src/db/pool.ts';
+import type { Db } from '../src/db/pool.ts';
 import type { TenantScope } from '../src/tenancy.ts';
 
 const CHUNK = 250_000;
 
 /** One bulk statement in its own transaction, free of the pool's statement timeout. */
 async function bulk(db: Db, sql: string, params: unknown[]): Promise<void> {
-  await inTransaction(db, async (tx) => {
-    await tx.query('SET LOCAL statement_timeout = 0');
-    await tx.query(sql, params);
-  });
+  const client = await db.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SET LOCAL statement_timeout = 0');
+    await client.query(sql, params);
+    await client.query('COMMIT');
+  } finally {
+    client.release();
+  }
 }
 
 export async function seedCustomers(db: Db, scope: TenantScope, count: number): Promise<void> {

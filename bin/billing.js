@@ -1,6 +1,3 @@
 #!/usr/bin/env node
-// The operator tool. Runs the TypeScript sources directly through tsx.
-import { register } from 'tsx/esm/api';
-
-register();
+// The operator tool: Node 24 runs the TypeScript sources as they are (type stripping).
 await import('../src/cli/index.ts');

@@ -37,7 +37,7 @@ if (!baseUrl) {
 
 const child = spawn(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=3', '--test-reporter=spec', ...files],
+  ['--test', '--test-concurrency=3', '--test-reporter=spec', ...files],
   {
     stdio: 'inherit',
     env: { ...process.env, TEST_DATABASE_URL: baseUrl, DATABASE_URL: '' },

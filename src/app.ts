@@ -1,5 +1,5 @@
 // Builds the Fastify instance: cross-cutting plugins first, then each module's routes.
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -10,8 +10,6 @@ import Fastify, {
 } from 'fastify';
 import FindMyWay from 'find-my-way';
 import { pino } from 'pino';
-import { accessLog, type AccessLog } from './http/access-log.ts';
-import { LogLines } from './http/log-lines.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/pool.ts';
 import { registerAuth } from './http/auth.ts';
@@ -21,13 +19,10 @@ import {
   sendError,
   toApiError,
 } from './http/error-handler.ts';
-import {
-  MethodNotAllowedError,
-  RouteNotFoundError,
-  ServiceUnavailableError,
-} from './http/errors.ts';
-import { recordRequestMetrics, registerOperationsRoutes } from './http/operations.ts';
-import type { CursorSigner } from './http/paging.ts';
+import { MethodNotAllowedError, RouteNotFoundError, ServiceUnavailableError } from './errors.ts';
+import { AccessLog } from './http/observability.ts';
+import { registerOperationsRoutes } from './http/operations.ts';
+import type { CursorSigner } from './paging.ts';
 import { RateLimits } from './http/rate-limit.ts';
 import { routeHooks } from './http/route-hooks.ts';
 import { registerStorableTextGuard } from './http/storable-text.ts';
@@ -51,52 +46,33 @@ export interface AppDeps {
 
 export const API_VERSION = '1.0.0';
 
-// Request ids: a random prefix per process (unique across instances) and a counter, which is
-// far cheaper on the hot path than random bytes per request.
-const requestIdPrefix = `req_${randomBytes(6).toString('base64url')}`;
-let requestCounter = 0;
+// Request ids are random: a counter would tell a tenant how many requests others made
+// between two of its own.
 function nextRequestId(): string {
-  requestCounter = (requestCounter + 1) % Number.MAX_SAFE_INTEGER;
-  return requestIdPrefix + requestCounter.toString(36).padStart(6, '0');
+  return `req_${randomUUID()}`;
 }
 const BODY_LIMIT = 1024 * 1024;
 // A year: clients that once reached the API over TLS never fall back to plain HTTP.
 const HSTS = 'max-age=31536000';
 
-/**
- * The process's logger, used for everything but the access log (src/http/access-log.ts).
- * Fastify itself runs without one (`logger: false`): with a logger it puts two listeners on
- * every response and times it for a request log of its own, which this API does not use.
- */
-function createLogger(
-  config: Config,
-  stream: NonNullable<AppDeps['logStream']>,
-): FastifyBaseLogger {
+/** The process's JSON logger (pino), on standard output unless a stream is given. */
+function createLogger(config: Config, stream: AppDeps['logStream']): FastifyBaseLogger {
   if (config.logLevel === 'silent') return pino({ enabled: false });
-  return pino(
-    {
-      level: config.logLevel,
-      // Never a key, a secret or a body: the request line is logged by our own hook below.
-      redact: ['req.headers.authorization', 'headers.authorization'],
-    },
-    stream as pino.DestinationStream,
-  );
-}
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** performance.now() when the request's first hook ran: its duration's start. */
-    startedAt: number;
-  }
+  const options = {
+    level: config.logLevel,
+    // Never a key, a secret or a body: no request headers or bodies are logged at all, and
+    // these paths are redacted should an error carry them.
+    redact: ['req.headers.authorization', 'headers.authorization', 'secret', '*.secret'],
+  };
+  return stream ? pino(options, stream as pino.DestinationStream) : pino(options);
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
-  // Standard output, in batches of up to 20 ms or 64 KB (src/http/log-lines.ts).
-  const logStream = deps.logStream ?? new LogLines(1);
-  const log = createLogger(config, logStream);
+  const log = createLogger(config, deps.logStream);
   const app = Fastify({
-    logger: false,
+    loggerInstance: log,
+    logController: new AccessLog(),
     bodyLimit: BODY_LIMIT,
     // TRUST_PROXY means one proxy in front of us: the client's address and protocol are the
     // last X-Forwarded-For / X-Forwarded-Proto entries, the ones that proxy added; anything
@@ -115,7 +91,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     // ...and so do paths the router cannot decode or that hold an over-long segment.
     frameworkErrors: (error, request, reply) => {
-      request.startedAt = performance.now();
       reply.header('request-id', request.id).headers(securityHeaders);
       const path = request.url.split('?')[0] ?? '/';
       return sendError(
@@ -148,9 +123,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         }
       : {}),
   }).withTypeProvider<TypeBoxTypeProvider>();
-  // app.log is ours: routes and plugins log through it as through Fastify's own.
-  (app as { log: FastifyBaseLogger }).log = log;
-  app.decorateRequest('startedAt', 0);
 
   // Only JSON bodies: anything else is 415 content_type_unsupported. An empty JSON body counts
   // as `{}` (many clients send the header on every POST); `__proto__` and `constructor` keys
@@ -201,7 +173,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done();
   });
   app.addHook('onRequest', (request, reply, done) => {
-    request.startedAt = performance.now();
     reply.header('request-id', request.id);
     reply.headers(request.url.startsWith('/docs') ? docsHeaders : securityHeaders);
     if (hstsFromProxy && request.protocol === 'https')
@@ -209,20 +180,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (closing) return done(new ServiceUnavailableError('The server is shutting down; retry.'));
     done();
   });
-  const writeAccessLine: AccessLog = accessLog(config.logLevel, logStream);
-  // Once the response is complete, just before it is written: its metrics and access line
-  // (the duration is to this point; writing to the socket is the kernel's). A route that
-  // needs a key has its path pattern from its authentication hook, cheaper than routeOptions,
-  // which builds an object on every read.
   // While closing, each response ends its connection: requests in flight when close() began
   // are finished, but their keep-alive connections would otherwise stay open for the
   // keep-alive timeout and hold close() up (until the process is forced out).
-  app.addHook('onSend', (request, reply, payload, done) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
-    const route = request.routeUrl ?? request.routeOptions.url;
-    const elapsedMs = performance.now() - request.startedAt;
-    recordRequestMetrics(request.method, route, reply.statusCode, elapsedMs);
-    writeAccessLine(request, reply, route, elapsedMs);
     done(null, payload);
   });
 

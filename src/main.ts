@@ -1,10 +1,7 @@
 // Process entry: configuration, database, server, background jobs, graceful shutdown.
+import { pino } from 'pino';
 import { ConfigError, loadConfig } from './config.ts';
 import { startServer } from './server.ts';
-
-function log(message: string): void {
-  console.error(JSON.stringify({ level: 30, time: Date.now(), msg: message }));
-}
 
 export async function main(): Promise<void> {
   let config;
@@ -17,11 +14,15 @@ export async function main(): Promise<void> {
     }
     throw error;
   }
+  // JSON lines on standard output; what is said to the person at the terminal (the first-start
+  // key above all) goes to standard error, never into the log stream.
+  const logger = pino({ level: config.logLevel === 'silent' ? 'silent' : config.logLevel });
+  const log = (message: string) => logger.info(message);
   const server = await startServer(config, log);
   log(`billing API listening on ${server.url}`);
   if (server.firstKey) {
     const key = server.firstKey.secret;
-    console.log(
+    console.error(
       [
         '',
         `  First start: created tenant ${server.firstKey.tenantId} and a test API key with every scope:`,
@@ -37,7 +38,7 @@ export async function main(): Promise<void> {
       ].join('\n'),
     );
   } else if (server.database.embedded) {
-    console.log(
+    console.error(
       `  Embedded database in ${config.dataDir}. Make a key with: npm run billing -- keys create --tenant TEN --environment test --scope customers:read`,
     );
   }

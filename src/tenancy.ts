@@ -11,5 +11,7 @@ export interface TenantScope {
 /** Who is acting: an API key, or the operator (CLI) when keyId is null. */
 export interface Actor extends TenantScope {
   keyId: string | null;
+  /** The key its rotations started from (replays of stored results follow it); null: operator. */
+  lineageId: string | null;
   scopes: readonly string[];
 }

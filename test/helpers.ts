@@ -7,7 +7,16 @@ import { createDatabase, dropDatabase } from '../src/db/admin.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createPool, type Db } from '../src/db/pool.ts';
 import { SCOPES } from '../src/keys/scopes.ts';
-import { createApiKey, createTenant } from '../src/keys/service.ts';
+import { writtenValue } from '../src/db/unit-of-work.ts';
+import {
+  createApiKey,
+  createTenant,
+  operator,
+  revokeApiKey,
+  rotateApiKey,
+  type ApiKey,
+  type IssuedApiKey,
+} from '../src/keys/service.ts';
 import { startServer, type RunningServer } from '../src/server.ts';
 import type { Environment } from '../src/tenancy.ts';
 
@@ -84,12 +93,30 @@ export async function createTenantWithKey(
   const tenantId =
     options.tenantId ?? (await createTenant(db, `Tenant ${randomBytes(3).toString('hex')}`)).id;
   const environment = options.environment ?? 'test';
-  const key = await createApiKey(
-    db,
-    { tenantId, environment, scopes: options.scopes ?? [...SCOPES] },
-    null,
+  const key = writtenValue(
+    await createApiKey(
+      db,
+      { actor: operator(tenantId, environment) },
+      { scopes: options.scopes ?? [...SCOPES] },
+    ),
   );
   return { tenantId, environment, keyId: key.id, secret: key.secret };
+}
+
+/** Revokes a key as the operator does (billing keys revoke). */
+export async function revokeKey(db: Db, key: TestKey): Promise<ApiKey> {
+  const request = { actor: operator(key.tenantId, key.environment) };
+  return writtenValue(await revokeApiKey(db, request, key.keyId));
+}
+
+/** Rotates a key as the operator does (billing keys rotate). */
+export async function rotateKey(
+  db: Db,
+  key: TestKey,
+  options: { expireOldInSeconds?: number | null } = {},
+): Promise<IssuedApiKey> {
+  const request = { actor: operator(key.tenantId, key.environment) };
+  return writtenValue(await rotateApiKey(db, request, key.keyId, options));
 }
 
 export interface ApiResponse<T = any> {

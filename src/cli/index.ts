@@ -1,6 +1,6 @@
 // The operator tool: `billing <command>`; from a checkout, `npm run billing -- <command>`.
 import { Command } from 'commander';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { ConfigError } from '../config.ts';
 import { withDatabase } from './database.ts';
 import { registerKeyCommands } from './keys.ts';

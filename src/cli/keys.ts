@@ -1,9 +1,11 @@
 // billing keys create | list | rotate | revoke
 import type { Command } from 'commander';
+import { writtenValue } from '../db/unit-of-work.ts';
 import {
   createApiKey,
   listApiKeysOfTenant,
   locateApiKey,
+  operator,
   revokeApiKey,
   rotateApiKey,
   type IssuedApiKey,
@@ -45,16 +47,13 @@ export function registerKeyCommands(program: Command): void {
         if (o.environment !== 'test' && o.environment !== 'live') {
           throw new Error('--environment must be test or live');
         }
-        const key = await withDatabase((db) =>
-          createApiKey(
-            db,
-            {
-              tenantId: o.tenant,
-              environment: o.environment as Environment,
-              scopes: o.scope,
-              name: o.name ?? null,
-            },
-            null,
+        const key = await withDatabase(async (db) =>
+          writtenValue(
+            await createApiKey(
+              db,
+              { actor: operator(o.tenant, o.environment as Environment) },
+              { scopes: o.scope, name: o.name ?? null },
+            ),
           ),
         );
         print(shownOnce(key), o.json === true);
@@ -75,7 +74,8 @@ export function registerKeyCommands(program: Command): void {
       const expireOldInSeconds = o.expireOldIn === undefined ? null : parseDuration(o.expireOldIn);
       const key = await withDatabase(async (db) => {
         const old = await locateApiKey(db, keyId);
-        return rotateApiKey(db, old, keyId, { expireOldInSeconds }, null);
+        const request = { actor: operator(old.tenantId, old.environment) };
+        return writtenValue(await rotateApiKey(db, request, keyId, { expireOldInSeconds }));
       });
       print(shownOnce(key), o.json === true);
     });
@@ -85,7 +85,9 @@ export function registerKeyCommands(program: Command): void {
     .action(async (keyId: string, o: { json?: boolean }) => {
       const key = await withDatabase(async (db) => {
         const old = await locateApiKey(db, keyId);
-        return revokeApiKey(db, old, keyId, null);
+        return writtenValue(
+          await revokeApiKey(db, { actor: operator(old.tenantId, old.environment) }, keyId),
+        );
       });
       print(key, o.json === true);
     });

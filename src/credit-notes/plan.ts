@@ -9,11 +9,7 @@
 //   a line with invoiceLineId: split over that invoice line's own rates (allocateLineCredit),
 //     at most what the line was charged less what earlier credit notes credited against it.
 // The lines of one credit note are taken in order, each from what the ones before it left.
-import {
-  ParameterInvalidError,
-  ParameterMissingError,
-  ResourceMissingError,
-} from '../http/errors.ts';
+import { ParameterInvalidError, ParameterMissingError, ResourceMissingError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { Invoice } from '../invoices/schemas.ts';
 import {

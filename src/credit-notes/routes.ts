@@ -4,8 +4,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../app.ts';
 import { sendWrite } from '../http/idempotency.ts';
-import { buildPage, listBinding, Page, readPageRequest } from '../http/paging.ts';
-import { errorResponses, IdempotencyHeaders, IdParams } from '../http/schemas.ts';
+import { buildPage, listBinding, readPageRequest } from '../paging.ts';
+import { errorResponses, IdempotencyHeaders, IdParams, Page } from '../http/schemas.ts';
 import { CreditNote, CreditNoteCreate, CreditNoteListQuery } from './schemas.ts';
 import { createCreditNote, getCreditNote, listCreditNotes, voidCreditNote } from './service.ts';
 
@@ -32,7 +32,7 @@ export function registerCreditNoteRoutes(server: FastifyInstance, { db, cursors 
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, db, 201, (tx) => createCreditNote(tx, request.actor, request.body)),
+      sendWrite(request, reply, 201, (write) => createCreditNote(db, write, request.body)),
   );
 
   app.get(
@@ -85,8 +85,6 @@ export function registerCreditNoteRoutes(server: FastifyInstance, { db, cursors 
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, db, 200, (tx) =>
-        voidCreditNote(tx, request.actor, request.params.id),
-      ),
+      sendWrite(request, reply, 200, (write) => voidCreditNote(db, write, request.params.id)),
   );
 }

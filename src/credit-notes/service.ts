@@ -4,9 +4,9 @@
 // one invoice queue on that lock, so the caps hold under concurrency. Lock order everywhere:
 // invoice row, then credit note row, then the number counter.
 import type { Db, Queryable, Tx } from '../db/pool.ts';
-import { recordEvent } from '../events/service.ts';
-import { ResourceMissingError, StateInvalidError } from '../http/errors.ts';
-import type { PageRequest } from '../http/paging.ts';
+import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
+import { ResourceMissingError, StateInvalidError } from '../errors.ts';
+import type { PageRequest } from '../paging.ts';
 import { newId } from '../ids.ts';
 import {
   applyCreditToInvoice,
@@ -89,64 +89,67 @@ async function lockInvoice(tx: Tx, scope: TenantScope, invoiceId: string): Promi
   }
 }
 
-export async function createCreditNote(
-  tx: Tx,
-  scope: TenantScope,
+export function createCreditNote(
+  db: Db,
+  request: WriteRequest,
   input: CreditNoteCreate,
-): Promise<CreditNote> {
-  const invoice = await lockInvoice(tx, scope, input.invoiceId);
-  // Checked before the amounts, so a draft or void invoice is always 409 (the hook checks too).
-  if (invoice.status !== 'open' && invoice.status !== 'paid') {
-    throw new StateInvalidError(
-      `Credit notes are only for open or paid invoices; this invoice is ${invoice.status}.`,
+): Promise<Written<CreditNote>> {
+  return unitOfWork(db, request, async (uow) => {
+    const { tx, actor: scope } = uow;
+    const invoice = await lockInvoice(tx, scope, input.invoiceId);
+    // Checked before the amounts, so a draft or void invoice is always 409 (the hook checks too).
+    if (invoice.status !== 'open' && invoice.status !== 'paid') {
+      throw new StateInvalidError(
+        `Credit notes are only for open or paid invoices; this invoice is ${invoice.status}.`,
+      );
+    }
+    const issued = await selectIssuedCreditNotes(tx, scope, invoice.id);
+    const byInvoiceLine = input.lines?.some((l) => l.invoiceLineId !== undefined)
+      ? await selectCreditedByInvoiceLine(tx, scope, invoice.id)
+      : new Map<string, number>();
+    const plan = planCredit(
+      invoice,
+      {
+        allocations: issued.map((r) => ({
+          totalExcludingTax: r.total_excluding_tax,
+          taxAmounts: r.tax_amounts,
+        })),
+        byInvoiceLine,
+      },
+      input,
     );
-  }
-  const issued = await selectIssuedCreditNotes(tx, scope, invoice.id);
-  const byInvoiceLine = input.lines?.some((l) => l.invoiceLineId !== undefined)
-    ? await selectCreditedByInvoiceLine(tx, scope, invoice.id)
-    : new Map<string, number>();
-  const plan = planCredit(
-    invoice,
-    {
-      allocations: issued.map((r) => ({
-        totalExcludingTax: r.total_excluding_tax,
-        taxAmounts: r.tax_amounts,
-      })),
-      byInvoiceLine,
-    },
-    input,
-  );
-  const credit = plan.allocation;
-  const { effect } = await applyCreditToInvoice(tx, scope, invoice.id, credit.total);
-  // Taken last: the counter row stays locked until this transaction ends.
-  const number = await nextCreditNoteNumber(tx, scope);
-  const inclusive = isTaxInclusive(invoice);
-  const rates = new Map(invoice.taxAmounts.map((t) => [t.taxRateId, t]));
-  const row = await insertCreditNote(tx, scope, {
-    id: newId('cn'),
-    number,
-    invoice_id: invoice.id,
-    customer_id: invoice.customerId,
-    currency: invoice.currency,
-    reason: input.reason ?? null,
-    memo: input.memo ?? null,
-    metadata: input.metadata ?? {},
-    tax_inclusive: inclusive,
-    subtotal: inclusive ? credit.total : credit.totalExcludingTax,
-    tax: credit.tax,
-    total_excluding_tax: credit.totalExcludingTax,
-    total: credit.total,
-    tax_amounts: credit.taxAmounts.map((t) => {
-      const rate = rates.get(t.taxRateId)!;
-      return { ...rate, taxableAmount: t.taxableAmount, amount: t.amount };
-    }),
-    credited_amount: effect.credited,
-    out_of_band_amount: effect.outOfBand,
+    const credit = plan.allocation;
+    const { effect } = await applyCreditToInvoice(uow, invoice.id, credit.total);
+    // Taken last: the counter row stays locked until this transaction ends.
+    const number = await nextCreditNoteNumber(tx, scope);
+    const inclusive = isTaxInclusive(invoice);
+    const rates = new Map(invoice.taxAmounts.map((t) => [t.taxRateId, t]));
+    const row = await insertCreditNote(tx, scope, {
+      id: newId('cn'),
+      number,
+      invoice_id: invoice.id,
+      customer_id: invoice.customerId,
+      currency: invoice.currency,
+      reason: input.reason ?? null,
+      memo: input.memo ?? null,
+      metadata: input.metadata ?? {},
+      tax_inclusive: inclusive,
+      subtotal: inclusive ? credit.total : credit.totalExcludingTax,
+      tax: credit.tax,
+      total_excluding_tax: credit.totalExcludingTax,
+      total: credit.total,
+      tax_amounts: credit.taxAmounts.map((t) => {
+        const rate = rates.get(t.taxRateId)!;
+        return { ...rate, taxableAmount: t.taxableAmount, amount: t.amount };
+      }),
+      credited_amount: effect.credited,
+      out_of_band_amount: effect.outOfBand,
+    });
+    await insertCreditNoteLines(tx, scope, row, plan.lines);
+    const note = creditNoteFromRow(row, plan.lines);
+    uow.event('credit_note.created', note);
+    return note;
   });
-  await insertCreditNoteLines(tx, scope, row, plan.lines);
-  const note = creditNoteFromRow(row, plan.lines);
-  await recordEvent(tx, scope, 'credit_note.created', note);
-  return note;
 }
 
 export async function getCreditNote(
@@ -164,25 +167,32 @@ export async function getCreditNote(
  * effect), and an invoice it had paid is open again. A void invoice stays as it is (void is
  * final), so its credit notes cannot be voided.
  */
-export async function voidCreditNote(tx: Tx, scope: TenantScope, id: string): Promise<CreditNote> {
-  const found = await selectCreditNote(tx, scope, id);
-  if (!found) throw new ResourceMissingError('credit note', id);
-  const invoice = await lockInvoiceForCredit(tx, scope, found.invoice_id);
-  const row = (await selectCreditNote(tx, scope, id, { forUpdate: true }))!;
-  if (row.status === 'void') throw new StateInvalidError('This credit note is void already.');
-  if (invoice.status === 'void') {
-    throw new StateInvalidError(
-      'The invoice of this credit note is void; a void invoice and its credit notes are final.',
-    );
-  }
-  await reverseCreditOnInvoice(tx, scope, row.invoice_id, {
-    credited: row.credited_amount,
-    outOfBand: row.out_of_band_amount,
+export function voidCreditNote(
+  db: Db,
+  request: WriteRequest,
+  id: string,
+): Promise<Written<CreditNote>> {
+  return unitOfWork(db, request, async (uow) => {
+    const { tx, actor: scope } = uow;
+    const found = await selectCreditNote(tx, scope, id);
+    if (!found) throw new ResourceMissingError('credit note', id);
+    const invoice = await lockInvoiceForCredit(tx, scope, found.invoice_id);
+    const row = (await selectCreditNote(tx, scope, id, { forUpdate: true }))!;
+    if (row.status === 'void') throw new StateInvalidError('This credit note is void already.');
+    if (invoice.status === 'void') {
+      throw new StateInvalidError(
+        'The invoice of this credit note is void; a void invoice and its credit notes are final.',
+      );
+    }
+    await reverseCreditOnInvoice(uow, row.invoice_id, {
+      credited: row.credited_amount,
+      outOfBand: row.out_of_band_amount,
+    });
+    const voided = await markVoid(tx, scope, id);
+    const note = creditNoteFromRow(voided, await selectCreditNoteLines(tx, scope, [id]));
+    uow.event('credit_note.voided', note);
+    return note;
   });
-  const voided = await markVoid(tx, scope, id);
-  const note = creditNoteFromRow(voided, await selectCreditNoteLines(tx, scope, [id]));
-  await recordEvent(tx, scope, 'credit_note.voided', note);
-  return note;
 }
 
 export async function listCreditNotes(

@@ -1,7 +1,7 @@
 // SQL for credit notes, their lines and their number counters. Every query takes the tenant
 // and the environment.
 import type { Queryable } from '../db/pool.ts';
-import type { PagePosition } from '../http/paging.ts';
+import type { PagePosition } from '../paging.ts';
 import type { TaxAmount } from '../taxes/schemas.ts';
 import type { TenantScope } from '../tenancy.ts';
 

@@ -2,19 +2,22 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../app.ts';
-import { SharedReads } from '../db/shared-reads.ts';
 import { sendWrite } from '../http/idempotency.ts';
-import { sendJsonText } from '../http/json-text.ts';
-import { buildRawPage, listBinding, Page, readPageRequest } from '../http/paging.ts';
-import { errorResponses, IdempotencyHeaders, IdParams } from '../http/schemas.ts';
+import { buildPage, listBinding, readPageRequest } from '../paging.ts';
+import { errorResponses, IdempotencyHeaders, IdParams, Page } from '../http/schemas.ts';
 import { Customer, CustomerCreate, CustomerListQuery, CustomerUpdate } from './schemas.ts';
-import { createCustomer, getCustomer, listCustomers, updateCustomer } from './service.ts';
+import {
+  createCustomer,
+  customerFromRow,
+  getCustomer,
+  listCustomers,
+  updateCustomer,
+} from './service.ts';
 
 const tags = ['Customers'];
 
 export function registerCustomerRoutes(server: FastifyInstance, { db, cursors }: AppDeps): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
-  const reads = new SharedReads(db);
   app.post(
     '/v1/customers',
     {
@@ -28,7 +31,7 @@ export function registerCustomerRoutes(server: FastifyInstance, { db, cursors }:
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, db, 201, (tx) => createCustomer(tx, request.actor, request.body)),
+      sendWrite(request, reply, 201, (write) => createCustomer(db, write, request.body)),
   );
 
   app.get(
@@ -61,8 +64,8 @@ export function registerCustomerRoutes(server: FastifyInstance, { db, cursors }:
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, db, 200, (tx) =>
-        updateCustomer(tx, request.actor, request.params.id, request.body),
+      sendWrite(request, reply, 200, (write) =>
+        updateCustomer(db, write, request.params.id, request.body),
       ),
   );
 
@@ -77,24 +80,12 @@ export function registerCustomerRoutes(server: FastifyInstance, { db, cursors }:
         response: { 200: Page(Customer), ...errorResponses() },
       },
     },
-    async (request, reply) => {
-      const query = request.query;
-      const binding = listBinding(request.actor, 'customers', {
-        email: query.email?.toLowerCase(),
-      });
-      const page = readPageRequest(cursors, query, binding);
-      // Encoded once for every request that shares the read (see sendJsonText).
-      const body = await reads.run(`${binding}\n${page.limit}\n${query.cursor}`, async (client) =>
-        Buffer.from(
-          buildRawPage(
-            cursors,
-            await listCustomers(client, request.actor, { email: query.email }, page),
-            page,
-            binding,
-          ),
-        ),
-      );
-      return sendJsonText(reply, body);
+    async (request) => {
+      const { email } = request.query;
+      const binding = listBinding(request.actor, 'customers', { email: email?.toLowerCase() });
+      const page = readPageRequest(cursors, request.query, binding);
+      const rows = await listCustomers(db, request.actor, { email }, page);
+      return buildPage(cursors, rows, page, binding, customerFromRow);
     },
   );
 }

@@ -1,7 +1,6 @@
 // Customer schemas: they validate requests, type the handlers and feed the OpenAPI document.
 import { Type, type Static } from '@sinclair/typebox';
-import { PageQuery } from '../http/paging.ts';
-import { Environment, Metadata, Nullable, Timestamp } from '../http/schemas.ts';
+import { Environment, Metadata, Nullable, PageQuery, Timestamp } from '../http/schemas.ts';
 
 export const TAX_ID_TYPES = [
   'eu_vat',

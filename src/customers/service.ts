@@ -1,8 +1,8 @@
 // Customer rules: validation beyond the schema, PATCH semantics, events.
-import type { Queryable, Tx } from '../db/pool.ts';
-import { recordEvent } from '../events/service.ts';
-import { ParameterInvalidError, ResourceMissingError } from '../http/errors.ts';
-import type { PageRequest } from '../http/paging.ts';
+import type { Db, Queryable } from '../db/pool.ts';
+import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
+import { ParameterInvalidError, ResourceMissingError } from '../errors.ts';
+import type { PageRequest } from '../paging.ts';
 import { newId } from '../ids.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { Customer, CustomerCreate, CustomerUpdate } from './schemas.ts';
@@ -12,7 +12,6 @@ import {
   selectCustomerPage,
   updateCustomer as updateCustomerRow,
   type CustomerFields,
-  type CustomerPageRow,
   type CustomerRow,
 } from './store.ts';
 
@@ -61,24 +60,26 @@ function normaliseAddress(
   };
 }
 
-export async function createCustomer(
-  tx: Tx,
-  scope: TenantScope,
+export function createCustomer(
+  db: Db,
+  request: WriteRequest,
   input: CustomerCreate,
-): Promise<Customer> {
-  const row = await insertCustomer(tx, scope, newId('cus'), {
-    name: input.name ?? null,
-    email: input.email ?? null,
-    phone: input.phone ?? null,
-    address: normaliseAddress(input.address),
-    description: input.description ?? null,
-    metadata: input.metadata ?? {},
-    tax_ids: input.taxIds ?? [],
-    tax_exempt: input.taxExempt ?? 'none',
+): Promise<Written<Customer>> {
+  return unitOfWork(db, request, async (uow) => {
+    const row = await insertCustomer(uow.tx, uow.actor, newId('cus'), {
+      name: input.name ?? null,
+      email: input.email ?? null,
+      phone: input.phone ?? null,
+      address: normaliseAddress(input.address),
+      description: input.description ?? null,
+      metadata: input.metadata ?? {},
+      tax_ids: input.taxIds ?? [],
+      tax_exempt: input.taxExempt ?? 'none',
+    });
+    const customer = customerFromRow(row);
+    uow.event('customer.created', customer);
+    return customer;
   });
-  const customer = customerFromRow(row);
-  await recordEvent(tx, scope, 'customer.created', customer);
-  return customer;
 }
 
 export async function getCustomer(
@@ -103,39 +104,41 @@ export async function getCustomerRow(
   return row;
 }
 
-export async function updateCustomer(
-  tx: Tx,
-  scope: TenantScope,
+export function updateCustomer(
+  db: Db,
+  request: WriteRequest,
   id: string,
   patch: CustomerUpdate,
-): Promise<Customer> {
-  const current = await selectCustomer(tx, scope, id, { forUpdate: true });
-  if (!current) throw new ResourceMissingError('customer', id);
-  // A field absent from the body keeps its value; null clears it.
-  const pick = <K extends keyof CustomerUpdate, V>(
-    key: K,
-    now: V,
-    map: (v: NonNullable<CustomerUpdate[K]>) => V,
-    cleared: V,
-  ): V => {
-    const value = patch[key];
-    if (value === undefined) return now;
-    if (value === null) return cleared;
-    return map(value as NonNullable<CustomerUpdate[K]>);
-  };
-  const fields: CustomerFields = {
-    name: pick('name', current.name, (v) => v, null),
-    email: pick('email', current.email, (v) => v, null),
-    phone: pick('phone', current.phone, (v) => v, null),
-    address: patch.address === undefined ? current.address : normaliseAddress(patch.address),
-    description: pick('description', current.description, (v) => v, null),
-    metadata: pick('metadata', current.metadata, (v) => v, {}),
-    tax_ids: pick('taxIds', current.tax_ids, (v) => v, []),
-    tax_exempt: patch.taxExempt ?? current.tax_exempt,
-  };
-  const customer = customerFromRow(await updateCustomerRow(tx, scope, id, fields));
-  await recordEvent(tx, scope, 'customer.updated', customer);
-  return customer;
+): Promise<Written<Customer>> {
+  return unitOfWork(db, request, async (uow) => {
+    const current = await selectCustomer(uow.tx, uow.actor, id, { forUpdate: true });
+    if (!current) throw new ResourceMissingError('customer', id);
+    // A field absent from the body keeps its value; null clears it.
+    const pick = <K extends keyof CustomerUpdate, V>(
+      key: K,
+      now: V,
+      map: (v: NonNullable<CustomerUpdate[K]>) => V,
+      cleared: V,
+    ): V => {
+      const value = patch[key];
+      if (value === undefined) return now;
+      if (value === null) return cleared;
+      return map(value as NonNullable<CustomerUpdate[K]>);
+    };
+    const fields: CustomerFields = {
+      name: pick('name', current.name, (v) => v, null),
+      email: pick('email', current.email, (v) => v, null),
+      phone: pick('phone', current.phone, (v) => v, null),
+      address: patch.address === undefined ? current.address : normaliseAddress(patch.address),
+      description: pick('description', current.description, (v) => v, null),
+      metadata: pick('metadata', current.metadata, (v) => v, {}),
+      tax_ids: pick('taxIds', current.tax_ids, (v) => v, []),
+      tax_exempt: patch.taxExempt ?? current.tax_exempt,
+    };
+    const customer = customerFromRow(await updateCustomerRow(uow.tx, uow.actor, id, fields));
+    uow.event('customer.updated', customer);
+    return customer;
+  });
 }
 
 export async function listCustomers(
@@ -143,6 +146,6 @@ export async function listCustomers(
   scope: TenantScope,
   filters: { email?: string | undefined },
   page: PageRequest,
-): Promise<CustomerPageRow[]> {
+): Promise<CustomerRow[]> {
   return selectCustomerPage(db, scope, filters, page.after, page.limit + 1);
 }

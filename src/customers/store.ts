@@ -1,7 +1,6 @@
 // SQL for customers. Every query takes the tenant and the environment.
 import type { Queryable } from '../db/pool.ts';
-import { isoFromTimestamptz, jsonString, TEXT_COLUMNS } from '../db/text-rows.ts';
-import type { PagePosition } from '../http/paging.ts';
+import type { PagePosition } from '../paging.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { AddressOut } from './schemas.ts';
 
@@ -92,48 +91,6 @@ export async function updateCustomer(
   return rows[0]!;
 }
 
-// The list reads its columns as PostgreSQL's text and renders each item's JSON by string
-// concatenation: nothing is parsed into Date or jsonb objects only to be serialised again.
-// (Rendering in SQL with json_build_object and to_char was measured first: it made
-// PostgreSQL's share of a list request about four times the plain index scan's.)
-// It must render exactly what customerFromRow does (a test compares list items with GET).
-/** A customer row as text, as the list reads it. */
-export interface CustomerTextRow {
-  tenant_id: string;
-  id: string;
-  name: string | null;
-  email: string | null;
-  phone: string | null;
-  address: string | null;
-  description: string | null;
-  metadata: string;
-  tax_ids: string;
-  tax_exempt: string;
-  environment: string;
-  created_at: string;
-  updated_at: string;
-}
-
-/** One list row: its position for the cursor and its item's JSON. */
-export interface CustomerPageRow {
-  id: string;
-  createdAt: string;
-  json: string;
-}
-
-function customerPageRow(r: CustomerTextRow): CustomerPageRow {
-  const createdAt = isoFromTimestamptz(r.created_at);
-  // jsonb columns arrive as JSON text already; strings go through JSON.stringify.
-  const json =
-    `{"id":${JSON.stringify(r.id)},"object":"customer","name":${jsonString(r.name)}` +
-    `,"email":${jsonString(r.email)},"phone":${jsonString(r.phone)}` +
-    `,"address":${r.address ?? 'null'},"description":${jsonString(r.description)}` +
-    `,"metadata":${r.metadata},"taxIds":${r.tax_ids},"taxExempt":${JSON.stringify(r.tax_exempt)}` +
-    `,"environment":${JSON.stringify(r.environment)},"createdAt":"${createdAt}"` +
-    `,"updatedAt":"${isoFromTimestamptz(r.updated_at)}"}`;
-  return { id: r.id, createdAt, json };
-}
-
 // Four fixed texts rather than "($n IS NULL OR …)": a generic plan could not use the keyset
 // condition as an index bound, and deep pages would then cost as much as their depth.
 const PAGE_SQL = {
@@ -159,7 +116,7 @@ export async function selectCustomerPage(
   filters: { email?: string | undefined },
   after: PagePosition | null,
   limit: number,
-): Promise<CustomerPageRow[]> {
+): Promise<CustomerRow[]> {
   const values: unknown[] = [scope.tenantId, scope.environment, limit];
   if (filters.email !== undefined) values.push(filters.email);
   if (after) values.push(after.createdAt, after.id);
@@ -172,11 +129,6 @@ export async function selectCustomerPage(
         ? 'customers_page_after'
         : 'customers_page_all';
   // Named: prepared once per connection, so the hot list skips parsing and planning.
-  const { rows } = await db.query<CustomerTextRow>({
-    name,
-    text: PAGE_SQL[name],
-    values,
-    types: TEXT_COLUMNS,
-  });
-  return rows.map(customerPageRow);
+  const { rows } = await db.query<CustomerRow>({ name, text: PAGE_SQL[name], values });
+  return rows;
 }

@@ -1,6 +1,6 @@
-// The connection pool and the transaction helper every service uses.
+// The connection pool, and the read snapshot that reads which must agree with each other use.
+// Writes go through the unit of work (./unit-of-work.ts).
 import pg from 'pg';
-import { discardQueuedEvents, writeQueuedEvents } from '../events/outbox.ts';
 
 // bigint columns (counts, money sums) arrive as strings unless told otherwise; money never
 // leaves JavaScript's safe integers (checked when written), so parse them as numbers here.
@@ -38,65 +38,26 @@ export function createPool(url: string, max = 20): Db {
   return pool;
 }
 
-export async function inTransaction<T>(
-  db: Db,
-  work: (tx: Tx) => Promise<T>,
-  begin = 'BEGIN',
-): Promise<T> {
-  const tx = await db.connect();
-  let broken = false;
-  try {
-    await tx.query(begin);
-    const result = await work(tx);
-    await writeQueuedEvents(tx);
-    await tx.query('COMMIT');
-    return result;
-  } catch (error) {
-    discardQueuedEvents(tx);
-    try {
-      await tx.query('ROLLBACK');
-    } catch {
-      broken = true;
-    }
-    throw error;
-  } finally {
-    tx.release(broken);
-  }
-}
-
 /**
  * Runs reads that must agree with each other (a row and its children read by two statements)
  * in one snapshot: a write that commits between the statements is seen by neither or both.
  * Inside a transaction already (`on` is a client), that transaction's snapshot rules apply.
  */
 export async function inSnapshot<T>(on: Db | Tx, work: (tx: Queryable) => Promise<T>): Promise<T> {
-  return on instanceof pg.Pool ? inTransaction(on, work, SNAPSHOT) : work(on);
-}
-
-const SNAPSHOT = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
-
-/**
- * inSnapshot on a connection already checked out and in no transaction (a shared read's).
- * After a failure the transaction is rolled back, and the work's error thrown; should the
- * rollback fail too, its error is thrown instead, and the caller must discard the connection.
- */
-export async function snapshotOn<T>(client: Tx, work: (tx: Tx) => Promise<T>): Promise<T> {
-  await client.query(SNAPSHOT);
-  let result: T;
+  if (!(on instanceof pg.Pool)) return work(on);
+  const client = await on.connect();
+  let broken = false;
   try {
-    result = await work(client);
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
   } catch (error) {
-    await client.query('ROLLBACK');
+    await client.query('ROLLBACK').catch(() => {
+      broken = true;
+    });
     throw error;
+  } finally {
+    client.release(broken);
   }
-  await client.query('COMMIT');
-  return result;
-}
-
-/**
- * Runs `work` in the transaction `on` is already in (a client from sendWrite), or in a new one
- * when `on` is the pool (the CLI). One service function then serves both doors.
- */
-export async function inTransactionOf<T>(on: Db | Tx, work: (tx: Tx) => Promise<T>): Promise<T> {
-  return on instanceof pg.Pool ? inTransaction(on, work) : work(on);
 }

@@ -1,8 +1,9 @@
 // Delivery rules: what an attempt's outcome does to the delivery and its endpoint (retry
 // schedule, Retry-After, 410 Gone, 5 days of failure), listing, and the manual retry.
-import { inSnapshot, inTransaction, type Db, type Tx } from '../db/pool.ts';
-import { ResourceMissingError, StateInvalidError } from '../http/errors.ts';
-import type { PageRequest } from '../http/paging.ts';
+import { inSnapshot, type Db } from '../db/pool.ts';
+import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
+import { ResourceMissingError, StateInvalidError } from '../errors.ts';
+import type { PageRequest } from '../paging.ts';
 import type { TenantScope } from '../tenancy.ts';
 import {
   cancelPendingDeliveries,
@@ -80,25 +81,28 @@ export async function listDeliveries(
  * schedule from the attempts it already had (a delivery that had exhausted it gets this one
  * attempt). Refused while the endpoint is disabled or the delivery is being attempted.
  */
-export async function retryDelivery(
-  tx: Tx,
-  scope: TenantScope,
+export function retryDelivery(
+  db: Db,
+  request: WriteRequest,
   endpointId: string,
   deliveryId: string,
-): Promise<WebhookDelivery> {
-  const endpoint = await selectEndpoint(tx, scope, endpointId);
-  if (!endpoint) throw new ResourceMissingError('webhook endpoint', endpointId);
-  const delivery = await selectDelivery(tx, scope, endpointId, deliveryId, { forUpdate: true });
-  if (!delivery) throw new ResourceMissingError('webhook delivery', deliveryId);
-  if (endpoint.disabled) {
-    throw new StateInvalidError('The webhook endpoint is disabled; enable it before retrying.');
-  }
-  const leased = delivery.lease_token !== null && delivery.next_attempt_at > new Date();
-  if (leased && delivery.status === 'pending') {
-    throw new StateInvalidError('This delivery is being attempted right now.');
-  }
-  const row = await requeueDelivery(tx, scope, deliveryId);
-  return deliveryFromRow(row, await selectAttempts(tx, scope, [deliveryId]));
+): Promise<Written<WebhookDelivery>> {
+  return unitOfWork(db, request, async (uow) => {
+    const { tx, actor: scope } = uow;
+    const endpoint = await selectEndpoint(tx, scope, endpointId);
+    if (!endpoint) throw new ResourceMissingError('webhook endpoint', endpointId);
+    const delivery = await selectDelivery(tx, scope, endpointId, deliveryId, { forUpdate: true });
+    if (!delivery) throw new ResourceMissingError('webhook delivery', deliveryId);
+    if (endpoint.disabled) {
+      throw new StateInvalidError('The webhook endpoint is disabled; enable it before retrying.');
+    }
+    const leased = delivery.lease_token !== null && delivery.next_attempt_at > new Date();
+    if (leased && delivery.status === 'pending') {
+      throw new StateInvalidError('This delivery is being attempted right now.');
+    }
+    const row = await requeueDelivery(tx, scope, deliveryId);
+    return deliveryFromRow(row, await selectAttempts(tx, scope, [deliveryId]));
+  });
 }
 
 /** What an attempt's outcome does to its delivery and endpoint; one transaction. */
@@ -109,7 +113,8 @@ export async function recordAttemptOutcome(
 ): Promise<void> {
   const scope: TenantScope = { tenantId: delivery.tenant_id, environment: delivery.environment };
   const endpointId = delivery.endpoint_id;
-  await inTransaction(db, async (tx) => {
+  const worker = { ...scope, keyId: null, lineageId: null, scopes: [] };
+  await unitOfWork(db, { actor: worker }, async ({ tx }) => {
     let status: DeliveryStatus = 'succeeded';
     let nextAttemptAt: Date | null = null;
     let disable: DisabledReason | null = null;

@@ -1,6 +1,6 @@
 // SQL for webhook deliveries (the outbox queue) and their attempts.
 import type { Queryable } from '../db/pool.ts';
-import type { PagePosition } from '../http/paging.ts';
+import type { PagePosition } from '../paging.ts';
 import type { Environment, TenantScope } from '../tenancy.ts';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';

@@ -1,9 +1,10 @@
 // Webhook endpoint rules: where events may be sent (the SSRF guard), which types, the signing
 // secret, and what disabling does.
 import { randomBytes } from 'node:crypto';
-import type { Db, Queryable, Tx } from '../db/pool.ts';
-import { ParameterInvalidError, ResourceMissingError } from '../http/errors.ts';
-import type { PageRequest } from '../http/paging.ts';
+import type { Db, Queryable } from '../db/pool.ts';
+import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
+import { ParameterInvalidError, ResourceMissingError } from '../errors.ts';
+import type { PageRequest } from '../paging.ts';
 import { newId } from '../ids.ts';
 import type { TenantScope } from '../tenancy.ts';
 import { cancelPendingDeliveries } from './delivery-store.ts';
@@ -39,8 +40,9 @@ function newSigningSecret(): string {
   return `whsec_${randomBytes(24).toString('base64')}`;
 }
 
-// The name is resolved here, inside the write's transaction: a look-up takes milliseconds
-// and is bounded (5 s), and the endpoint must not exist unless its URL passed.
+// The name is resolved before the write's transaction begins: a look-up may take seconds,
+// and no connection may be held meanwhile (API.md part C: one tenant cannot slow another).
+// Delivery checks the address again on every attempt (./destination.ts).
 async function checkUrl(url: string, scope: TenantScope, allowLoopback: boolean): Promise<void> {
   try {
     await resolveDestination(url, { environment: scope.environment, allowLoopback });
@@ -58,23 +60,26 @@ function checkEnabledEvents(types: string[]): void {
 }
 
 export async function createEndpoint(
-  tx: Tx,
-  scope: TenantScope,
+  db: Db,
+  request: WriteRequest,
   input: WebhookEndpointCreate,
   allowLoopback: boolean,
-): Promise<WebhookEndpoint & { secret: string }> {
+): Promise<Written<WebhookEndpoint & { secret: string }>> {
   checkEnabledEvents(input.enabledEvents);
-  await checkUrl(input.url, scope, allowLoopback);
-  const secret = newSigningSecret();
-  const disabled = input.disabled ?? false;
-  const row = await insertEndpoint(tx, scope, newId('we'), secret, {
-    url: input.url,
-    description: input.description ?? null,
-    enabledEvents: input.enabledEvents,
-    disabled,
-    disabledReason: disabled ? 'requested' : null,
+  await checkUrl(input.url, request.actor, allowLoopback);
+  return unitOfWork(db, request, async (uow) => {
+    const secret = newSigningSecret();
+    const disabled = input.disabled ?? false;
+    const row = await insertEndpoint(uow.tx, uow.actor, newId('we'), secret, {
+      url: input.url,
+      description: input.description ?? null,
+      enabledEvents: input.enabledEvents,
+      disabled,
+      disabledReason: disabled ? 'requested' : null,
+    });
+    uow.carriesSecret();
+    return { ...endpointFromRow(row), secret };
   });
-  return { ...endpointFromRow(row), secret };
 }
 
 export async function getEndpoint(
@@ -100,41 +105,46 @@ export async function listEndpoints(
  * an endpoint the service disabled) or a new URL starts a fresh record of failures.
  */
 export async function changeEndpoint(
-  tx: Tx,
-  scope: TenantScope,
+  db: Db,
+  request: WriteRequest,
   id: string,
   patch: WebhookEndpointUpdate,
   allowLoopback: boolean,
-): Promise<WebhookEndpoint> {
-  const current = await selectEndpoint(tx, scope, id, { forUpdate: true });
-  if (!current) throw new ResourceMissingError('webhook endpoint', id);
+): Promise<Written<WebhookEndpoint>> {
   if (patch.enabledEvents) checkEnabledEvents(patch.enabledEvents);
-  if (patch.url !== undefined) await checkUrl(patch.url, scope, allowLoopback);
-  const disabled = patch.disabled ?? current.disabled;
-  const fields: EndpointFields = {
-    url: patch.url ?? current.url,
-    description: patch.description === undefined ? current.description : patch.description,
-    enabledEvents: patch.enabledEvents ?? current.enabled_events,
-    disabled,
-    disabledReason: !disabled
-      ? null
-      : patch.disabled === true && !current.disabled
-        ? 'requested'
-        : current.disabled_reason,
-  };
-  const enabling = current.disabled && !disabled;
-  const urlChanged = patch.url !== undefined && patch.url !== current.url;
-  const row = await updateEndpoint(tx, scope, id, fields, enabling || urlChanged);
-  if (disabled && !current.disabled) await cancelPendingDeliveries(tx, scope, id);
-  return endpointFromRow(row);
+  if (patch.url !== undefined) await checkUrl(patch.url, request.actor, allowLoopback);
+  return unitOfWork(db, request, async ({ tx, actor: scope }) => {
+    const current = await selectEndpoint(tx, scope, id, { forUpdate: true });
+    if (!current) throw new ResourceMissingError('webhook endpoint', id);
+    const disabled = patch.disabled ?? current.disabled;
+    const fields: EndpointFields = {
+      url: patch.url ?? current.url,
+      description: patch.description === undefined ? current.description : patch.description,
+      enabledEvents: patch.enabledEvents ?? current.enabled_events,
+      disabled,
+      disabledReason: !disabled
+        ? null
+        : patch.disabled === true && !current.disabled
+          ? 'requested'
+          : current.disabled_reason,
+    };
+    const enabling = current.disabled && !disabled;
+    const urlChanged = patch.url !== undefined && patch.url !== current.url;
+    const row = await updateEndpoint(tx, scope, id, fields, enabling || urlChanged);
+    if (disabled && !current.disabled) await cancelPendingDeliveries(tx, scope, id);
+    return endpointFromRow(row);
+  });
 }
 
-export async function removeEndpoint(
-  tx: Tx,
-  scope: TenantScope,
+export function removeEndpoint(
+  db: Db,
+  request: WriteRequest,
   id: string,
-): Promise<{ id: string; object: 'webhook_endpoint'; deleted: true }> {
-  if (!(await deleteEndpoint(tx, scope, id)))
-    throw new ResourceMissingError('webhook endpoint', id);
-  return { id, object: 'webhook_endpoint', deleted: true };
+): Promise<Written<{ id: string; object: 'webhook_endpoint'; deleted: true }>> {
+  return unitOfWork(db, request, async ({ tx, actor }) => {
+    if (!(await deleteEndpoint(tx, actor, id))) {
+      throw new ResourceMissingError('webhook endpoint', id);
+    }
+    return { id, object: 'webhook_endpoint' as const, deleted: true as const };
+  });
 }

@@ -2,8 +2,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../app.ts';
-import { buildPage, listBinding, Page, readPageRequest } from '../http/paging.ts';
-import { errorResponses, IdParams } from '../http/schemas.ts';
+import { buildPage, listBinding, readPageRequest } from '../paging.ts';
+import { errorResponses, IdParams, Page } from '../http/schemas.ts';
 import { Event, EventListQuery } from './schemas.ts';
 import { eventFromRow, getEvent, listEvents } from './service.ts';
 import { registerWebhookEndpointRoutes } from './webhook-routes.ts';

@@ -1,8 +1,7 @@
 // Schemas of events, webhook endpoints and deliveries: they validate requests, type the
 // handlers and feed the OpenAPI document.
 import { Type, type Static } from '@sinclair/typebox';
-import { PageQuery } from '../http/paging.ts';
-import { Environment, Nullable, NullableTimestamp, Timestamp } from '../http/schemas.ts';
+import { Environment, Nullable, NullableTimestamp, PageQuery, Timestamp } from '../http/schemas.ts';
 import { EVENT_TYPES } from './types.ts';
 
 const EventTypeName = Type.Union(

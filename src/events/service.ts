@@ -1,50 +1,14 @@
-// Events: every change writes one, in the same transaction as the change (a transactional
-// outbox), so an event exists exactly when its change committed. The same statement queues
-// its webhook deliveries, so they too exist exactly when the change committed. The statement
-// is the transaction's last (./outbox.ts).
-import type { Db, Queryable, Tx } from '../db/pool.ts';
-import { requireScope } from '../http/auth.ts';
-import { ResourceMissingError, ScopeInsufficientError } from '../http/errors.ts';
-import type { PageRequest } from '../http/paging.ts';
-import { newId } from '../ids.ts';
-import type { Actor, TenantScope } from '../tenancy.ts';
+// Reading events. Every change writes its events in the same transaction as the change (the
+// unit of work's outbox, src/db/unit-of-work.ts), with their webhook deliveries, so an event
+// exists exactly when its change committed.
+import type { Db, Queryable } from '../db/pool.ts';
+import { ResourceMissingError, ScopeInsufficientError } from '../errors.ts';
+import type { PageRequest } from '../paging.ts';
+import { requireScope } from '../keys/scopes.ts';
+import type { Actor } from '../tenancy.ts';
 import type { Event } from './schemas.ts';
-import { queueEvent, type QueuedEvent } from './outbox.ts';
 import { selectEvent, selectEventPage, type EventRow } from './store.ts';
 import { EVENT_READ_SCOPES, readableTypes, readScopeOf, type EventType } from './types.ts';
-
-export interface EventObject {
-  id: string;
-}
-
-/** An event as written by the statement that commits its change (./outbox.ts). */
-export function newEvent(
-  scope: TenantScope,
-  type: string,
-  object: EventObject,
-  extra: Record<string, unknown> = {},
-): QueuedEvent {
-  // Rendered now, as the object is now.
-  return {
-    tenantId: scope.tenantId,
-    environment: scope.environment,
-    id: newId('evt'),
-    type,
-    objectId: object.id,
-    data: JSON.stringify({ object, ...extra }),
-  };
-}
-
-export async function recordEvent(
-  tx: Tx,
-  scope: TenantScope,
-  type: string,
-  object: EventObject,
-  extra: Record<string, unknown> = {},
-): Promise<void> {
-  // Written by the transaction's last statement (./outbox.ts).
-  queueEvent(tx, newEvent(scope, type, object, extra));
-}
 
 export function eventFromRow(row: EventRow): Event {
   return {

@@ -1,6 +1,6 @@
 // SQL for the event outbox. Every query takes the tenant and the environment.
 import type { Queryable } from '../db/pool.ts';
-import type { PagePosition } from '../http/paging.ts';
+import type { PagePosition } from '../paging.ts';
 import type { Environment, TenantScope } from '../tenancy.ts';
 
 export interface EventRow {

@@ -5,8 +5,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../app.ts';
 import { sendWrite } from '../http/idempotency.ts';
-import { buildPage, listBinding, Page, PageQuery, readPageRequest } from '../http/paging.ts';
-import { errorResponses, IdempotencyHeaders, IdParams } from '../http/schemas.ts';
+import { buildPage, listBinding, readPageRequest } from '../paging.ts';
+import { errorResponses, IdempotencyHeaders, IdParams, Page, PageQuery } from '../http/schemas.ts';
 import { deliveryFromRow, listDeliveries, retryDelivery } from './deliveries.ts';
 import {
   changeEndpoint,
@@ -53,8 +53,8 @@ export function registerWebhookEndpointRoutes(
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, db, 201, (tx) =>
-        createEndpoint(tx, request.actor, request.body, allowLoopback),
+      sendWrite(request, reply, 201, (write) =>
+        createEndpoint(db, write, request.body, allowLoopback),
       ),
   );
 
@@ -107,8 +107,8 @@ export function registerWebhookEndpointRoutes(
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, db, 200, (tx) =>
-        changeEndpoint(tx, request.actor, request.params.id, request.body, allowLoopback),
+      sendWrite(request, reply, 200, (write) =>
+        changeEndpoint(db, write, request.params.id, request.body, allowLoopback),
       ),
   );
 
@@ -125,9 +125,7 @@ export function registerWebhookEndpointRoutes(
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, db, 200, (tx) =>
-        removeEndpoint(tx, request.actor, request.params.id),
-      ),
+      sendWrite(request, reply, 200, (write) => removeEndpoint(db, write, request.params.id)),
   );
 
   app.get(
@@ -169,8 +167,8 @@ export function registerWebhookEndpointRoutes(
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, db, 200, (tx) =>
-        retryDelivery(tx, request.actor, request.params.id, request.params.deliveryId),
+      sendWrite(request, reply, 200, (write) =>
+        retryDelivery(db, write, request.params.id, request.params.deliveryId),
       ),
   );
 }

@@ -39,10 +39,14 @@ export class WebhookWorker {
   /** Attempts this worker made, for tests and metrics. */
   attemptsMade = 0;
 
-  constructor(
-    private readonly db: Db,
-    private readonly options: WorkerOptions,
-  ) {
+  private readonly db: Db;
+
+  private readonly options: WorkerOptions;
+
+  constructor(db: Db, options: WorkerOptions) {
+    this.db = db;
+
+    this.options = options;
     this.pollMs = options.pollMs ?? 500;
     this.concurrency = options.concurrency ?? 16;
     this.timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;

@@ -15,7 +15,7 @@ import {
   ApiKeyRevokedError,
   HttpsRequiredError,
   ScopeInsufficientError,
-} from './errors.ts';
+} from '../errors.ts';
 import type { RateLimits } from './rate-limit.ts';
 
 declare module 'fastify' {
@@ -60,7 +60,7 @@ function checkScope(key: VerifiedKey, required: Scope | null | undefined): void 
 }
 
 /** The secret of an `Authorization: Bearer` header; throws api_key_missing without one. */
-function presentedSecret(request: FastifyRequest): string {
+export function presentedSecret(request: FastifyRequest): string {
   const header = request.headers.authorization;
   const match = header === undefined ? null : BEARER.exec(header);
   if (!match) {
@@ -92,6 +92,7 @@ export function registerAuth(
       tenantId: key.tenantId,
       environment: key.environment,
       keyId: key.id,
+      lineageId: key.lineageId,
       scopes: key.scopes,
     };
     // Every authenticated request counts, including those refused for scope below.
@@ -152,9 +153,4 @@ export function registerAuth(
     if (route.config?.auth === false) return;
     route.onRequest = [...routeHooks(route.onRequest), authHook(route.config?.scope, route.url)];
   });
-}
-
-/** For endpoints whose scope depends on the request (events): throws unless the actor holds it. */
-export function requireScope(actor: Actor, scope: Scope): void {
-  if (!actor.scopes.includes(scope)) throw new ScopeInsufficientError(scope);
 }

@@ -18,7 +18,7 @@ import {
   ParameterInvalidError,
   ParameterMissingError,
   ServiceUnavailableError,
-} from './errors.ts';
+} from '../errors.ts';
 
 export interface ErrorEnvelope {
   error: { code: string; message: string; param?: string; requestId: string } & Record<

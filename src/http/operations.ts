@@ -4,23 +4,14 @@ import type { FastifyInstance } from 'fastify';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { AppDeps } from '../app.ts';
 import { migrationsApplied } from '../db/migrate.ts';
-import { ServiceUnavailableError } from './errors.ts';
-import { RequestMetrics } from './request-metrics.ts';
-
-const registry = new Registry();
-collectDefaultMetrics({ register: registry });
-const requestMetrics = new RequestMetrics();
-
-export function recordRequestMetrics(
-  method: string,
-  route: string | undefined,
-  statusCode: number,
-  elapsedMs: number,
-): void {
-  requestMetrics.record(method, route ?? 'unmatched', statusCode, elapsedMs / 1000);
-}
+import { ServiceUnavailableError } from '../errors.ts';
+import { registerRequestMetrics } from './observability.ts';
 
 export function registerOperationsRoutes(app: FastifyInstance, deps: AppDeps): void {
+  // One registry per app: tests start several apps in one process.
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  registerRequestMetrics(app, registry);
   const hidden = { hide: true };
   app.get('/healthz', { config: { auth: false }, schema: hidden }, async () => ({ status: 'ok' }));
   app.get('/readyz', { config: { auth: false }, schema: hidden }, async () => {
@@ -35,7 +26,7 @@ export function registerOperationsRoutes(app: FastifyInstance, deps: AppDeps): v
   });
   app.get('/metrics', { config: { auth: false }, schema: hidden }, async (_request, reply) => {
     reply.type(registry.contentType);
-    return `${await registry.metrics()}\n${requestMetrics.render()}`;
+    return registry.metrics();
   });
   app.get('/v1/openapi.json', { config: { auth: false }, schema: hidden }, async () =>
     app.swagger(),

@@ -26,7 +26,7 @@ import {
 } from 'rate-limiter-flexible';
 import type { Config } from '../config.ts';
 import type { Environment } from '../tenancy.ts';
-import { RateLimitedError } from './errors.ts';
+import { RateLimitedError } from '../errors.ts';
 
 const POLICY = '"default"';
 const KEY_WINDOW_SECONDS = 1;
@@ -68,7 +68,10 @@ class LocalWindows {
   private readonly windows = new Map<string, Window>();
   private readonly sweeper: NodeJS.Timeout;
 
-  constructor(private readonly durationMs: number) {
+  private readonly durationMs: number;
+
+  constructor(durationMs: number) {
+    this.durationMs = durationMs;
     this.sweeper = setInterval(() => this.sweep(), Math.max(durationMs, 10_000));
     this.sweeper.unref();
   }
@@ -128,11 +131,24 @@ export class RateLimits {
   /** Made once: the policy header's value never changes for an environment. */
   private readonly keyLimits: Record<Environment, KeyLimit>;
 
+  private readonly config: Config;
+
+  private readonly log: FastifyBaseLogger;
+
+  private readonly redis: Redis | undefined;
+
   private constructor(
-    private readonly config: Config,
-    private readonly log: FastifyBaseLogger,
-    private readonly redis: Redis | undefined,
+    config: Config,
+
+    log: FastifyBaseLogger,
+
+    redis: Redis | undefined,
   ) {
+    this.config = config;
+
+    this.log = log;
+
+    this.redis = redis;
     this.synchronous = redis === undefined;
     this.keyLimits = { live: keyLimit(config.rateLimitLive), test: keyLimit(config.rateLimitTest) };
     if (redis === undefined) {

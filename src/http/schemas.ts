@@ -1,6 +1,6 @@
 // Schemas shared by every module: the error envelope, ids in paths, metadata, timestamps.
 import { Type, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
-import { ERROR_CODES } from './errors.ts';
+import { ERROR_CODES } from '../errors.ts';
 
 export const ErrorEnvelope = Type.Object(
   {
@@ -69,3 +69,31 @@ export const IdempotencyHeaders = Type.Object({
 
 /** For routes that take no query parameters: any parameter is unknown. */
 export const NoQuery = Type.Object({}, { additionalProperties: false });
+
+// Query strings are validated as strings, not coerced: "1e2", "1.5" or " 7" are refused rather
+// than silently read as numbers, and a repeated parameter (an array) is refused too.
+export const PageQuery = {
+  limit: Type.Optional(
+    Type.String({
+      pattern: '^(100|[1-9][0-9]?)$',
+      description: 'Page size, an integer from 1 to 100 (default 25).',
+      examples: ['25'],
+    }),
+  ),
+  cursor: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 1000,
+      description: 'The `nextCursor` of the previous page, as it was returned.',
+    }),
+  ),
+};
+
+export function Page<T extends TSchema>(item: T) {
+  return Type.Object({
+    data: Type.Array(item),
+    nextCursor: Type.Union([Type.String(), Type.Null()], {
+      description: 'Pass as `cursor` for the next page; null on the last page.',
+    }),
+  });
+}

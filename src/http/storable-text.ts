@@ -4,7 +4,7 @@
 // included) is checked once, after schema validation, and refused as 400 parameter_invalid
 // naming the field.
 import type { FastifyInstance, preHandlerHookHandler } from 'fastify';
-import { ParameterInvalidError } from './errors.ts';
+import { ParameterInvalidError } from '../errors.ts';
 import { routeHooks } from './route-hooks.ts';
 
 function isStorable(text: string): boolean {

@@ -5,8 +5,8 @@
 //   reversal (a voided credit note): the same amounts come back off, and a paid invoice that
 //   owes something again returns to open, with paidAt cleared (API.md, Invoices).
 import type { Tx } from '../db/pool.ts';
-import { recordEvent } from '../events/service.ts';
-import { ParameterInvalidError, StateInvalidError } from '../http/errors.ts';
+import type { UnitOfWork } from '../db/unit-of-work.ts';
+import { ParameterInvalidError, StateInvalidError } from '../errors.ts';
 import type { TenantScope } from '../tenancy.ts';
 import { invoiceFromRow, loadInvoiceRow, withLines } from './model.ts';
 import type { Invoice } from './schemas.ts';
@@ -37,11 +37,11 @@ export async function lockInvoiceForCredit(
  * parameter_invalid (`amount`) when the credits would exceed the invoice's total.
  */
 export async function applyCreditToInvoice(
-  tx: Tx,
-  scope: TenantScope,
+  uow: UnitOfWork,
   invoiceId: string,
   creditTotal: number,
 ): Promise<{ invoice: Invoice; effect: CreditEffect }> {
+  const { tx, actor: scope } = uow;
   const row = await loadInvoiceRow(tx, scope, invoiceId, { forUpdate: true });
   if (row.status !== 'open' && row.status !== 'paid') {
     throw new StateInvalidError(
@@ -63,17 +63,17 @@ export async function applyCreditToInvoice(
     status: paysOff ? 'paid' : row.status,
   });
   const invoice = invoiceFromRow(updated, await selectLines(tx, scope, [invoiceId]));
-  await recordEvent(tx, scope, paysOff ? 'invoice.paid' : 'invoice.updated', invoice);
+  uow.event(paysOff ? 'invoice.paid' : 'invoice.updated', invoice);
   return { invoice, effect };
 }
 
 /** Takes a credit back off the invoice (its credit note was voided). */
 export async function reverseCreditOnInvoice(
-  tx: Tx,
-  scope: TenantScope,
+  uow: UnitOfWork,
   invoiceId: string,
   effect: CreditEffect,
 ): Promise<Invoice> {
+  const { tx, actor: scope } = uow;
   const row = await loadInvoiceRow(tx, scope, invoiceId, { forUpdate: true });
   if (
     effect.credited < 0 ||
@@ -90,6 +90,6 @@ export async function reverseCreditOnInvoice(
     status: owesAgain ? 'open' : row.status,
   });
   const invoice = invoiceFromRow(updated, await selectLines(tx, scope, [invoiceId]));
-  await recordEvent(tx, scope, 'invoice.updated', invoice);
+  uow.event('invoice.updated', invoice);
   return invoice;
 }

@@ -1,10 +1,15 @@
 // The invoice lifecycle after the draft: issue, pay, void, mark uncollectible, send; and the
 // PDF. Every move is checked against the state machine (state.ts) on the locked row.
-import type { Queryable, Tx } from '../db/pool.ts';
+import type { Db, Queryable } from '../db/pool.ts';
+import {
+  unitOfWork,
+  type UnitOfWork,
+  type WriteRequest,
+  type Written,
+} from '../db/unit-of-work.ts';
 import { getCustomerRow } from '../customers/service.ts';
 import type { CustomerRow } from '../customers/store.ts';
-import { recordEvent } from '../events/service.ts';
-import { ParameterMissingError, ServiceUnavailableError } from '../http/errors.ts';
+import { ParameterMissingError, ServiceUnavailableError } from '../errors.ts';
 import { getTenant } from '../keys/service.ts';
 import { formatMoney } from '../money/format.ts';
 import type { TenantScope } from '../tenancy.ts';
@@ -35,69 +40,78 @@ function addDays(date: Date, days: number): string {
  * the customer and the tax breakdown, and gives it the next number. An invoice whose total is
  * 0 is paid at once.
  */
-export async function issueInvoice(tx: Tx, scope: TenantScope, id: string): Promise<Invoice> {
-  const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
-  assertAllowed(row, 'issue');
-  const lines = await selectLines(tx, scope, [id]);
-  const customer = await getCustomerRow(tx, scope, row.customer_id);
-  const totals = await priceWithRates(
-    tx,
-    scope,
-    row.default_tax_rates,
-    lines,
-    customer.tax_exempt,
-    {
-      newlyUsed: new Set(),
-      param: 'lines',
-    },
-  );
-  // Taken last: the counter row stays locked until this transaction ends.
-  const number = await nextInvoiceNumber(tx, scope);
-  const issued = await markIssued(
-    tx,
-    scope,
-    id,
-    {
-      number,
-      due_date:
-        row.due_date ??
-        (row.days_until_due === null ? null : addDays(new Date(), row.days_until_due)),
-      customer_snapshot: snapshotOf(customer),
-      paid: totals.total === 0,
-    },
-    totals,
-  );
-  const invoice = invoiceFromRow(issued, lines);
-  await recordEvent(tx, scope, 'invoice.issued', invoice);
-  if (invoice.status === 'paid') await recordEvent(tx, scope, 'invoice.paid', invoice);
-  return invoice;
+export function issueInvoice(db: Db, request: WriteRequest, id: string): Promise<Written<Invoice>> {
+  return unitOfWork(db, request, async (uow) => {
+    const { tx, actor: scope } = uow;
+    const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
+    assertAllowed(row, 'issue');
+    const lines = await selectLines(tx, scope, [id]);
+    const customer = await getCustomerRow(tx, scope, row.customer_id);
+    const totals = await priceWithRates(
+      tx,
+      scope,
+      row.default_tax_rates,
+      lines,
+      customer.tax_exempt,
+      {
+        newlyUsed: new Set(),
+        param: 'lines',
+      },
+    );
+    // Taken last: the counter row stays locked until this transaction ends.
+    const number = await nextInvoiceNumber(tx, scope);
+    const issued = await markIssued(
+      tx,
+      scope,
+      id,
+      {
+        number,
+        due_date:
+          row.due_date ??
+          (row.days_until_due === null ? null : addDays(new Date(), row.days_until_due)),
+        customer_snapshot: snapshotOf(customer),
+        paid: totals.total === 0,
+      },
+      totals,
+    );
+    const invoice = invoiceFromRow(issued, lines);
+    uow.event('invoice.issued', invoice);
+    if (invoice.status === 'paid') uow.event('invoice.paid', invoice);
+    return invoice;
+  });
 }
 
 async function transition(
-  tx: Tx,
-  scope: TenantScope,
+  uow: UnitOfWork,
   id: string,
   action: 'pay' | 'void' | 'mark_uncollectible',
   eventType: string,
 ): Promise<Invoice> {
+  const { tx, actor: scope } = uow;
   const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
   assertAllowed(row, action);
   const invoice = await withLines(tx, scope, await applyTransition(tx, scope, id, action));
-  await recordEvent(tx, scope, eventType, invoice);
+  uow.event(eventType, invoice);
   return invoice;
 }
 
 /** Records a payment received outside the API for the whole amount remaining. */
-export function payInvoice(tx: Tx, scope: TenantScope, id: string): Promise<Invoice> {
-  return transition(tx, scope, id, 'pay', 'invoice.paid');
+export function payInvoice(db: Db, request: WriteRequest, id: string): Promise<Written<Invoice>> {
+  return unitOfWork(db, request, (uow) => transition(uow, id, 'pay', 'invoice.paid'));
 }
 
-export function voidInvoice(tx: Tx, scope: TenantScope, id: string): Promise<Invoice> {
-  return transition(tx, scope, id, 'void', 'invoice.voided');
+export function voidInvoice(db: Db, request: WriteRequest, id: string): Promise<Written<Invoice>> {
+  return unitOfWork(db, request, (uow) => transition(uow, id, 'void', 'invoice.voided'));
 }
 
-export function markInvoiceUncollectible(tx: Tx, scope: TenantScope, id: string): Promise<Invoice> {
-  return transition(tx, scope, id, 'mark_uncollectible', 'invoice.marked_uncollectible');
+export function markInvoiceUncollectible(
+  db: Db,
+  request: WriteRequest,
+  id: string,
+): Promise<Written<Invoice>> {
+  return unitOfWork(db, request, (uow) =>
+    transition(uow, id, 'mark_uncollectible', 'invoice.marked_uncollectible'),
+  );
 }
 
 /**
@@ -131,52 +145,55 @@ export async function getInvoicePdf(
  * failing after a successful send: the invoice then shows no sentAt, and a retry mails the
  * customer a second time (at least once, never silently lost).
  */
-export async function sendInvoice(
-  tx: Tx,
-  scope: TenantScope,
+export function sendInvoice(
+  db: Db,
+  request: WriteRequest,
   id: string,
   mailer: InvoiceMailer,
   creditNotesOf?: CreditNotesOfInvoice,
-): Promise<Invoice> {
-  const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
-  assertAllowed(row, 'send');
-  const customer = await getCustomerRow(tx, scope, row.customer_id);
-  if (!customer.email) {
-    throw new ParameterMissingError(
-      'customer.email',
-      'The customer has no e-mail address; set one on the customer, then send again.',
-    );
-  }
-  const invoice = await withLines(tx, scope, row);
-  const seller = await getTenant(tx, scope.tenantId);
-  const creditNotes = creditNotesOf ? await creditNotesOf(tx, scope, id) : [];
-  const pdf = await renderInvoicePdf({
-    invoice,
-    seller,
-    customer: invoice.customer!,
-    creditNotes,
-  });
-  const sellerName = seller.legalName ?? seller.name;
-  const amount = formatMoney(invoice.amountRemaining, invoice.currency);
-  try {
-    await mailer.send({
-      to: customer.email,
-      replyTo: seller.email,
-      subject: `Invoice ${invoice.number} from ${sellerName}`,
-      text:
-        `Dear ${customer.name ?? 'customer'},\n\n` +
-        `please find attached invoice ${invoice.number} for ${amount}` +
-        `${invoice.dueDate ? `, due on ${invoice.dueDate}` : ''}.\n\n${sellerName}\n`,
-      attachment: { filename: `${invoice.number}.pdf`, content: pdf },
+): Promise<Written<Invoice>> {
+  return unitOfWork(db, request, async (uow) => {
+    const { tx, actor: scope } = uow;
+    const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
+    assertAllowed(row, 'send');
+    const customer = await getCustomerRow(tx, scope, row.customer_id);
+    if (!customer.email) {
+      throw new ParameterMissingError(
+        'customer.email',
+        'The customer has no e-mail address; set one on the customer, then send again.',
+      );
+    }
+    const invoice = await withLines(tx, scope, row);
+    const seller = await getTenant(tx, scope.tenantId);
+    const creditNotes = creditNotesOf ? await creditNotesOf(tx, scope, id) : [];
+    const pdf = await renderInvoicePdf({
+      invoice,
+      seller,
+      customer: invoice.customer!,
+      creditNotes,
     });
-  } catch (error) {
-    const failure = new ServiceUnavailableError(
-      'The mail server did not accept the invoice e-mail; nothing was recorded, retry shortly.',
-    );
-    failure.cause = error; // logged with the 503, never shown to the client
-    throw failure;
-  }
-  const sent = await withLines(tx, scope, await applyTransition(tx, scope, id, 'send'));
-  await recordEvent(tx, scope, 'invoice.sent', sent);
-  return sent;
+    const sellerName = seller.legalName ?? seller.name;
+    const amount = formatMoney(invoice.amountRemaining, invoice.currency);
+    try {
+      await mailer.send({
+        to: customer.email,
+        replyTo: seller.email,
+        subject: `Invoice ${invoice.number} from ${sellerName}`,
+        text:
+          `Dear ${customer.name ?? 'customer'},\n\n` +
+          `please find attached invoice ${invoice.number} for ${amount}` +
+          `${invoice.dueDate ? `, due on ${invoice.dueDate}` : ''}.\n\n${sellerName}\n`,
+        attachment: { filename: `${invoice.number}.pdf`, content: pdf },
+      });
+    } catch (error) {
+      const failure = new ServiceUnavailableError(
+        'The mail server did not accept the invoice e-mail; nothing was recorded, retry shortly.',
+      );
+      failure.cause = error; // logged with the 503, never shown to the client
+      throw failure;
+    }
+    const sent = await withLines(tx, scope, await applyTransition(tx, scope, id, 'send'));
+    uow.event('invoice.sent', sent);
+    return sent;
+  });
 }

@@ -1,6 +1,6 @@
 // The invoice as the API shows it, read from its rows, and the guards every change shares.
 import type { Queryable } from '../db/pool.ts';
-import { ResourceMissingError, StateInvalidError } from '../http/errors.ts';
+import { ResourceMissingError, StateInvalidError } from '../errors.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { CustomerSnapshot, Invoice } from './schemas.ts';
 import { allowedActions, nextStatus, type InvoiceAction } from './state.ts';

@@ -1,7 +1,7 @@
 // Prices an invoice's lines: amounts, the tax breakdown (taxes/breakdown.ts) and the totals,
 // with the limits the contract sets on money (never below 0, never beyond 2^53 − 1).
 import type { Queryable } from '../db/pool.ts';
-import { ParameterInvalidError } from '../http/errors.ts';
+import { ParameterInvalidError } from '../errors.ts';
 import { isSafeAmount, lineAmount, MAX_AMOUNT } from '../money/amount.ts';
 import {
   computeTaxBreakdown,

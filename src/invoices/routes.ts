@@ -4,12 +4,9 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../app.ts';
 import { creditNotesForInvoicePdf } from '../credit-notes/service.ts';
-import { snapshotOn } from '../db/pool.ts';
-import { SharedReads } from '../db/shared-reads.ts';
 import { sendWrite } from '../http/idempotency.ts';
-import { sendJsonText } from '../http/json-text.ts';
-import { buildPage, listBinding, Page, readPageRequest } from '../http/paging.ts';
-import { errorResponses, IdempotencyHeaders, IdParams } from '../http/schemas.ts';
+import { buildPage, listBinding, readPageRequest } from '../paging.ts';
+import { errorResponses, IdempotencyHeaders, IdParams, Page } from '../http/schemas.ts';
 import { createInvoiceMailer } from './mail.ts';
 import {
   DeletedInvoice,
@@ -23,7 +20,6 @@ import {
 import {
   addInvoiceLine,
   createInvoice,
-  planInvoiceCreation,
   deleteDraftInvoice,
   getInvoice,
   getInvoicePdf,
@@ -46,7 +42,6 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
   const { db, cursors } = deps;
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   const mailer = createInvoiceMailer(deps.config, (message) => server.log.info(message));
-  const reads = new SharedReads(db);
 
   app.post(
     '/v1/invoices',
@@ -63,14 +58,7 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
       },
     },
     async (request, reply) =>
-      sendWrite(
-        request,
-        reply,
-        db,
-        201,
-        (tx) => createInvoice(tx, request.actor, request.body),
-        (pool) => planInvoiceCreation(pool, request.actor, request.body),
-      ),
+      sendWrite(request, reply, 201, (write) => createInvoice(db, write, request.body)),
   );
 
   app.get(
@@ -104,21 +92,7 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
         response: { 200: Invoice, ...errorResponses(404) },
       },
     },
-    async (request, reply) => {
-      const { tenantId, environment } = request.actor;
-      const id = request.params.id;
-      // Identical reads share one (src/db/shared-reads.ts); the invoice and its lines are read
-      // in one snapshot as getInvoice does on its own. The body is serialised by this route's
-      // response schema and encoded once for every request that shares the read.
-      const body = await reads.run(`${tenantId}\n${environment}\n${id}`, async (client) =>
-        Buffer.from(
-          reply.serialize(
-            await snapshotOn(client, (tx) => getInvoice(tx, request.actor, id)),
-          ) as string,
-        ),
-      );
-      return sendJsonText(reply, body);
-    },
+    async (request) => getInvoice(db, request.actor, request.params.id),
   );
 
   app.patch(
@@ -137,8 +111,8 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, db, 200, (tx) =>
-        updateInvoice(tx, request.actor, request.params.id, request.body),
+      sendWrite(request, reply, 200, (write) =>
+        updateInvoice(db, write, request.params.id, request.body),
       ),
   );
 
@@ -155,9 +129,7 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, db, 200, (tx) =>
-        deleteDraftInvoice(tx, request.actor, request.params.id),
-      ),
+      sendWrite(request, reply, 200, (write) => deleteDraftInvoice(db, write, request.params.id)),
   );
 
   app.post(
@@ -175,8 +147,8 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, db, 200, (tx) =>
-        addInvoiceLine(tx, request.actor, request.params.id, request.body),
+      sendWrite(request, reply, 200, (write) =>
+        addInvoiceLine(db, write, request.params.id, request.body),
       ),
   );
 
@@ -193,8 +165,8 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, db, 200, (tx) =>
-        removeInvoiceLine(tx, request.actor, request.params.id, request.params.lineId),
+      sendWrite(request, reply, 200, (write) =>
+        removeInvoiceLine(db, write, request.params.id, request.params.lineId),
       ),
   );
 
@@ -235,7 +207,7 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
         },
       },
       async (request, reply) =>
-        sendWrite(request, reply, db, 200, (tx) => run(tx, request.actor, request.params.id)),
+        sendWrite(request, reply, 200, (write) => run(db, write, request.params.id)),
     );
   }
 
@@ -255,8 +227,8 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, db, 200, (tx) =>
-        sendInvoice(tx, request.actor, request.params.id, mailer, creditNotesForInvoicePdf),
+      sendWrite(request, reply, 200, (write) =>
+        sendInvoice(db, write, request.params.id, mailer, creditNotesForInvoicePdf),
       ),
   );
 

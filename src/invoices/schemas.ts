@@ -1,7 +1,6 @@
 // Invoice schemas: they validate requests, type the handlers and feed the OpenAPI document.
 import { Type, type Static } from '@sinclair/typebox';
-import { PageQuery } from '../http/paging.ts';
-import { Environment, Metadata, Nullable, Timestamp } from '../http/schemas.ts';
+import { Environment, Metadata, Nullable, PageQuery, Timestamp } from '../http/schemas.ts';
 import { MAX_AMOUNT } from '../money/amount.ts';
 import { TaxAmount } from '../taxes/schemas.ts';
 import { INVOICE_STATUSES } from './state.ts';

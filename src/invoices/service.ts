@@ -1,12 +1,11 @@
 // Invoice rules: drafts and their lines, money, the state machine's guard, events. The
 // lifecycle (issue, pay, void, send, PDF) is in lifecycle.ts and the credit-note hooks in
 // credits.ts; this file is the module's public face and re-exports both.
-import { inSnapshot, type Db, type Queryable, type Tx } from '../db/pool.ts';
+import { inSnapshot, type Db, type Tx } from '../db/pool.ts';
+import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
 import { getCustomerRow } from '../customers/service.ts';
-import { newEvent, recordEvent } from '../events/service.ts';
-import { ParameterInvalidError, ResourceMissingError, StateInvalidError } from '../http/errors.ts';
-import { BatchedStatement, type BatchedWrite } from '../http/write-batch.ts';
-import type { PageRequest } from '../http/paging.ts';
+import { ParameterInvalidError, ResourceMissingError, StateInvalidError } from '../errors.ts';
+import type { PageRequest } from '../paging.ts';
 import { newId } from '../ids.ts';
 import { isCurrency } from '../money/currency.ts';
 import type { TenantScope } from '../tenancy.ts';
@@ -23,13 +22,8 @@ import {
   deleteAllLines,
   deleteInvoice,
   deleteLine,
-  draftCustomerExists,
-  draftRow,
   insertDraft,
   insertLines,
-  NEW_DRAFT_COLUMNS,
-  newDraftFields,
-  newDraftsCtes,
   selectInvoicePage,
   selectLines,
   updateDraft,
@@ -119,29 +113,17 @@ async function saveDraft(
   return invoiceFromRow(saved, lines);
 }
 
-/** A new draft, validated and priced, as it will be stored; nothing is written. */
-async function newDraft(
-  db: Queryable,
-  scope: TenantScope,
+export function createInvoice(
+  db: Db,
+  request: WriteRequest,
   input: InvoiceCreate,
-  options: { customerChecked?: boolean } = {},
-): Promise<{ row: InvoiceRow; lines: LineRow[] }> {
+): Promise<Written<Invoice>> {
   if (!isCurrency(input.currency)) {
     throw new ParameterInvalidError('currency', `Unknown currency '${input.currency}'.`);
   }
   if (input.dueDate !== undefined && input.daysUntilDue !== undefined) {
     throw new ParameterInvalidError('daysUntilDue', 'Give dueDate or daysUntilDue, not both.');
   }
-  // The customer matters to the price only by its tax exemption. With `customerChecked` false,
-  // an untaxed draft leaves the customer's existence to the statement that writes it (the
-  // caller's to handle).
-  const untaxed =
-    (input.defaultTaxRates ?? []).length === 0 &&
-    (input.lines ?? []).every((l) => (l.taxRates ?? []).length === 0);
-  const customer =
-    options.customerChecked === false && untaxed
-      ? { tax_exempt: 'none' as const }
-      : await getCustomerRow(db, scope, input.customerId);
   const fields: DraftFields = {
     default_tax_rates: input.defaultTaxRates ?? [],
     due_date: checkedDate(input.dueDate, 'dueDate'),
@@ -149,59 +131,29 @@ async function newDraft(
     memo: input.memo ?? null,
     metadata: input.metadata ?? {},
   };
-  const id = newId('inv');
-  const lines = newLines(input.lines ?? [], 1, (i) => `lines.${i}.`).map((l) => ({
-    ...l,
-    invoice_id: id,
-  }));
-  const totals = await priceWithRates(
-    db,
-    scope,
-    fields.default_tax_rates,
-    lines,
-    customer.tax_exempt,
-    { newlyUsed: rateIdsOf(fields.default_tax_rates, lines), param: 'lines' },
-  );
-  const invoice = { id, customer_id: input.customerId, currency: input.currency };
-  return { row: draftRow(scope, invoice, fields, totals, new Date()), lines };
-}
-
-export async function createInvoice(
-  tx: Tx,
-  scope: TenantScope,
-  input: InvoiceCreate,
-): Promise<Invoice> {
-  const draft = await newDraft(tx, scope, input);
-  await insertDraft(tx, draft.row, draft.lines);
-  const invoice = invoiceFromRow(draft.row, draft.lines);
-  await recordEvent(tx, scope, 'invoice.created', invoice);
-  return invoice;
-}
-
-const CREATE_DRAFTS = new BatchedStatement('create_drafts', {
-  columns: NEW_DRAFT_COLUMNS,
-  requires: draftCustomerExists,
-  ctes: newDraftsCtes,
-});
-
-/**
- * createInvoice as a write of a batch (src/http/write-batch.ts), from reads that need no
- * transaction: a customer is never deleted, and a rate archived meanwhile was active when the
- * draft was priced, as in a transaction that read it first. An untaxed draft reads nothing:
- * the batch writes it only if its customer exists, and the general path answers 404 if not.
- */
-export async function planInvoiceCreation(
-  db: Db,
-  scope: TenantScope,
-  input: InvoiceCreate,
-): Promise<BatchedWrite> {
-  const draft = await newDraft(db, scope, input, { customerChecked: false });
-  const invoice = invoiceFromRow(draft.row, draft.lines);
-  return CREATE_DRAFTS.plan(
-    newDraftFields(draft.row, draft.lines),
-    [newEvent(scope, 'invoice.created', invoice)],
-    invoice,
-  );
+  const lines = newLines(input.lines ?? [], 1, (i) => `lines.${i}.`);
+  return unitOfWork(db, request, async (uow) => {
+    const { tx, actor: scope } = uow;
+    // The customer matters to the price by its tax exemption, and must exist (404 customerId).
+    const customer = await getCustomerRow(tx, scope, input.customerId);
+    const totals = await priceWithRates(
+      tx,
+      scope,
+      fields.default_tax_rates,
+      lines,
+      customer.tax_exempt,
+      { newlyUsed: rateIdsOf(fields.default_tax_rates, lines), param: 'lines' },
+    );
+    const draft = { id: newId('inv'), customer_id: input.customerId, currency: input.currency };
+    const row = await insertDraft(tx, scope, draft, fields, totals);
+    await insertLines(tx, scope, row.id, lines);
+    const invoice = invoiceFromRow(
+      row,
+      lines.map((l) => ({ ...l, invoice_id: row.id })),
+    );
+    uow.event('invoice.created', invoice);
+    return invoice;
+  });
 }
 
 export async function getInvoice(db: Db | Tx, scope: TenantScope, id: string): Promise<Invoice> {
@@ -210,68 +162,75 @@ export async function getInvoice(db: Db | Tx, scope: TenantScope, id: string): P
   return inSnapshot(db, async (tx) => withLines(tx, scope, await loadInvoiceRow(tx, scope, id)));
 }
 
-export async function updateInvoice(
-  tx: Tx,
-  scope: TenantScope,
+export function updateInvoice(
+  db: Db,
+  request: WriteRequest,
   id: string,
   patch: InvoiceUpdate,
-): Promise<Invoice> {
-  const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
-  const metadata = patch.metadata === undefined ? row.metadata : (patch.metadata ?? {});
-  let invoice: Invoice;
-  if (row.status !== 'draft') {
-    // An issued invoice is a legal document: only metadata, which is ours, may change.
-    const fields = Object.keys(patch).filter((k) => k !== 'metadata');
-    if (fields.length > 0) {
-      throw new StateInvalidError(
-        `An invoice that is ${row.status} cannot change (${fields.join(', ')}); only metadata can.`,
-      );
+): Promise<Written<Invoice>> {
+  return unitOfWork(db, request, async (uow) => {
+    const { tx, actor: scope } = uow;
+    const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
+    const metadata = patch.metadata === undefined ? row.metadata : (patch.metadata ?? {});
+    let invoice: Invoice;
+    if (row.status !== 'draft') {
+      // An issued invoice is a legal document: only metadata, which is ours, may change.
+      const fields = Object.keys(patch).filter((k) => k !== 'metadata');
+      if (fields.length > 0) {
+        throw new StateInvalidError(
+          `An invoice that is ${row.status} cannot change (${fields.join(', ')}); only metadata can.`,
+        );
+      }
+      invoice = await withLines(tx, scope, await updateMetadata(tx, scope, id, metadata));
+    } else {
+      if (patch.dueDate != null && patch.daysUntilDue != null) {
+        throw new ParameterInvalidError('daysUntilDue', 'Give dueDate or daysUntilDue, not both.');
+      }
+      const dueDate =
+        patch.dueDate === undefined ? row.due_date : checkedDate(patch.dueDate, 'dueDate');
+      const daysUntilDue =
+        patch.daysUntilDue === undefined ? row.days_until_due : patch.daysUntilDue;
+      // Setting one of the two clears the other.
+      const fields: DraftFields = {
+        default_tax_rates: patch.defaultTaxRates ?? row.default_tax_rates,
+        due_date: patch.daysUntilDue != null ? null : dueDate,
+        days_until_due: patch.dueDate != null ? null : daysUntilDue,
+        memo: patch.memo === undefined ? row.memo : patch.memo,
+        metadata,
+      };
+      let lines = await selectLines(tx, scope, [id]);
+      const before = rateIdsOf(row.default_tax_rates, lines);
+      if (patch.lines !== undefined) {
+        await deleteAllLines(tx, scope, id);
+        const replaced = newLines(patch.lines, 1, (i) => `lines.${i}.`);
+        await insertLines(tx, scope, id, replaced);
+        lines = replaced.map((l) => ({ ...l, invoice_id: id }));
+      }
+      const after = rateIdsOf(fields.default_tax_rates, lines);
+      invoice = await saveDraft(tx, scope, row, fields, lines, {
+        newlyUsed: new Set([...after].filter((r) => !before.has(r))),
+        param: patch.lines !== undefined ? 'lines' : 'defaultTaxRates',
+      });
     }
-    invoice = await withLines(tx, scope, await updateMetadata(tx, scope, id, metadata));
-  } else {
-    if (patch.dueDate != null && patch.daysUntilDue != null) {
-      throw new ParameterInvalidError('daysUntilDue', 'Give dueDate or daysUntilDue, not both.');
-    }
-    const dueDate =
-      patch.dueDate === undefined ? row.due_date : checkedDate(patch.dueDate, 'dueDate');
-    const daysUntilDue = patch.daysUntilDue === undefined ? row.days_until_due : patch.daysUntilDue;
-    // Setting one of the two clears the other.
-    const fields: DraftFields = {
-      default_tax_rates: patch.defaultTaxRates ?? row.default_tax_rates,
-      due_date: patch.daysUntilDue != null ? null : dueDate,
-      days_until_due: patch.dueDate != null ? null : daysUntilDue,
-      memo: patch.memo === undefined ? row.memo : patch.memo,
-      metadata,
-    };
-    let lines = await selectLines(tx, scope, [id]);
-    const before = rateIdsOf(row.default_tax_rates, lines);
-    if (patch.lines !== undefined) {
-      await deleteAllLines(tx, scope, id);
-      const replaced = newLines(patch.lines, 1, (i) => `lines.${i}.`);
-      await insertLines(tx, scope, id, replaced);
-      lines = replaced.map((l) => ({ ...l, invoice_id: id }));
-    }
-    const after = rateIdsOf(fields.default_tax_rates, lines);
-    invoice = await saveDraft(tx, scope, row, fields, lines, {
-      newlyUsed: new Set([...after].filter((r) => !before.has(r))),
-      param: patch.lines !== undefined ? 'lines' : 'defaultTaxRates',
-    });
-  }
-  await recordEvent(tx, scope, 'invoice.updated', invoice);
-  return invoice;
+    uow.event('invoice.updated', invoice);
+    return invoice;
+  });
 }
 
-export async function deleteDraftInvoice(
-  tx: Tx,
-  scope: TenantScope,
+export function deleteDraftInvoice(
+  db: Db,
+  request: WriteRequest,
   id: string,
-): Promise<{ id: string; object: 'invoice'; deleted: true }> {
-  const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
-  assertAllowed(row, 'delete');
-  const invoice = await withLines(tx, scope, row);
-  await deleteInvoice(tx, scope, id);
-  await recordEvent(tx, scope, 'invoice.deleted', invoice);
-  return { id, object: 'invoice', deleted: true };
+): Promise<Written<{ id: string; object: 'invoice'; deleted: true }>> {
+  return unitOfWork(db, request, async (uow) => {
+    const { tx, actor: scope } = uow;
+    const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
+    assertAllowed(row, 'delete');
+    const invoice = await withLines(tx, scope, row);
+    await deleteInvoice(tx, scope, id);
+    uow.event('invoice.deleted', invoice);
+    return { id, object: 'invoice', deleted: true };
+  });
 }
 
 function draftFields(row: InvoiceRow): DraftFields {
@@ -284,53 +243,62 @@ function draftFields(row: InvoiceRow): DraftFields {
   };
 }
 
-export async function addInvoiceLine(
-  tx: Tx,
-  scope: TenantScope,
+export function addInvoiceLine(
+  db: Db,
+  request: WriteRequest,
   id: string,
   input: LineCreate,
-): Promise<Invoice> {
-  // The invoice row lock serialises line changes, so the count below stays true.
-  const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
-  assertAllowed(row, 'edit');
-  const lines = await selectLines(tx, scope, [id]);
-  if (lines.length >= MAX_LINES) {
-    throw new ParameterInvalidError('lines', `An invoice has at most ${MAX_LINES} lines.`);
-  }
-  const position = Math.max(0, ...lines.map((l) => l.position)) + 1;
-  const [line] = newLines([input], position, () => '');
-  await insertLines(tx, scope, id, [line!]);
-  const before = rateIdsOf(row.default_tax_rates, lines);
-  const invoice = await saveDraft(
-    tx,
-    scope,
-    row,
-    draftFields(row),
-    [...lines, { ...line!, invoice_id: id }],
-    { newlyUsed: new Set((input.taxRates ?? []).filter((r) => !before.has(r))), param: 'taxRates' },
-  );
-  await recordEvent(tx, scope, 'invoice.updated', invoice);
-  return invoice;
+): Promise<Written<Invoice>> {
+  return unitOfWork(db, request, async (uow) => {
+    const { tx, actor: scope } = uow;
+    // The invoice row lock serialises line changes, so the count below stays true.
+    const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
+    assertAllowed(row, 'edit');
+    const lines = await selectLines(tx, scope, [id]);
+    if (lines.length >= MAX_LINES) {
+      throw new ParameterInvalidError('lines', `An invoice has at most ${MAX_LINES} lines.`);
+    }
+    const position = Math.max(0, ...lines.map((l) => l.position)) + 1;
+    const [line] = newLines([input], position, () => '');
+    await insertLines(tx, scope, id, [line!]);
+    const before = rateIdsOf(row.default_tax_rates, lines);
+    const invoice = await saveDraft(
+      tx,
+      scope,
+      row,
+      draftFields(row),
+      [...lines, { ...line!, invoice_id: id }],
+      {
+        newlyUsed: new Set((input.taxRates ?? []).filter((r) => !before.has(r))),
+        param: 'taxRates',
+      },
+    );
+    uow.event('invoice.updated', invoice);
+    return invoice;
+  });
 }
 
-export async function removeInvoiceLine(
-  tx: Tx,
-  scope: TenantScope,
+export function removeInvoiceLine(
+  db: Db,
+  request: WriteRequest,
   id: string,
   lineId: string,
-): Promise<Invoice> {
-  const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
-  assertAllowed(row, 'edit');
-  if (!(await deleteLine(tx, scope, id, lineId))) {
-    throw new ResourceMissingError('invoice line', lineId);
-  }
-  const lines = await selectLines(tx, scope, [id]);
-  const invoice = await saveDraft(tx, scope, row, draftFields(row), lines, {
-    newlyUsed: new Set(),
-    param: 'lines',
+): Promise<Written<Invoice>> {
+  return unitOfWork(db, request, async (uow) => {
+    const { tx, actor: scope } = uow;
+    const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
+    assertAllowed(row, 'edit');
+    if (!(await deleteLine(tx, scope, id, lineId))) {
+      throw new ResourceMissingError('invoice line', lineId);
+    }
+    const lines = await selectLines(tx, scope, [id]);
+    const invoice = await saveDraft(tx, scope, row, draftFields(row), lines, {
+      newlyUsed: new Set(),
+      param: 'lines',
+    });
+    uow.event('invoice.updated', invoice);
+    return invoice;
   });
-  await recordEvent(tx, scope, 'invoice.updated', invoice);
-  return invoice;
 }
 
 export async function listInvoices(

@@ -1,7 +1,7 @@
 // SQL for invoices, their lines and their number counters. Every query takes the tenant and
 // the environment.
 import type { Queryable } from '../db/pool.ts';
-import type { PagePosition } from '../http/paging.ts';
+import type { PagePosition } from '../paging.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { TaxAmount } from '../taxes/schemas.ts';
 import type { CustomerSnapshot } from './schemas.ts';
@@ -101,145 +101,33 @@ function pricedDraftValues(fields: DraftFields, totals: Totals): unknown[] {
   ];
 }
 
-// New drafts, priced already, and their lines, from rows of the columns below (one per draft,
-// its lines as a JSON array): the CTEs `invoice` and `lines` of one statement (no
-// insert-then-update; the lines' foreign key to the invoice is checked at the statement's
-// end, when both exist). The statement is createInvoice's in its transaction, or a batch of
-// creations (src/http/write-batch.ts): the API's hottest write.
-export const NEW_DRAFT_COLUMNS = `tenant_id text COLLATE "C", environment text,
-  id text COLLATE "C", customer_id text COLLATE "C", currency text, default_tax_rates text[],
-  due_date date, days_until_due int, memo text, metadata jsonb, tax_inclusive boolean,
-  subtotal bigint, tax bigint, total_excluding_tax bigint, total bigint, tax_amounts jsonb,
-  created_at timestamptz, lines json`;
-
-/** The CTEs writing the drafts of relation `drafts` (of NEW_DRAFT_COLUMNS) and their lines. */
-export function newDraftsCtes(drafts: string): string {
-  return `invoice AS (
-    INSERT INTO invoices (tenant_id, environment, id, customer_id, currency, status,
-                          default_tax_rates, due_date, days_until_due, memo, metadata,
-                          tax_inclusive, subtotal, tax, total_excluding_tax, total,
-                          amount_remaining, tax_amounts, created_at, updated_at)
-    SELECT tenant_id, environment, id, customer_id, currency, 'draft', default_tax_rates,
-           due_date, days_until_due, memo, metadata, tax_inclusive, subtotal, tax,
-           total_excluding_tax, total, total, tax_amounts, created_at, created_at
-      FROM ${drafts}),
-  lines AS (
-    INSERT INTO invoice_lines (tenant_id, environment, invoice_id, id, position, description,
-                               quantity, unit_amount, amount, tax_rates)
-    SELECT d.tenant_id, d.environment, d.id, l.id, l.position, l.description, l.quantity,
-           l.unit_amount, l.amount, l.tax_rates
-      FROM ${drafts} d,
-           json_to_recordset(d.lines) AS l(id text, position int, description text,
-                                           quantity bigint, unit_amount bigint, amount bigint,
-                                           tax_rates text[]))`;
-}
-
-/**
- * The condition for writing draft `r` in a batch: its customer exists (a plain read: a
- * customer is never deleted; served by customers' primary key).
- */
-export function draftCustomerExists(r: string): string {
-  return `EXISTS (SELECT 1 FROM customers c WHERE c.tenant_id = ${r}.tenant_id
-                    AND c.environment = ${r}.environment AND c.id = ${r}.customer_id)`;
-}
-
-/** A draft (a row as newly made, see draftRow) and its lines as a row of NEW_DRAFT_COLUMNS. */
-export function newDraftFields(
-  row: InvoiceRow,
-  lines: readonly LineRow[],
-): Record<string, unknown> {
-  return {
-    tenant_id: row.tenant_id,
-    environment: row.environment,
-    id: row.id,
-    customer_id: row.customer_id,
-    currency: row.currency,
-    default_tax_rates: row.default_tax_rates,
-    due_date: row.due_date,
-    days_until_due: row.days_until_due,
-    memo: row.memo,
-    metadata: row.metadata,
-    tax_inclusive: row.tax_inclusive,
-    subtotal: row.subtotal,
-    tax: row.tax,
-    total_excluding_tax: row.total_excluding_tax,
-    total: row.total,
-    tax_amounts: row.tax_amounts,
-    created_at: row.created_at,
-    lines: lines.map((l) => ({
-      id: l.id,
-      position: l.position,
-      description: l.description,
-      quantity: l.quantity,
-      unit_amount: l.unit_amount,
-      amount: l.amount,
-      tax_rates: l.tax_rates,
-    })),
-  };
-}
-
-/**
- * An object with its keys in jsonb's order (shorter keys first, then byte order), as the
- * database gives it back: the answer to a create, built before the row exists, then reads
- * the same as every later read of the row.
- */
-export function inJsonbKeyOrder<T extends Record<string, unknown>>(object: T): T {
-  const bytes = (key: string) => Buffer.from(key, 'utf8');
-  const keys = Object.keys(object).sort((a, b) => {
-    const x = bytes(a);
-    const y = bytes(b);
-    return x.length - y.length || Buffer.compare(x, y);
-  });
-  return Object.fromEntries(keys.map((k) => [k, object[k]])) as T;
-}
-
-/** A new draft's row as the database will hold it (newDraftsCtes writes exactly this). */
-export function draftRow(
-  scope: TenantScope,
-  invoice: { id: string; customer_id: string; currency: string },
-  fields: DraftFields,
-  totals: Totals,
-  createdAt: Date,
-): InvoiceRow {
-  return {
-    tenant_id: scope.tenantId,
-    environment: scope.environment,
-    ...invoice,
-    number: null,
-    status: 'draft',
-    ...fields,
-    metadata: inJsonbKeyOrder(fields.metadata),
-    ...totals,
-    amount_paid: 0,
-    amount_credited: 0,
-    out_of_band_amount: 0,
-    amount_remaining: totals.total,
-    customer_snapshot: null,
-    issued_at: null,
-    paid_at: null,
-    voided_at: null,
-    marked_uncollectible_at: null,
-    sent_at: null,
-    created_at: createdAt,
-    updated_at: createdAt,
-  };
-}
-
-const INSERT_DRAFT_SQL = `WITH
-  draft AS (SELECT * FROM json_to_recordset($1::json) AS d(${NEW_DRAFT_COLUMNS})),
-  ${newDraftsCtes('draft')}
-SELECT NULL`;
-
+/** Inserts a new draft, priced already, and returns its row (its lines: insertLines). */
 export async function insertDraft(
   db: Queryable,
-  row: InvoiceRow,
-  lines: readonly LineRow[],
-): Promise<void> {
-  await db.query({
+  scope: TenantScope,
+  draft: { id: string; customer_id: string; currency: string },
+  fields: DraftFields,
+  totals: Totals,
+): Promise<InvoiceRow> {
+  const { rows } = await db.query<InvoiceRow>({
     name: 'insert_draft',
-    text: INSERT_DRAFT_SQL,
-    values: [JSON.stringify([newDraftFields(row, lines)])],
+    text: `INSERT INTO invoices (tenant_id, environment, id, customer_id, currency, status,
+                                 default_tax_rates, due_date, days_until_due, memo, metadata,
+                                 tax_inclusive, subtotal, tax, total_excluding_tax, total,
+                                 tax_amounts, amount_remaining)
+           VALUES ($1, $2, $3, $4, $5, 'draft', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
+                   $16, $15)
+           RETURNING ${COLUMNS}`,
+    values: [
+      scope.tenantId,
+      scope.environment,
+      draft.id,
+      draft.customer_id,
+      draft.currency,
+      ...pricedDraftValues(fields, totals),
+    ],
   });
+  return rows[0]!;
 }
 
 export async function selectInvoice(

@@ -2,7 +2,8 @@
 // new user can call the API at once.
 import type { Db } from '../db/pool.ts';
 import { SCOPES } from './scopes.ts';
-import { createApiKey, createTenant, listTenants, type IssuedApiKey } from './service.ts';
+import { writtenValue } from '../db/unit-of-work.ts';
+import { createApiKey, createTenant, listTenants, operator, type IssuedApiKey } from './service.ts';
 
 export async function bootstrapFirstTenant(db: Db): Promise<IssuedApiKey | null> {
   // An advisory lock, so two instances starting together create one tenant.
@@ -11,16 +12,12 @@ export async function bootstrapFirstTenant(db: Db): Promise<IssuedApiKey | null>
     await client.query('SELECT pg_advisory_lock(7340202)');
     if ((await listTenants(db)).length > 0) return null;
     const tenant = await createTenant(db, 'My company');
-    return await createApiKey(
+    const written = await createApiKey(
       db,
-      {
-        tenantId: tenant.id,
-        environment: 'test',
-        scopes: [...SCOPES],
-        name: 'Created on first start',
-      },
-      null,
+      { actor: operator(tenant.id, 'test') },
+      { scopes: [...SCOPES], name: 'Created on first start' },
     );
+    return writtenValue(written);
   } finally {
     await client.query('SELECT pg_advisory_unlock(7340202)').catch(() => undefined);
     client.release();

@@ -1,10 +1,10 @@
 // HTTP door to keys: whoami and /v1/api-keys. The CLI is the other door to the same service.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../app.ts';
 import { sendWrite } from '../http/idempotency.ts';
-import { buildPage, listBinding, Page, PageQuery, readPageRequest } from '../http/paging.ts';
+import { buildPage, listBinding, readPageRequest } from '../paging.ts';
 import {
   Environment,
   errorResponses,
@@ -12,11 +12,10 @@ import {
   IdParams,
   Nullable,
   NullableTimestamp,
+  Page,
+  PageQuery,
   Timestamp,
 } from '../http/schemas.ts';
-import { sendJsonText } from '../http/json-text.ts';
-import { keeper } from '../http/keeper.ts';
-import type { Actor } from '../tenancy.ts';
 import { SCOPES } from './scopes.ts';
 import { apiKeyFromRow, createApiKey, listApiKeys, revokeApiKey, rotateApiKey } from './service.ts';
 
@@ -59,21 +58,8 @@ const IssuedApiKey = Type.Object(
 
 const tags = ['API keys'];
 
-/** whoami's body: a key's tenant, environment and scopes (Identity). */
-function identityJson(actor: Actor): string {
-  const identity: Static<typeof Identity> = {
-    tenantId: actor.tenantId,
-    environment: actor.environment,
-    scopes: [...actor.scopes],
-  };
-  return JSON.stringify(identity);
-}
-
 export function registerKeyRoutes(server: FastifyInstance, { db, cursors }: AppDeps): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
-  // A key's identity never changes (rotation makes a new key), so whoami, the cheapest request
-  // and the one clients poll, writes each key's body once and answers it as it is after.
-  const keptIdentityJson = keeper((actor: Actor) => actor.keyId!, identityJson);
   app.get(
     '/v1/auth/whoami',
     {
@@ -84,14 +70,11 @@ export function registerKeyRoutes(server: FastifyInstance, { db, cursors }: AppD
         response: { 200: Identity, ...errorResponses() },
       },
     },
-    // Not async: the answer is at hand, and an async handler would cost a promise and two
-    // turns of the microtask queue (Fastify awaits the reply it returns) on every request.
-    (request, reply) => {
-      const { actor } = request;
-      const body = actor.keyId === null ? identityJson(actor) : keptIdentityJson(actor);
-      // Identity's shape, by identityJson's type.
-      sendJsonText(reply as FastifyReply, body);
-    },
+    async (request) => ({
+      tenantId: request.actor.tenantId,
+      environment: request.actor.environment,
+      scopes: [...request.actor.scopes],
+    }),
   );
 
   app.get(
@@ -134,17 +117,8 @@ export function registerKeyRoutes(server: FastifyInstance, { db, cursors }: AppD
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, db, 201, (tx) =>
-        createApiKey(
-          tx,
-          {
-            tenantId: request.actor.tenantId,
-            environment: request.actor.environment,
-            scopes: request.body.scopes,
-            name: request.body.name ?? null,
-          },
-          request.actor,
-        ),
+      sendWrite(request, reply, 201, (write) =>
+        createApiKey(db, write, { scopes: request.body.scopes, name: request.body.name ?? null }),
       ),
   );
 
@@ -171,14 +145,10 @@ export function registerKeyRoutes(server: FastifyInstance, { db, cursors }: AppD
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, db, 201, (tx) =>
-        rotateApiKey(
-          tx,
-          request.actor,
-          request.params.id,
-          { expireOldInSeconds: request.body.expireOldInSeconds ?? null },
-          request.actor,
-        ),
+      sendWrite(request, reply, 201, (write) =>
+        rotateApiKey(db, write, request.params.id, {
+          expireOldInSeconds: request.body.expireOldInSeconds ?? null,
+        }),
       ),
   );
 
@@ -196,8 +166,6 @@ export function registerKeyRoutes(server: FastifyInstance, { db, cursors }: AppD
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, db, 200, (tx) =>
-        revokeApiKey(tx, request.actor, request.params.id, request.actor),
-      ),
+      sendWrite(request, reply, 200, (write) => revokeApiKey(db, write, request.params.id)),
   );
 }

@@ -1,5 +1,8 @@
 // The scopes a key can hold. The first four come from the original specification; the others
 // are additive (webhooks, keys).
+import { ScopeInsufficientError } from '../errors.ts';
+import type { Actor } from '../tenancy.ts';
+
 export const SCOPES = [
   'customers:read',
   'customers:write',
@@ -14,4 +17,9 @@ export type Scope = (typeof SCOPES)[number];
 
 export function isScope(value: string): value is Scope {
   return (SCOPES as readonly string[]).includes(value);
+}
+
+/** For operations whose scope depends on the request (events): throws unless the actor holds it. */
+export function requireScope(actor: Actor, scope: Scope): void {
+  if (!actor.scopes.includes(scope)) throw new ScopeInsufficientError(scope);
 }

@@ -1,19 +1,27 @@
 // Tenants and API keys: one service behind both the operator CLI and /v1/api-keys.
-import { inTransactionOf, type Db, type Queryable, type Tx } from '../db/pool.ts';
-import { recordEvent } from '../events/service.ts';
+import type { Db, Queryable } from '../db/pool.ts';
+import {
+  unitOfWork,
+  writtenValue,
+  type UnitOfWork,
+  type WriteRequest,
+  type Written,
+} from '../db/unit-of-work.ts';
 import {
   ParameterInvalidError,
   ResourceMissingError,
   ScopeInsufficientError,
-} from '../http/errors.ts';
+  StateInvalidError,
+} from '../errors.ts';
 import { newId } from '../ids.ts';
-import type { PageRequest } from '../http/paging.ts';
+import type { PageRequest } from '../paging.ts';
 import type { Actor, Environment, TenantScope } from '../tenancy.ts';
 import { isScope, SCOPES } from './scopes.ts';
 import { generateSecret, hashSecret, redactSecret } from './secret.ts';
 import {
   insertApiKey,
   insertTenant,
+  notifyKeyChanged,
   selectKeyById,
   selectKeyForUpdate,
   selectKeyPage,
@@ -105,9 +113,18 @@ export function apiKeyFromRow(row: ApiKeyRow): ApiKey {
   };
 }
 
+/** The operator (CLI) acting on one tenant: no key, every scope. */
+export function operator(tenantId: string, environment: Environment = 'live'): Actor {
+  return { tenantId, environment, keyId: null, lineageId: null, scopes: SCOPES };
+}
+
 export async function createTenant(db: Db, name: string): Promise<Tenant> {
   if (name.trim() === '') throw new ParameterInvalidError('name', 'A tenant needs a name.');
-  return tenantFromRow(await insertTenant(db, newId('ten'), name));
+  const id = newId('ten');
+  const written = await unitOfWork(db, { actor: operator(id) }, async ({ tx }) =>
+    tenantFromRow(await insertTenant(tx, id, name)),
+  );
+  return writtenValue(written);
 }
 
 export async function listTenants(db: Db): Promise<Tenant[]> {
@@ -125,9 +142,12 @@ export async function updateTenant(
   tenantId: string,
   settings: TenantSettings,
 ): Promise<Tenant> {
-  const row = await updateTenantSettings(db, tenantId, settings);
-  if (!row) throw new ResourceMissingError('tenant', tenantId);
-  return tenantFromRow(row);
+  const written = await unitOfWork(db, { actor: operator(tenantId) }, async ({ tx }) => {
+    const row = await updateTenantSettings(tx, tenantId, settings);
+    if (!row) throw new ResourceMissingError('tenant', tenantId);
+    return tenantFromRow(row);
+  });
+  return writtenValue(written);
 }
 
 function checkScopes(requested: readonly string[], actor: Actor | null): string[] {
@@ -154,56 +174,56 @@ function checkScopes(requested: readonly string[], actor: Actor | null): string[
 }
 
 async function issueKey(
-  tx: Queryable,
+  uow: UnitOfWork,
   input: {
     tenantId: string;
     environment: Environment;
     scopes: string[];
     name: string | null;
-    rotatedFrom: string | null;
+    rotatedFrom: ApiKeyRow | null;
   },
 ): Promise<IssuedApiKey> {
   const secret = generateSecret(input.environment);
-  const row = await insertApiKey(tx, {
+  const id = newId('key');
+  const row = await insertApiKey(uow.tx, {
     tenantId: input.tenantId,
-    id: newId('key'),
+    id,
     environment: input.environment,
     name: input.name,
     scopes: input.scopes,
     secretHash: hashSecret(secret),
     redacted: redactSecret(secret),
-    rotatedFrom: input.rotatedFrom,
+    rotatedFrom: input.rotatedFrom?.id ?? null,
+    lineageId: input.rotatedFrom?.lineage_id ?? id,
   });
+  uow.carriesSecret();
   return { ...apiKeyFromRow(row), secret };
 }
 
 /**
- * Creates a key. `actor` is the key asking (over the API), or null for the operator; a key
- * may only create keys in its own tenant and environment, with scopes it holds.
+ * Creates a key in the actor's tenant and environment (the operator names them through the
+ * actor, see `operator`); a key may only create keys with scopes it holds.
  */
-export async function createApiKey(
-  db: Db | Tx,
-  input: {
-    tenantId: string;
-    environment: Environment;
-    scopes: readonly string[];
-    name?: string | null;
-  },
-  actor: Actor | null,
-): Promise<IssuedApiKey> {
+export function createApiKey(
+  db: Db,
+  request: WriteRequest,
+  input: { scopes: readonly string[]; name?: string | null },
+): Promise<Written<IssuedApiKey>> {
+  const { actor } = request;
   const scopes = checkScopes(input.scopes, actor);
-  return inTransactionOf(db, async (tx) => {
-    if (!(await selectTenant(tx, input.tenantId))) {
-      throw new ResourceMissingError('tenant', input.tenantId, 'tenant');
+  return unitOfWork(db, request, async (uow) => {
+    if (!(await selectTenant(uow.tx, actor.tenantId))) {
+      throw new ResourceMissingError('tenant', actor.tenantId, 'tenant');
     }
-    const key = await issueKey(tx, {
-      ...input,
+    const key = await issueKey(uow, {
+      tenantId: actor.tenantId,
+      environment: actor.environment,
       scopes,
       name: input.name ?? null,
       rotatedFrom: null,
     });
     const { secret: _secret, ...shown } = key;
-    await recordEvent(tx, input, 'api_key.created', shown, { actorKeyId: actor?.keyId ?? null });
+    uow.event('api_key.created', shown, { actorKeyId: actor.keyId });
     return key;
   });
 }
@@ -228,60 +248,82 @@ export async function listApiKeysOfTenant(db: Db, tenantId: string): Promise<Api
   return (await selectKeysOfTenant(db, tenantId)).map(apiKeyFromRow);
 }
 
+function isActive(row: ApiKeyRow): boolean {
+  return row.revoked_at === null && (row.expires_at === null || row.expires_at > new Date());
+}
+
+/** The key, locked; a key may act on keys holding only scopes it holds itself. */
+async function lockKey(uow: UnitOfWork, keyId: string, verb: string): Promise<ApiKeyRow> {
+  const { actor } = uow;
+  const row = await selectKeyForUpdate(uow.tx, actor.tenantId, actor.environment, keyId);
+  if (!row) throw new ResourceMissingError('api key', keyId);
+  if (actor.keyId !== null && actor.keyId !== row.id) {
+    const lacking = row.scopes.find((scope) => !actor.scopes.includes(scope));
+    if (lacking !== undefined) {
+      throw new ScopeInsufficientError(
+        lacking,
+        `This API key cannot ${verb} a key holding the scope ${lacking}, which it does not hold.`,
+      );
+    }
+  }
+  return row;
+}
+
 /**
  * Rotation: a new key with the old one's scopes. The old key keeps working until revoked, or
- * until `expireOldInSeconds` have passed when that is given.
+ * until `expireOldInSeconds` have passed when that is given. A revoked or expired key cannot
+ * be brought back by rotating it (409 state_invalid).
  */
-export async function rotateApiKey(
-  db: Db | Tx,
-  scope: { tenantId: string; environment: Environment },
+export function rotateApiKey(
+  db: Db,
+  request: WriteRequest,
   keyId: string,
   options: { expireOldInSeconds?: number | null },
-  actor: Actor | null,
-): Promise<IssuedApiKey> {
-  return inTransactionOf(db, async (tx) => {
-    const old = await selectKeyForUpdate(tx, scope.tenantId, scope.environment, keyId);
-    if (!old) throw new ResourceMissingError('api key', keyId);
-    const scopes = checkScopes(old.scopes, actor);
+): Promise<Written<IssuedApiKey>> {
+  return unitOfWork(db, request, async (uow) => {
+    const old = await lockKey(uow, keyId, 'rotate');
+    if (!isActive(old)) {
+      throw new StateInvalidError(
+        `This API key is ${old.revoked_at ? 'revoked' : 'expired'}; only an active key can be rotated.`,
+      );
+    }
     let oldRow = old;
     if (options.expireOldInSeconds !== undefined && options.expireOldInSeconds !== null) {
       const expiresAt = new Date(Date.now() + options.expireOldInSeconds * 1000);
       if (!old.expires_at || old.expires_at > expiresAt) {
-        oldRow = await setKeyExpiry(tx, scope.tenantId, keyId, expiresAt);
-        await tx.query("SELECT pg_notify('api_key_changed', $1)", [keyId]);
+        oldRow = await setKeyExpiry(uow.tx, old.tenant_id, keyId, expiresAt);
+        await notifyKeyChanged(uow.tx, keyId);
       }
     }
-    const key = await issueKey(tx, {
+    const key = await issueKey(uow, {
       tenantId: old.tenant_id,
       environment: old.environment,
-      scopes,
+      scopes: old.scopes,
       name: old.name,
-      rotatedFrom: old.id,
+      rotatedFrom: old,
     });
     const { secret: _secret, ...shown } = key;
-    await recordEvent(tx, scope, 'api_key.rotated', shown, {
-      actorKeyId: actor?.keyId ?? null,
+    uow.event('api_key.rotated', shown, {
+      actorKeyId: uow.actor.keyId,
       previousKey: apiKeyFromRow(oldRow),
     });
     return key;
   });
 }
 
-export async function revokeApiKey(
-  db: Db | Tx,
-  scope: { tenantId: string; environment: Environment },
+export function revokeApiKey(
+  db: Db,
+  request: WriteRequest,
   keyId: string,
-  actor: Actor | null,
-): Promise<ApiKey> {
-  return inTransactionOf(db, async (tx) => {
-    const old = await selectKeyForUpdate(tx, scope.tenantId, scope.environment, keyId);
-    if (!old) throw new ResourceMissingError('api key', keyId);
+): Promise<Written<ApiKey>> {
+  return unitOfWork(db, request, async (uow) => {
+    const old = await lockKey(uow, keyId, 'revoke');
     if (old.revoked_at) return apiKeyFromRow(old);
-    const key = apiKeyFromRow(await setKeyRevoked(tx, scope.tenantId, keyId));
-    await recordEvent(tx, scope, 'api_key.revoked', key, { actorKeyId: actor?.keyId ?? null });
+    const key = apiKeyFromRow(await setKeyRevoked(uow.tx, old.tenant_id, keyId));
+    uow.event('api_key.revoked', key, { actorKeyId: uow.actor.keyId });
     // Other instances drop their cached copy at once (LISTEN/NOTIFY); their cache expiry
     // (1 s) is the safety net if the notification is missed.
-    await tx.query("SELECT pg_notify('api_key_changed', $1)", [keyId]);
+    await notifyKeyChanged(uow.tx, keyId);
     return key;
   });
 }

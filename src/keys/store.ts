@@ -27,13 +27,14 @@ export interface ApiKeyRow {
   scopes: string[];
   redacted: string;
   rotated_from: string | null;
+  lineage_id: string;
   created_at: Date;
   expires_at: Date | null;
   revoked_at: Date | null;
   last_used_at: Date | null;
 }
 
-const KEY_COLUMNS = `tenant_id, id, environment, name, scopes, redacted, rotated_from,
+const KEY_COLUMNS = `tenant_id, id, environment, name, scopes, redacted, rotated_from, lineage_id,
   created_at, expires_at, revoked_at, last_used_at`;
 
 export async function insertTenant(db: Queryable, id: string, name: string): Promise<TenantRow> {
@@ -131,11 +132,13 @@ export async function insertApiKey(
     secretHash: Buffer;
     redacted: string;
     rotatedFrom: string | null;
+    lineageId: string;
   },
 ): Promise<ApiKeyRow> {
   const { rows } = await db.query<ApiKeyRow>(
-    `INSERT INTO api_keys (tenant_id, id, environment, name, scopes, secret_hash, redacted, rotated_from)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${KEY_COLUMNS}`,
+    `INSERT INTO api_keys (tenant_id, id, environment, name, scopes, secret_hash, redacted,
+                           rotated_from, lineage_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${KEY_COLUMNS}`,
     [
       key.tenantId,
       key.id,
@@ -145,6 +148,7 @@ export async function insertApiKey(
       key.secretHash,
       key.redacted,
       key.rotatedFrom,
+      key.lineageId,
     ],
   );
   return rows[0]!;
@@ -254,4 +258,12 @@ export async function touchKeysLastUsed(
         AND (k.last_used_at IS NULL OR k.last_used_at < u.minute)`,
     [uses.map((u) => u.tenantId), uses.map((u) => u.id), uses.map((u) => u.minute)],
   );
+}
+
+/**
+ * Tells every instance (LISTEN api_key_changed in ./verifier.ts) to drop its cached copy of the
+ * key when this transaction commits.
+ */
+export async function notifyKeyChanged(db: Queryable, keyId: string): Promise<void> {
+  await db.query("SELECT pg_notify('api_key_changed', $1)", [keyId]);
 }

@@ -4,13 +4,14 @@
 // safety net when a notification is missed. Either way a revoked key is refused within 2 s.
 import type pg from 'pg';
 import type { Db } from '../db/pool.ts';
-import { ApiKeyInvalidError, ApiKeyRevokedError } from '../http/errors.ts';
+import { ApiKeyInvalidError, ApiKeyRevokedError } from '../errors.ts';
 import type { Environment } from '../tenancy.ts';
 import { parseSecret, secretDigest } from './secret.ts';
 import { selectKeyBySecretHash, touchKeysLastUsed } from './store.ts';
 
 export interface VerifiedKey {
   id: string;
+  lineageId: string;
   tenantId: string;
   environment: Environment;
   scopes: string[];
@@ -43,10 +44,15 @@ export class KeyVerifier {
   /** Database look-ups made, for tests that count them. */
   lookups = 0;
 
-  constructor(
-    private readonly db: Db,
-    private readonly cacheMs: number,
-  ) {}
+  private readonly db: Db;
+
+  private readonly cacheMs: number;
+
+  constructor(db: Db, cacheMs: number) {
+    this.db = db;
+
+    this.cacheMs = cacheMs;
+  }
 
   async start(): Promise<void> {
     this.flushTimer = setInterval(() => void this.flushLastUsed(), LAST_USED_FLUSH_MS);
@@ -149,6 +155,7 @@ export class KeyVerifier {
     if (!row) return null;
     return {
       id: row.id,
+      lineageId: row.lineage_id,
       tenantId: row.tenant_id,
       environment: row.environment,
       scopes: row.scopes,

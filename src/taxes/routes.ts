@@ -3,8 +3,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../app.ts';
 import { sendWrite } from '../http/idempotency.ts';
-import { buildPage, listBinding, Page, readPageRequest } from '../http/paging.ts';
-import { errorResponses, IdempotencyHeaders, IdParams } from '../http/schemas.ts';
+import { buildPage, listBinding, readPageRequest } from '../paging.ts';
+import { errorResponses, IdempotencyHeaders, IdParams, Page } from '../http/schemas.ts';
 import { TaxRate, TaxRateCreate, TaxRateListQuery, TaxRateUpdate } from './schemas.ts';
 import {
   createTaxRate,
@@ -33,7 +33,7 @@ export function registerTaxRateRoutes(server: FastifyInstance, { db, cursors }: 
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, db, 201, (tx) => createTaxRate(tx, request.actor, request.body)),
+      sendWrite(request, reply, 201, (write) => createTaxRate(db, write, request.body)),
   );
 
   app.get(
@@ -66,8 +66,8 @@ export function registerTaxRateRoutes(server: FastifyInstance, { db, cursors }: 
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, db, 200, (tx) =>
-        updateTaxRate(tx, request.actor, request.params.id, request.body),
+      sendWrite(request, reply, 200, (write) =>
+        updateTaxRate(db, write, request.params.id, request.body),
       ),
   );
 

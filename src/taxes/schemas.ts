@@ -1,8 +1,7 @@
 // Tax rate schemas: they validate requests, type the handlers and feed the OpenAPI document.
 import { Type, type Static } from '@sinclair/typebox';
 import { CountryCode } from '../customers/schemas.ts';
-import { PageQuery } from '../http/paging.ts';
-import { Environment, Metadata, Nullable, Timestamp } from '../http/schemas.ts';
+import { Environment, Metadata, Nullable, PageQuery, Timestamp } from '../http/schemas.ts';
 
 export const TAX_TYPES = ['vat', 'gst', 'sales_tax', 'other'] as const;
 export const TaxType = Type.Union(

@@ -1,10 +1,10 @@
 // Tax rate rules: exact percentages, immutable tax terms, activity, events; and the look-up
 // invoices (and credit notes) use to apply rates.
-import type { Db, Queryable, Tx } from '../db/pool.ts';
+import type { Db, Queryable } from '../db/pool.ts';
+import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
 import { isCountryCode } from '../customers/service.ts';
-import { recordEvent } from '../events/service.ts';
-import { ParameterInvalidError, ResourceMissingError } from '../http/errors.ts';
-import type { PageRequest } from '../http/paging.ts';
+import { ParameterInvalidError, ResourceMissingError } from '../errors.ts';
+import type { PageRequest } from '../paging.ts';
 import { newId } from '../ids.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { RateForBreakdown } from './breakdown.ts';
@@ -90,34 +90,37 @@ function checkedCountry(country: string | null | undefined): string | null {
   return country;
 }
 
-export async function createTaxRate(
-  tx: Tx,
-  scope: TenantScope,
+export function createTaxRate(
+  db: Db,
+  request: WriteRequest,
   input: TaxRateCreate,
-): Promise<TaxRate> {
-  const percentage = checkedPercentage(input.percentage);
-  const row = await insertTaxRate(
-    tx,
-    scope,
-    newId('txr'),
-    {
-      percentage: formatPercentage(percentage),
-      inclusive: input.inclusive,
-      tax_type: input.taxType ?? null,
-    },
-    {
-      display_name: input.displayName,
-      country: checkedCountry(input.country),
-      state: input.state ?? null,
-      jurisdiction: input.jurisdiction ?? null,
-      description: input.description ?? null,
-      active: input.active ?? true,
-      metadata: input.metadata ?? {},
-    },
-  );
-  const rate = taxRateFromRow(row);
-  await recordEvent(tx, scope, 'tax_rate.created', rate);
-  return rate;
+): Promise<Written<TaxRate>> {
+  return unitOfWork(db, request, async (uow) => {
+    const { tx, actor: scope } = uow;
+    const percentage = checkedPercentage(input.percentage);
+    const row = await insertTaxRate(
+      tx,
+      scope,
+      newId('txr'),
+      {
+        percentage: formatPercentage(percentage),
+        inclusive: input.inclusive,
+        tax_type: input.taxType ?? null,
+      },
+      {
+        display_name: input.displayName,
+        country: checkedCountry(input.country),
+        state: input.state ?? null,
+        jurisdiction: input.jurisdiction ?? null,
+        description: input.description ?? null,
+        active: input.active ?? true,
+        metadata: input.metadata ?? {},
+      },
+    );
+    const rate = taxRateFromRow(row);
+    uow.event('tax_rate.created', rate);
+    return rate;
+  });
 }
 
 export async function getTaxRate(db: Queryable, scope: TenantScope, id: string): Promise<TaxRate> {
@@ -133,37 +136,40 @@ function refuseChange(param: string): never {
   );
 }
 
-export async function updateTaxRate(
-  tx: Tx,
-  scope: TenantScope,
+export function updateTaxRate(
+  db: Db,
+  request: WriteRequest,
   id: string,
   patch: TaxRateUpdate,
-): Promise<TaxRate> {
-  const current = await selectTaxRate(tx, scope, id, { forUpdate: true });
-  if (!current) throw new ResourceMissingError('tax rate', id);
-  // The tax terms may be repeated (a client sending back what it read) but never changed.
-  if (
-    patch.percentage !== undefined &&
-    checkedPercentage(patch.percentage) !== readPercentage(current)
-  ) {
-    refuseChange('percentage');
-  }
-  if (patch.inclusive !== undefined && patch.inclusive !== current.inclusive) {
-    refuseChange('inclusive');
-  }
-  if (patch.taxType !== undefined && patch.taxType !== current.tax_type) refuseChange('taxType');
-  const fields: TaxRateMutable = {
-    display_name: patch.displayName ?? current.display_name,
-    country: patch.country === undefined ? current.country : checkedCountry(patch.country),
-    state: patch.state === undefined ? current.state : patch.state,
-    jurisdiction: patch.jurisdiction === undefined ? current.jurisdiction : patch.jurisdiction,
-    description: patch.description === undefined ? current.description : patch.description,
-    active: patch.active ?? current.active,
-    metadata: patch.metadata === undefined ? current.metadata : (patch.metadata ?? {}),
-  };
-  const rate = taxRateFromRow(await updateTaxRateRow(tx, scope, id, fields));
-  await recordEvent(tx, scope, 'tax_rate.updated', rate);
-  return rate;
+): Promise<Written<TaxRate>> {
+  return unitOfWork(db, request, async (uow) => {
+    const { tx, actor: scope } = uow;
+    const current = await selectTaxRate(tx, scope, id, { forUpdate: true });
+    if (!current) throw new ResourceMissingError('tax rate', id);
+    // The tax terms may be repeated (a client sending back what it read) but never changed.
+    if (
+      patch.percentage !== undefined &&
+      checkedPercentage(patch.percentage) !== readPercentage(current)
+    ) {
+      refuseChange('percentage');
+    }
+    if (patch.inclusive !== undefined && patch.inclusive !== current.inclusive) {
+      refuseChange('inclusive');
+    }
+    if (patch.taxType !== undefined && patch.taxType !== current.tax_type) refuseChange('taxType');
+    const fields: TaxRateMutable = {
+      display_name: patch.displayName ?? current.display_name,
+      country: patch.country === undefined ? current.country : checkedCountry(patch.country),
+      state: patch.state === undefined ? current.state : patch.state,
+      jurisdiction: patch.jurisdiction === undefined ? current.jurisdiction : patch.jurisdiction,
+      description: patch.description === undefined ? current.description : patch.description,
+      active: patch.active ?? current.active,
+      metadata: patch.metadata === undefined ? current.metadata : (patch.metadata ?? {}),
+    };
+    const rate = taxRateFromRow(await updateTaxRateRow(tx, scope, id, fields));
+    uow.event('tax_rate.updated', rate);
+    return rate;
+  });
 }
 
 export async function listTaxRates(

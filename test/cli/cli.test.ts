@@ -115,12 +115,16 @@ describe('billing CLI', () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'billing-cli-'));
     const pgPort = String(55000 + Math.floor(Math.random() * 5000));
     const env = { DATA_DIR: dataDir, EMBEDDED_PG_PORT: pgPort, DATABASE_URL: '' };
-    const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const server = spawn(process.execPath, ['src/main.ts'], {
       env: { ...process.env, ...env, PORT: '0', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
-    server.stdout.on('data', (c) => (output += c));
+    let logStream = '';
+    server.stdout.on('data', (c) => {
+      output += c;
+      logStream += c;
+    });
     server.stderr.on('data', (c) => (output += c));
     const exited = new Promise<number | null>((resolve) => server.on('exit', resolve));
     after(async () => {
@@ -132,13 +136,16 @@ describe('billing CLI', () => {
       await assert.rejects(probe.connect(), /ECONNREFUSED/, 'the embedded database still runs');
       await rm(dataDir, { recursive: true, force: true });
     });
-    // The listening line goes to stderr and the key to stdout: two pipes, either may come first.
+    // The listening line goes to stdout (JSON logs) and the key to stderr (the terminal): two
+    // pipes, either may come first.
     const started = () => /listening on (http:\/\/\S+)/.test(output) && /sk_test_/.test(output);
     for (let i = 0; i < 200 && !started(); i++) await sleep(100);
     const url = /listening on (http:\/\/[^"\s]+)/.exec(output)?.[1];
     assert.ok(url, output);
     const firstKey = /(sk_test_[0-9A-Za-z]+)/.exec(output)?.[1];
     assert.ok(firstKey, 'the first start prints a test key');
+    assert.ok(!logStream.includes(firstKey), 'the first-start key is not in the JSON log stream');
+    for (const line of logStream.trim().split('\n')) JSON.parse(line);
     const who = await call(url, 'GET', '/v1/auth/whoami', { key: firstKey });
     assert.equal(who.status, 200);
 

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { generateSecret } from '../../src/keys/secret.ts';
-import { revokeApiKey } from '../../src/keys/service.ts';
 import {
   call,
   createTenantWithKey,
   createTestDatabase,
+  revokeKey,
   sleep,
   startTestServer,
   type ApiResponse,
@@ -79,7 +79,7 @@ describe('slow-down of failed authentication', () => {
 
   it('counts malformed and revoked keys, but not a request without a key', async () => {
     const revoked = await createTenantWithKey(db);
-    await revokeApiKey(db, revoked, revoked.keyId, null);
+    await revokeKey(db, revoked);
     const valid = await createTenantWithKey(db);
 
     const careless = nextAddress();
@@ -123,7 +123,7 @@ describe('slow-down of failed authentication', () => {
 describe('key verification', () => {
   it('answers a repeated unknown key from the same cache as a revoked one: no look-up tells them apart', async () => {
     const revoked = await createTenantWithKey(db);
-    await revokeApiKey(db, revoked, revoked.keyId, null);
+    await revokeKey(db, revoked);
     await sleep(200); // let the revocation notice pass, so that it evicts nothing below
     const unknown = generateSecret('test');
     // Two addresses per kind, so the slow-down does not step in.

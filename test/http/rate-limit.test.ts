@@ -231,7 +231,11 @@ class RedisProxy {
   private readonly sockets = new Set<net.Socket>();
   port = 0;
 
-  private constructor(private readonly target: URL) {}
+  private readonly target: URL;
+
+  private constructor(target: URL) {
+    this.target = target;
+  }
 
   static async start(target: URL): Promise<RedisProxy> {
     const proxy = new RedisProxy(target);

@@ -1,9 +1,14 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { describe, it } from 'node:test';
-import { purgeExpiredIdempotencyKeys } from '../../src/http/idempotency.ts';
-import { rotateApiKey } from '../../src/keys/service.ts';
-import { client, createTenantWithKey, createTestDatabase, startTestServer } from '../helpers.ts';
+import { purgeExpiredIdempotencyKeys } from '../../src/db/unit-of-work.ts';
+import {
+  client,
+  createTenantWithKey,
+  createTestDatabase,
+  rotateKey,
+  startTestServer,
+} from '../helpers.ts';
 
 const url = await createTestDatabase();
 const first = await startTestServer(url);
@@ -137,7 +142,7 @@ describe('idempotency keys', () => {
     const k = await createTenantWithKey(db);
     const headers = { 'idempotency-key': 'rotation-safe' };
     const a = await client(first.url, k.secret).post('/v1/customers', { name: 'Rotated' }, headers);
-    const rotated = await rotateApiKey(db, k, k.keyId, {}, null);
+    const rotated = await rotateKey(db, k, {});
     const b = await client(first.url, rotated.secret).post(
       '/v1/customers',
       { name: 'Rotated' },

@@ -2,7 +2,9 @@
 // transaction, on the real database.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { inTransaction, type Tx } from '../../src/db/pool.ts';
+import type { Tx } from '../../src/db/pool.ts';
+import { unitOfWork, writtenValue, type UnitOfWork } from '../../src/db/unit-of-work.ts';
+import { operator } from '../../src/keys/service.ts';
 import {
   applyCreditToInvoice,
   lockInvoiceForCredit,
@@ -28,7 +30,10 @@ const scope: TenantScope = { tenantId: key.tenantId, environment: key.environmen
 const customer = await createCustomer(api);
 const vat = await createTaxRate(api, { percentage: 19 });
 
-const inTx = <T>(work: (tx: Tx) => Promise<T>) => inTransaction(server.db, work);
+const inUnit = async <T>(work: (uow: UnitOfWork) => Promise<T>, on: TenantScope = scope) =>
+  writtenValue(await unitOfWork(server.db, { actor: operator(on.tenantId, on.environment) }, work));
+const inTx = <T>(work: (tx: Tx) => Promise<T>, on: TenantScope = scope) =>
+  inUnit((uow) => work(uow.tx), on);
 
 async function openInvoice(unitAmount = 10000) {
   const draft = await createInvoice(api, {
@@ -64,14 +69,14 @@ describe('credits on invoices', () => {
 
   it('lowers what an open invoice owes, and pays it when nothing remains', async () => {
     const invoice = await openInvoice(); // total 119.00
-    const first = await inTx((tx) => applyCreditToInvoice(tx, scope, invoice.id, 1900));
+    const first = await inUnit((uow) => applyCreditToInvoice(uow, invoice.id, 1900));
     assert.deepEqual(first.effect, { credited: 1900, outOfBand: 0 });
     assert.equal(first.invoice.status, 'open');
     assert.equal(first.invoice.amountCredited, 1900);
     assert.equal(first.invoice.amountRemaining, 10000);
     assert.equal(await lastEvent(invoice.id), 'invoice.updated');
 
-    const rest = await inTx((tx) => applyCreditToInvoice(tx, scope, invoice.id, 10000));
+    const rest = await inUnit((uow) => applyCreditToInvoice(uow, invoice.id, 10000));
     assert.equal(rest.invoice.status, 'paid');
     assert.ok(rest.invoice.paidAt);
     assert.equal(rest.invoice.amountRemaining, 0);
@@ -83,8 +88,8 @@ describe('credits on invoices', () => {
   it('records a credit on a paid invoice as refunded outside the API', async () => {
     const invoice = await openInvoice();
     await api.post(`/v1/invoices/${invoice.id}/pay`);
-    const { invoice: after, effect } = await inTx((tx) =>
-      applyCreditToInvoice(tx, scope, invoice.id, 5000),
+    const { invoice: after, effect } = await inUnit((uow) =>
+      applyCreditToInvoice(uow, invoice.id, 5000),
     );
     assert.deepEqual(effect, { credited: 0, outOfBand: 5000 });
     assert.equal(after.status, 'paid');
@@ -92,7 +97,7 @@ describe('credits on invoices', () => {
     assert.equal(after.amountPaid, 11900);
     assert.equal(after.amountRemaining, 0);
     // Reversing it restores the amount and keeps the invoice paid.
-    const reversed = await inTx((tx) => reverseCreditOnInvoice(tx, scope, invoice.id, effect));
+    const reversed = await inUnit((uow) => reverseCreditOnInvoice(uow, invoice.id, effect));
     assert.equal(reversed.outOfBandAmount, 0);
     assert.equal(reversed.status, 'paid');
     assert.equal(reversed.paidAt, after.paidAt);
@@ -100,18 +105,16 @@ describe('credits on invoices', () => {
 
   it('returns an invoice to open when the credit that paid it is reversed', async () => {
     const invoice = await openInvoice();
-    const half = await inTx((tx) => applyCreditToInvoice(tx, scope, invoice.id, 5950));
-    const other = await inTx((tx) => applyCreditToInvoice(tx, scope, invoice.id, 5950));
+    const half = await inUnit((uow) => applyCreditToInvoice(uow, invoice.id, 5950));
+    const other = await inUnit((uow) => applyCreditToInvoice(uow, invoice.id, 5950));
     assert.equal(other.invoice.status, 'paid');
-    const reopened = await inTx((tx) =>
-      reverseCreditOnInvoice(tx, scope, invoice.id, other.effect),
-    );
+    const reopened = await inUnit((uow) => reverseCreditOnInvoice(uow, invoice.id, other.effect));
     assert.equal(reopened.status, 'open');
     assert.equal(reopened.paidAt, null);
     assert.equal(reopened.amountCredited, 5950);
     assert.equal(reopened.amountRemaining, 5950);
     assert.equal(await lastEvent(invoice.id), 'invoice.updated');
-    const back = await inTx((tx) => reverseCreditOnInvoice(tx, scope, invoice.id, half.effect));
+    const back = await inUnit((uow) => reverseCreditOnInvoice(uow, invoice.id, half.effect));
     assert.equal(back.amountCredited, 0);
     assert.equal(back.amountRemaining, 11900);
     // The invoice is then open like any other: it can be paid.
@@ -122,14 +125,14 @@ describe('credits on invoices', () => {
     const invoice = await openInvoice();
     for (const amount of [0, -1, 11901, 1.5]) {
       await assert.rejects(
-        inTx((tx) => applyCreditToInvoice(tx, scope, invoice.id, amount)),
+        inUnit((uow) => applyCreditToInvoice(uow, invoice.id, amount)),
         (e: any) => e.code === 'parameter_invalid' && e.param === 'amount',
         String(amount),
       );
     }
-    await inTx((tx) => applyCreditToInvoice(tx, scope, invoice.id, 11000));
+    await inUnit((uow) => applyCreditToInvoice(uow, invoice.id, 11000));
     await assert.rejects(
-      inTx((tx) => applyCreditToInvoice(tx, scope, invoice.id, 901)),
+      inUnit((uow) => applyCreditToInvoice(uow, invoice.id, 901)),
       (e: any) => e.code === 'parameter_invalid',
     );
     const draft = await createInvoice(api, {
@@ -142,7 +145,7 @@ describe('credits on invoices', () => {
     await api.post(`/v1/invoices/${bad.id}/mark-uncollectible`);
     for (const id of [draft.id, voided.id, bad.id]) {
       await assert.rejects(
-        inTx((tx) => applyCreditToInvoice(tx, scope, id, 1)),
+        inUnit((uow) => applyCreditToInvoice(uow, id, 1)),
         (e: any) => e.code === 'state_invalid',
       );
     }
@@ -159,7 +162,7 @@ describe('credits on invoices', () => {
       const locked = await inTx((tx) => lockInvoiceForCredit(tx, scope, invoice.id));
       assert.equal(locked.status, 'open');
       const allocation = allocateCredit(amount, remainingCreditable(breakdown, credits));
-      await inTx((tx) => applyCreditToInvoice(tx, scope, invoice.id, allocation.total));
+      await inUnit((uow) => applyCreditToInvoice(uow, invoice.id, allocation.total));
       credits.push(allocation);
     }
     assert.equal(

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { revokeApiKey, rotateApiKey } from '../../src/keys/service.ts';
 import { generateSecret } from '../../src/keys/secret.ts';
 import {
   call,
   createTenantWithKey,
   createTestDatabase,
+  revokeKey,
+  rotateKey,
   sleep,
   startTestServer,
 } from '../helpers.ts';
@@ -119,7 +120,7 @@ describe('authentication errors', () => {
 
   it('answers api_key_revoked for a revoked key', async () => {
     const key = await createTenantWithKey(db);
-    await revokeApiKey(db, key, key.keyId, null);
+    await revokeKey(db, key);
     await expectError({ authorization: `Bearer ${key.secret}` }, 401, 'api_key_revoked');
   });
 
@@ -139,13 +140,13 @@ describe('rotation and revocation', () => {
     for (const base of [server.url, second.url]) {
       assert.equal((await call(base, 'GET', '/v1/auth/whoami', { key: old.secret })).status, 200);
     }
-    const fresh = await rotateApiKey(db, old, old.keyId, {}, null);
+    const fresh = await rotateKey(db, old, {});
     assert.deepEqual(fresh.scopes, ['customers:read']);
     for (const base of [server.url, second.url]) {
       assert.equal((await call(base, 'GET', '/v1/auth/whoami', { key: old.secret })).status, 200);
       assert.equal((await call(base, 'GET', '/v1/auth/whoami', { key: fresh.secret })).status, 200);
     }
-    await revokeApiKey(db, old, old.keyId, null);
+    await revokeKey(db, old);
     const revokedAt = Date.now();
     for (const base of [server.url, second.url]) {
       let status = 200;
@@ -162,7 +163,7 @@ describe('rotation and revocation', () => {
   it('stops the old key when its expiry after rotation has passed', async () => {
     const old = await createTenantWithKey(db);
     await call(server.url, 'GET', '/v1/auth/whoami', { key: old.secret });
-    const fresh = await rotateApiKey(db, old, old.keyId, { expireOldInSeconds: 1 }, null);
+    const fresh = await rotateKey(db, old, { expireOldInSeconds: 1 });
     assert.equal(
       (await call(server.url, 'GET', '/v1/auth/whoami', { key: old.secret })).status,
       200,

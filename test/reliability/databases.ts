@@ -12,7 +12,8 @@ import { startEmbeddedDatabase, type EmbeddedDatabase } from '../../src/db/embed
 import { migrate } from '../../src/db/migrate.ts';
 import { createPool, type Db } from '../../src/db/pool.ts';
 import { SCOPES } from '../../src/keys/scopes.ts';
-import { createApiKey, createTenant } from '../../src/keys/service.ts';
+import { writtenValue } from '../../src/db/unit-of-work.ts';
+import { createApiKey, createTenant, operator } from '../../src/keys/service.ts';
 import type { Environment } from '../../src/tenancy.ts';
 
 export interface ScratchDatabase {
@@ -101,10 +102,12 @@ export async function tenantKey(
     options.tenantId ??
     (await createTenant(db, `Reliability ${randomBytes(3).toString('hex')}`)).id;
   const environment = options.environment ?? 'test';
-  const key = await createApiKey(
-    db,
-    { tenantId, environment, scopes: options.scopes ?? [...SCOPES] },
-    null,
+  const key = writtenValue(
+    await createApiKey(
+      db,
+      { actor: operator(tenantId, environment) },
+      { scopes: options.scopes ?? [...SCOPES] },
+    ),
   );
   return { tenantId, environment, secret: key.secret };
 }

@@ -1,6 +1,6 @@
 // What every error answer must look like: the one envelope, a documented code (ERROR_CODES)
 // with the status that code always has, and the request id of the Request-Id header.
-import * as errors from '../../src/http/errors.ts';
+import * as errors from '../../src/errors.ts';
 
 /** code → status, read from the error classes themselves, so new codes are covered at once. */
 export const STATUS_OF_CODE: ReadonlyMap<string, number> = (() => {

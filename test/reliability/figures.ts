@@ -24,7 +24,11 @@ export class Tally {
   readonly notes: Record<string, number | string> = {};
   private readonly started = Date.now();
 
-  constructor(readonly category: string) {}
+  readonly category: string;
+
+  constructor(category: string) {
+    this.category = category;
+  }
 
   /** One case ran. */
   count(n = 1): void {

@@ -169,7 +169,10 @@ export function withValueAt(
 
 /** A JSON number too large for JSON.stringify to write as it is: spliced in as raw text. */
 export class RawJson {
-  constructor(readonly text: string) {}
+  readonly text: string;
+  constructor(text: string) {
+    this.text = text;
+  }
 }
 
 /** JSON text with RawJson values written as their raw text. */

@@ -15,12 +15,12 @@ import {
 } from './model.ts';
 
 export class CreateCustomer extends Step {
-  constructor(
-    actor: number,
-    readonly body: Record<string, unknown>,
-    readonly valid: boolean,
-  ) {
+  readonly body: Record<string, unknown>;
+  readonly valid: boolean;
+  constructor(actor: number, body: Record<string, unknown>, valid: boolean) {
     super(actor);
+    this.body = body;
+    this.valid = valid;
   }
   async act(model: Model, world: World, actor: Actor) {
     const reply = await call(world, actor, 'POST', '/v1/customers', this.body);
@@ -38,11 +38,10 @@ export class CreateCustomer extends Step {
 }
 
 export class ReadObject extends Step {
-  constructor(
-    actor: number,
-    readonly pick: Target,
-  ) {
+  readonly pick: Target;
+  constructor(actor: number, pick: Target) {
     super(actor);
+    this.pick = pick;
   }
   async act(model: Model, world: World, actor: Actor) {
     const id = pickId(model, this.pick, actor, '');
@@ -70,12 +69,12 @@ export class ReadObject extends Step {
 }
 
 export class UpdateCustomer extends Step {
-  constructor(
-    actor: number,
-    readonly pick: Target,
-    readonly patch: Record<string, unknown>,
-  ) {
+  readonly pick: Target;
+  readonly patch: Record<string, unknown>;
+  constructor(actor: number, pick: Target, patch: Record<string, unknown>) {
     super(actor);
+    this.pick = pick;
+    this.patch = patch;
   }
   async act(model: Model, world: World, actor: Actor) {
     const id = pickId(model, this.pick, actor, 'cus_');
@@ -133,13 +132,14 @@ export class ListEvents extends Step {
 
 /** A random body with an unknown field on a random write: refused, and nothing changes. */
 export class Junk extends Step {
-  constructor(
-    actor: number,
-    readonly pick: Target,
-    readonly target: number,
-    readonly body: unknown,
-  ) {
+  readonly pick: Target;
+  readonly target: number;
+  readonly body: unknown;
+  constructor(actor: number, pick: Target, target: number, body: unknown) {
     super(actor);
+    this.pick = pick;
+    this.target = target;
+    this.body = body;
   }
   async act(model: Model, world: World, actor: Actor) {
     const id = pickId(model, this.pick, actor, '');

@@ -29,12 +29,12 @@ const lineBody = (l: LineInput, i: number) => ({
 });
 
 export class CreateInvoice extends Step {
-  constructor(
-    actor: number,
-    readonly pick: Target,
-    readonly lines: LineInput[],
-  ) {
+  readonly pick: Target;
+  readonly lines: LineInput[];
+  constructor(actor: number, pick: Target, lines: LineInput[]) {
     super(actor);
+    this.pick = pick;
+    this.lines = lines;
   }
   async act(model: Model, world: World, actor: Actor) {
     const customerId = pickId(model, this.pick, actor, 'cus_');
@@ -66,12 +66,12 @@ export class CreateInvoice extends Step {
 }
 
 export class InvoiceAction extends Step {
-  constructor(
-    actor: number,
-    readonly pick: Target,
-    readonly action: string,
-  ) {
+  readonly pick: Target;
+  readonly action: string;
+  constructor(actor: number, pick: Target, action: string) {
     super(actor);
+    this.pick = pick;
+    this.action = action;
   }
   async act(model: Model, world: World, chosen: Actor) {
     const { id, actor } = chooseTarget(world, model, chosen, this.pick, 'inv_', (i) =>
@@ -111,12 +111,12 @@ export class InvoiceAction extends Step {
 }
 
 export class AddLine extends Step {
-  constructor(
-    actor: number,
-    readonly pick: Target,
-    readonly line: LineInput,
-  ) {
+  readonly pick: Target;
+  readonly line: LineInput;
+  constructor(actor: number, pick: Target, line: LineInput) {
     super(actor);
+    this.pick = pick;
+    this.line = line;
   }
   async act(model: Model, world: World, actor: Actor) {
     const id = pickId(model, this.pick, actor, 'inv_');
@@ -163,14 +163,15 @@ async function refreshInvoice(world: World, model: Model, actor: Actor, id: stri
 }
 
 export class CreateCreditNote extends Step {
-  constructor(
-    actor: number,
-    readonly pick: Target,
-    /** Per mille of what can still be credited; `over`: one minor unit more than that. */
-    readonly share: number,
-    readonly over: boolean,
-  ) {
+  readonly pick: Target;
+  /** Per mille of what can still be credited; `over`: one minor unit more than that. */
+  readonly share: number;
+  readonly over: boolean;
+  constructor(actor: number, pick: Target, share: number, over: boolean) {
     super(actor);
+    this.pick = pick;
+    this.share = share;
+    this.over = over;
   }
   async act(model: Model, world: World, chosen: Actor) {
     const { id, actor } = chooseTarget(
@@ -226,11 +227,10 @@ export class CreateCreditNote extends Step {
 }
 
 export class VoidCreditNote extends Step {
-  constructor(
-    actor: number,
-    readonly pick: Target,
-  ) {
+  readonly pick: Target;
+  constructor(actor: number, pick: Target) {
     super(actor);
+    this.pick = pick;
   }
   async act(model: Model, world: World, chosen: Actor) {
     const { id, actor } = chooseTarget(

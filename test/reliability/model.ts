@@ -189,7 +189,10 @@ export function pickId(model: Model, target: Target, actor: Actor, prefix: strin
 }
 
 export abstract class Step implements fc.AsyncCommand<Model, World> {
-  constructor(readonly actor: number) {}
+  readonly actor: number;
+  constructor(actor: number) {
+    this.actor = actor;
+  }
   check(): boolean {
     return true;
   }

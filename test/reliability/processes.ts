@@ -1,4 +1,4 @@
-// The real server as a child process (`node --import tsx src/main.ts`), for the scenarios that
+// The real server as a child process (`node src/main.ts`), for the scenarios that
 // kill it or send it signals, and an HTTP client for load that never hangs.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -30,7 +30,7 @@ export function startChildServer(
   databaseUrl: string,
   env: Record<string, string> = {},
 ): Promise<ChildServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, ['src/main.ts'], {
     cwd: REPO,
     env: {
       ...process.env,

@@ -3,42 +3,12 @@
 // the environment, the list and its filters, so one taken from another list (or forged, or
 // altered) is refused as cursor_invalid.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { Type, type TSchema } from '@sinclair/typebox';
-import type { Db } from '../db/pool.ts';
-import type { TenantScope } from '../tenancy.ts';
+import type { Db } from './db/pool.ts';
+import type { TenantScope } from './tenancy.ts';
 import { CursorInvalidError, ParameterInvalidError } from './errors.ts';
-import { keeper } from './keeper.ts';
 
 export const DEFAULT_LIMIT = 25;
 export const MAX_LIMIT = 100;
-
-// Query strings are validated as strings, not coerced: "1e2", "1.5" or " 7" are refused rather
-// than silently read as numbers, and a repeated parameter (an array) is refused too.
-export const PageQuery = {
-  limit: Type.Optional(
-    Type.String({
-      pattern: '^(100|[1-9][0-9]?)$',
-      description: 'Page size, an integer from 1 to 100 (default 25).',
-      examples: ['25'],
-    }),
-  ),
-  cursor: Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 1000,
-      description: 'The `nextCursor` of the previous page, as it was returned.',
-    }),
-  ),
-};
-
-export function Page<T extends TSchema>(item: T) {
-  return Type.Object({
-    data: Type.Array(item),
-    nextCursor: Type.Union([Type.String(), Type.Null()], {
-      description: 'Pass as `cursor` for the next page; null on the last page.',
-    }),
-  });
-}
 
 export interface PagePosition {
   /** ISO 8601 with milliseconds, sent to PostgreSQL as text (it reads it as timestamptz). */
@@ -58,22 +28,11 @@ interface CursorPayload {
 }
 
 export class CursorSigner {
-  /**
-   * A cursor's payload, or null if it is refused (forged, altered, malformed). Answers are
-   * kept by the cursor's whole text (payload and MAC), at most 1,000: the same text always
-   * verifies the same way under this signer's secret, so a client paging on, or many clients
-   * reading the same page, pay the HMAC and the decoding once.
-   */
-  readonly verify: (cursor: string) => Readonly<CursorPayload> | null = keeper(
-    (cursor: string) => cursor,
-    (cursor: string) => {
-      const payload = this.check(cursor);
-      return payload === null ? null : Object.freeze(payload);
-    },
-    1000,
-  );
+  readonly #secret: Buffer;
 
-  constructor(private readonly secret: Buffer) {}
+  constructor(secret: Buffer) {
+    this.#secret = secret;
+  }
 
   /** The shared secret from config, else the one stored in the database (made on first use). */
   static async load(db: Db, configured: string | undefined): Promise<CursorSigner> {
@@ -88,19 +47,20 @@ export class CursorSigner {
     return new CursorSigner(Buffer.from(rows[0]!.value, 'base64'));
   }
 
-  private mac(data: string): Buffer {
-    return createHmac('sha256', this.secret).update(data).digest().subarray(0, 18);
+  #mac(data: string): Buffer {
+    return createHmac('sha256', this.#secret).update(data).digest().subarray(0, 18);
   }
 
   sign(payload: CursorPayload): string {
     const data = Buffer.from(JSON.stringify(payload)).toString('base64url');
-    return `${data}.${this.mac(data).toString('base64url')}`;
+    return `${data}.${this.#mac(data).toString('base64url')}`;
   }
 
-  private check(cursor: string): CursorPayload | null {
+  /** A cursor's payload, or null if it is refused (forged, altered, malformed). */
+  verify(cursor: string): CursorPayload | null {
     const [data, mac, extra] = cursor.split('.');
     if (!data || !mac || extra !== undefined) return null;
-    const expected = this.mac(data);
+    const expected = this.#mac(data);
     const given = Buffer.from(mac, 'base64url');
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
     try {
@@ -180,18 +140,4 @@ export function buildPage<Row extends { created_at: Date; id: string }, Item>(
     row.created_at.toISOString(),
   );
   return { data: pageRows.map(toItem), nextCursor };
-}
-
-/**
- * The same page as buildPage, from items already rendered as JSON text (with their position's
- * createdAt as ISO text): the reply body is assembled as a string, nothing is serialised again.
- */
-export function buildRawPage(
-  signer: CursorSigner,
-  rows: { createdAt: string; id: string; json: string }[],
-  request: PageRequest,
-  binding: string,
-): string {
-  const { pageRows, nextCursor } = cutPage(signer, rows, request, binding, (row) => row.createdAt);
-  return `{"data":[${pageRows.map((r) => r.json).join(',')}],"nextCursor":${JSON.stringify(nextCursor)}}`;
 }

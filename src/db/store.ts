@@ -1,0 +1,153 @@
+// SQL of the unit of work (./unit-of-work.ts): Idempotency-Key records and the event outbox.
+import type { Environment } from '../tenancy.ts';
+import type { Queryable, Tx } from './pool.ts';
+
+/** A key's slot: scoped to tenant and environment (a retry with a rotated key still matches). */
+export interface KeySlot {
+  tenantId: string;
+  environment: Environment;
+  key: string;
+}
+
+export interface StoredResult {
+  fingerprint: Buffer;
+  status_code: number;
+  response_body: string;
+  key_id: string;
+  lineage_id: string;
+  required_scope: string | null;
+  sealed: boolean;
+  expired: boolean;
+}
+
+function lockText(slot: KeySlot): string {
+  return `idem\n${slot.tenantId}\n${slot.environment}\n${slot.key}`;
+}
+
+/**
+ * Takes the key's in-flight lock for the transaction (at once or not at all, or waiting) and,
+ * once it is held, reads the stored result: one round trip (claim_idempotency_key, migration
+ * 0011, reads with a snapshot taken after the lock).
+ */
+export async function claimKey(
+  tx: Tx,
+  slot: KeySlot,
+  wait: boolean,
+  retentionHours: number,
+): Promise<{ locked: boolean; stored: StoredResult | undefined }> {
+  const { rows } = await tx.query<StoredResult & { locked: boolean }>({
+    name: 'idempotency_claim',
+    text: `SELECT locked, fingerprint, status_code, response_body, key_id, lineage_id,
+                  required_scope, sealed, expired
+             FROM claim_idempotency_key($1, $2, $3, $4, $5, $6)`,
+    values: [slot.tenantId, slot.environment, slot.key, lockText(slot), wait, retentionHours],
+  });
+  const row = rows[0]!;
+  return { locked: row.locked, stored: row.fingerprint === null ? undefined : row };
+}
+
+export async function deleteStoredResult(tx: Tx, slot: KeySlot): Promise<void> {
+  await tx.query(
+    'DELETE FROM idempotency_keys WHERE tenant_id = $1 AND environment = $2 AND key = $3',
+    [slot.tenantId, slot.environment, slot.key],
+  );
+}
+
+export interface NewStoredResult {
+  fingerprint: Buffer;
+  status: number;
+  body: string;
+  keyId: string;
+  lineageId: string;
+  requiredScope: string | null;
+  sealed: boolean;
+}
+
+export async function insertStoredResult(
+  tx: Tx,
+  slot: KeySlot,
+  result: NewStoredResult,
+): Promise<void> {
+  await tx.query({
+    name: 'idempotency_store',
+    text: `INSERT INTO idempotency_keys (tenant_id, environment, key, fingerprint, status_code,
+                                         response_body, key_id, lineage_id, required_scope, sealed)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    values: [
+      slot.tenantId,
+      slot.environment,
+      slot.key,
+      result.fingerprint,
+      result.status,
+      result.body,
+      result.keyId,
+      result.lineageId,
+      result.requiredScope,
+      result.sealed,
+    ],
+  });
+}
+
+/** Deletes records past their retention, a batch at a time; returns how many went. */
+export async function purgeStoredResults(db: Queryable, retentionHours: number): Promise<number> {
+  // Index idempotency_keys_by_age.
+  const { rowCount } = await db.query(
+    `DELETE FROM idempotency_keys
+      WHERE ctid IN (SELECT ctid FROM idempotency_keys
+                      WHERE created_at < now() - make_interval(hours => $1) LIMIT 10000)`,
+    [retentionHours],
+  );
+  return rowCount ?? 0;
+}
+
+export interface OutboxEvent {
+  tenantId: string;
+  environment: Environment;
+  id: string;
+  type: string;
+  objectId: string;
+  /** The event's data as JSON, rendered when it was recorded. */
+  data: string;
+}
+
+/**
+ * The events of a unit of work, and one webhook delivery per enabled endpoint of the tenant
+ * and environment that takes each event's type (partial index webhook_endpoints_enabled): one
+ * statement. Delivery ids share their event id's time part; their random part is made here
+ * because the number of rows is only known to the database.
+ */
+export async function insertEvents(tx: Tx, events: readonly OutboxEvent[]): Promise<void> {
+  await tx.query({
+    name: 'outbox_events',
+    text: `WITH queued AS (
+             SELECT q.tenant_id COLLATE "C" AS tenant_id, q.environment,
+                    q.id COLLATE "C" AS id, q.type, q.object_id COLLATE "C" AS object_id, q.data
+               FROM ROWS FROM (unnest($1::text[]), unnest($2::text[]), unnest($3::text[]),
+                               unnest($4::text[]), unnest($5::text[]),
+                               jsonb_array_elements($6::jsonb))
+                    AS q(tenant_id, environment, id, type, object_id, data)
+           ),
+           event AS (
+             INSERT INTO events (tenant_id, environment, id, type, object_id, data)
+             SELECT tenant_id, environment, id, type, object_id, data FROM queued
+           )
+           INSERT INTO webhook_deliveries (tenant_id, environment, id, endpoint_id, event_id,
+                                           event_type)
+           SELECT q.tenant_id, q.environment,
+                  'wd_' || substr(q.id, 5, 8) || substr(md5(random()::text || e.id || q.id), 1, 14),
+                  e.id, q.id, q.type
+             FROM queued q
+             JOIN webhook_endpoints e
+               ON e.tenant_id = q.tenant_id AND e.environment = q.environment AND NOT e.disabled
+              AND (e.enabled_events @> ARRAY[q.type] OR e.enabled_events @> ARRAY['*'])`,
+    values: [
+      events.map((e) => e.tenantId),
+      events.map((e) => e.environment),
+      events.map((e) => e.id),
+      events.map((e) => e.type),
+      events.map((e) => e.objectId),
+      // The data is JSON already: joined, it needs no escaping, and PostgreSQL parses it once.
+      `[${events.map((e) => e.data).join(',')}]`,
+    ],
+  });
+}
