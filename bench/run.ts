@@ -10,6 +10,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { createPool } from '../src/db/pool.ts';
 import { CursorSigner, listBinding } from '../src/paging.ts';
+import { loadConfig } from '../src/config.ts';
+import { SecretsKeyring } from '../src/secrets/keyring.ts';
 import {
   API_NODE_ARGS,
   API_READY,
@@ -227,7 +229,7 @@ const get = async (path: string) => (await fetch(`${base}${path}`, { headers: au
 
 const whoamiBody = await get('/v1/auth/whoami');
 const firstPageBody = await get('/v1/customers?limit=25');
-const signer = await CursorSigner.load(db, undefined);
+const signer = new CursorSigner((await SecretsKeyring.load(loadConfig())).derive('cursor signing'));
 const deepRow = (
   await db.query(
     `SELECT created_at, id FROM customers WHERE tenant_id = $1 AND environment = 'test'

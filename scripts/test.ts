@@ -3,6 +3,7 @@
 // started here for the run (data under ./data/test-pg). Each test file makes its own
 // database on that server.
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { startEmbeddedDatabase } from '../src/db/embedded.ts';
@@ -40,7 +41,14 @@ const child = spawn(
   ['--test', '--test-concurrency=3', '--test-reporter=spec', ...files],
   {
     stdio: 'inherit',
-    env: { ...process.env, TEST_DATABASE_URL: baseUrl, DATABASE_URL: '' },
+    // One secrets key for the whole run: every server a test starts on a database, in this
+    // process or as a child, must hold the key its secrets were sealed with.
+    env: {
+      ...process.env,
+      TEST_DATABASE_URL: baseUrl,
+      DATABASE_URL: '',
+      SECRETS_KEY: randomBytes(32).toString('base64'),
+    },
   },
 );
 const code: number = await new Promise((resolve) => child.on('exit', (c) => resolve(c ?? 1)));

@@ -34,11 +34,14 @@ import { registerInvoiceRoutes } from './invoices/routes.ts';
 import { registerKeyRoutes } from './keys/routes.ts';
 import { registerTaxRateRoutes } from './taxes/routes.ts';
 import type { KeyVerifier } from './keys/verifier.ts';
+import type { SecretsKeyring } from './secrets/keyring.ts';
 
 export interface AppDeps {
   config: Config;
   db: Db;
   cursors: CursorSigner;
+  /** Seals webhook signing secrets at rest (src/secrets/keyring.ts). */
+  secrets: SecretsKeyring;
   verifier: KeyVerifier;
   /** Where JSON logs go (default: stdout); tests read them. */
   logStream?: { write(line: string): void };

@@ -32,8 +32,10 @@ export interface Config {
   trustProxy: boolean;
   tlsCertFile: string | undefined;
   tlsKeyFile: string | undefined;
-  /** HMAC secret for cursors; generated and stored in the database when not set. */
-  cursorSecret: string | undefined;
+  /** The secrets key (src/secrets/keyring.ts); DATA_DIR/secrets.key when not set. */
+  secretsKey: string | undefined;
+  /** Keys being rotated out, comma-separated. */
+  secretsKeyPrevious: string | undefined;
   /** How long a verified key may be served from memory (revocation must bite within 2 s). */
   keyCacheMs: number;
   /** Start the webhook delivery worker and periodic jobs in the server process. */
@@ -97,10 +99,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if ((tlsCertFile === undefined) !== (tlsKeyFile === undefined)) {
     problems.push('TLS_CERT_FILE and TLS_KEY_FILE must be set together');
   }
-  const cursorSecret = str('CURSOR_SECRET');
-  if (cursorSecret !== undefined && cursorSecret.length < 32) {
-    problems.push('CURSOR_SECRET must be at least 32 characters');
-  }
+  const key32 = (name: string, raw: string | undefined) => {
+    const ok = (text: string) =>
+      /^[0-9a-f]{64}$/i.test(text) || Buffer.from(text, 'base64').length === 32;
+    if (raw !== undefined && !raw.split(',').every((k) => ok(k.trim()))) {
+      problems.push(`${name} must be 32 random bytes in base64 or hex (openssl rand -base64 32)`);
+    }
+    return raw;
+  };
+  const secretsKey = key32('SECRETS_KEY', str('SECRETS_KEY'));
+  const secretsKeyPrevious = key32('SECRETS_KEY_PREVIOUS', str('SECRETS_KEY_PREVIOUS'));
 
   const config: Config = {
     port: int('PORT', 3000, 0, 65535),
@@ -122,7 +130,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: bool('TRUST_PROXY', false),
     tlsCertFile,
     tlsKeyFile,
-    cursorSecret,
+    secretsKey,
+    secretsKeyPrevious,
     keyCacheMs: int('KEY_CACHE_MS', 1000, 0, 1000),
     runWorker: bool('RUN_WORKER', true),
   };

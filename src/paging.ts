@@ -2,8 +2,7 @@
 // 1..100 (default 25) and an opaque, signed `nextCursor`. A cursor is bound to the tenant,
 // the environment, the list and its filters, so one taken from another list (or forged, or
 // altered) is refused as cursor_invalid.
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Db } from './db/pool.ts';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { TenantScope } from './tenancy.ts';
 import { CursorInvalidError, ParameterInvalidError } from './errors.ts';
 
@@ -32,19 +31,6 @@ export class CursorSigner {
 
   constructor(secret: Buffer) {
     this.#secret = secret;
-  }
-
-  /** The shared secret from config, else the one stored in the database (made on first use). */
-  static async load(db: Db, configured: string | undefined): Promise<CursorSigner> {
-    if (configured) return new CursorSigner(Buffer.from(configured, 'utf8'));
-    await db.query(
-      `INSERT INTO server_secrets (name, value) VALUES ('cursor_hmac', $1) ON CONFLICT (name) DO NOTHING`,
-      [randomBytes(32).toString('base64')],
-    );
-    const { rows } = await db.query<{ value: string }>(
-      `SELECT value FROM server_secrets WHERE name = 'cursor_hmac'`,
-    );
-    return new CursorSigner(Buffer.from(rows[0]!.value, 'base64'));
   }
 
   #mac(data: string): Buffer {

@@ -8,6 +8,9 @@ import { migrate } from './db/migrate.ts';
 import { WebhookWorker } from './events/worker.ts';
 import { purgeExpiredIdempotencyKeys } from './db/unit-of-work.ts';
 import { CursorSigner } from './paging.ts';
+import { checkSecretsKey } from './secrets/check.ts';
+import { SecretsKeyring } from './secrets/keyring.ts';
+import { resealEndpointSecrets } from './events/endpoints.ts';
 import { bootstrapFirstTenant } from './keys/bootstrap.ts';
 import type { IssuedApiKey } from './keys/service.ts';
 import { KeyVerifier } from './keys/verifier.ts';
@@ -17,6 +20,7 @@ export interface RunningServer {
   url: string;
   database: OpenDatabase;
   verifier: KeyVerifier;
+  secrets: SecretsKeyring;
   /** The key made on the first start of an embedded database, if this start made it. */
   firstKey: IssuedApiKey | null;
   close(): Promise<void>;
@@ -36,11 +40,14 @@ export async function startServer(
     const applied = await migrate(database.db);
     if (applied.length > 0) log(`applied migrations: ${applied.join(', ')}`);
     const firstKey = database.embedded ? await bootstrapFirstTenant(database.db) : null;
-    const cursors = await CursorSigner.load(database.db, config.cursorSecret);
+    const secrets = await SecretsKeyring.load(config);
+    await checkSecretsKey(database.db, secrets);
+    await resealEndpointSecrets(database.db, secrets);
+    const cursors = new CursorSigner(secrets.derive('cursor signing'));
     const verifier = new KeyVerifier(database.db, config.keyCacheMs);
     undo.push(() => verifier.close());
     await verifier.start();
-    const app = await buildApp({ config, db: database.db, cursors, verifier, logStream });
+    const app = await buildApp({ config, db: database.db, cursors, secrets, verifier, logStream });
     undo.push(() => app.close());
     await app.listen({ port: config.port, host: config.host });
     const address = app.server.address();
@@ -52,6 +59,7 @@ export async function startServer(
     if (config.runWorker) {
       worker = new WebhookWorker(database.db, {
         allowLoopback: config.webhooksAllowLoopback,
+        secrets,
         onError: (error, context) => app.log.error({ err: error }, context),
       });
       worker.start();
@@ -67,6 +75,7 @@ export async function startServer(
       url: `${scheme}://${host}:${port}`,
       database,
       verifier,
+      secrets,
       firstKey,
       async close() {
         for (const timer of timers) clearInterval(timer);

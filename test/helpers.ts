@@ -54,6 +54,7 @@ export function testConfig(databaseUrl: string, overrides: Partial<Config> = {})
     rateLimitLive: 1_000_000,
     rateLimitTest: 1_000_000,
     authFailureLimit: 1_000_000,
+    secretsKey: process.env.SECRETS_KEY,
     ...overrides,
   };
 }

@@ -4,11 +4,13 @@ import { ApiError } from '../errors.ts';
 import { ConfigError } from '../config.ts';
 import { withDatabase } from './database.ts';
 import { registerKeyCommands } from './keys.ts';
+import { registerSecretsCommands } from './secrets.ts';
 import { registerTenantCommands } from './tenants.ts';
 
 const program = new Command('billing').description('Billing API operator tool');
 registerTenantCommands(program);
 registerKeyCommands(program);
+registerSecretsCommands(program);
 program
   .command('migrate')
   .description('apply database migrations')

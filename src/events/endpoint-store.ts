@@ -170,3 +170,41 @@ export async function selectEndpointPage(
   );
   return rows;
 }
+
+export interface EndpointSecretRow {
+  tenant_id: string;
+  environment: Environment;
+  id: string;
+  secret: string;
+}
+
+/** Every endpoint's sealed secret, a page at a time in primary-key order, across tenants. */
+export async function selectEndpointSecrets(
+  db: Queryable,
+  after: EndpointSecretRow | null,
+  limit: number,
+): Promise<EndpointSecretRow[]> {
+  // The resealing pass of every start and of `billing secrets reseal`.
+  const { rows } = await db.query<EndpointSecretRow>(
+    `SELECT tenant_id, environment, id, secret FROM webhook_endpoints
+      WHERE (tenant_id, environment, id) > ($1, $2, $3)
+      ORDER BY tenant_id, environment, id LIMIT $4`,
+    [after?.tenant_id ?? '', after?.environment ?? '', after?.id ?? '', limit],
+  );
+  return rows;
+}
+
+/** Replaces a sealed secret, unless it changed meanwhile. */
+export async function updateEndpointSecret(
+  db: Queryable,
+  scope: TenantScope,
+  id: string,
+  before: string,
+  sealed: string,
+): Promise<void> {
+  await db.query(
+    `UPDATE webhook_endpoints SET secret = $5
+      WHERE tenant_id = $1 AND environment = $2 AND id = $3 AND secret = $4`,
+    [scope.tenantId, scope.environment, id, before, sealed],
+  );
+}

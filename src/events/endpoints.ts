@@ -6,16 +6,21 @@ import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.
 import { ParameterInvalidError, ResourceMissingError } from '../errors.ts';
 import type { PageRequest } from '../paging.ts';
 import { newId } from '../ids.ts';
+import { operator } from '../keys/service.ts';
+import type { SecretsKeyring } from '../secrets/keyring.ts';
 import type { TenantScope } from '../tenancy.ts';
 import { cancelPendingDeliveries } from './delivery-store.ts';
 import { DestinationRefusedError, resolveDestination } from './destination.ts';
 import {
   deleteEndpoint,
   insertEndpoint,
+  selectEndpointSecrets,
+  updateEndpointSecret,
   selectEndpoint,
   selectEndpointPage,
   updateEndpoint,
   type EndpointFields,
+  type EndpointSecretRow,
   type EndpointRow,
 } from './endpoint-store.ts';
 import type { WebhookEndpoint, WebhookEndpointCreate, WebhookEndpointUpdate } from './schemas.ts';
@@ -40,6 +45,49 @@ function newSigningSecret(): string {
   return `whsec_${randomBytes(24).toString('base64')}`;
 }
 
+// Signing secrets are stored sealed under the server's secrets key (src/secrets/), bound to
+// their endpoint: a sealed secret copied to another endpoint's row does not open there.
+function secretContext(scope: TenantScope, endpointId: string): string {
+  return `webhook endpoint\n${scope.tenantId}\n${scope.environment}\n${endpointId}`;
+}
+
+/** The signing secret of an endpoint, from its sealed form. */
+export function openSigningSecret(
+  secrets: SecretsKeyring,
+  scope: TenantScope,
+  endpointId: string,
+  sealed: string,
+): string {
+  return secrets.open(sealed, secretContext(scope, endpointId));
+}
+
+/**
+ * Seals every signing secret that is in clear (stored before secrets were sealed) or sealed
+ * under a previous key, under the current key; returns how many. Run at every start and by
+ * `billing secrets reseal`.
+ */
+export async function resealEndpointSecrets(db: Db, secrets: SecretsKeyring): Promise<number> {
+  let resealed = 0;
+  let after: EndpointSecretRow | null = null;
+  for (;;) {
+    const batch = await selectEndpointSecrets(db, after, 500);
+    if (batch.length === 0) return resealed;
+    after = batch[batch.length - 1]!;
+    for (const row of batch) {
+      if (secrets.isCurrent(row.secret)) continue;
+      const scope = { tenantId: row.tenant_id, environment: row.environment };
+      const context = secretContext(scope, row.id);
+      const clear = row.secret.startsWith('whsec_')
+        ? row.secret
+        : secrets.open(row.secret, context);
+      await unitOfWork(db, { actor: operator(row.tenant_id, row.environment) }, ({ tx }) =>
+        updateEndpointSecret(tx, scope, row.id, row.secret, secrets.seal(clear, context)),
+      );
+      resealed++;
+    }
+  }
+}
+
 // The name is resolved before the write's transaction begins: a look-up may take seconds,
 // and no connection may be held meanwhile (API.md part C: one tenant cannot slow another).
 // Delivery checks the address again on every attempt (./destination.ts).
@@ -61,6 +109,7 @@ function checkEnabledEvents(types: string[]): void {
 
 export async function createEndpoint(
   db: Db,
+  secrets: SecretsKeyring,
   request: WriteRequest,
   input: WebhookEndpointCreate,
   allowLoopback: boolean,
@@ -70,7 +119,9 @@ export async function createEndpoint(
   return unitOfWork(db, request, async (uow) => {
     const secret = newSigningSecret();
     const disabled = input.disabled ?? false;
-    const row = await insertEndpoint(uow.tx, uow.actor, newId('we'), secret, {
+    const id = newId('we');
+    const sealed = secrets.seal(secret, secretContext(uow.actor, id));
+    const row = await insertEndpoint(uow.tx, uow.actor, id, sealed, {
       url: input.url,
       description: input.description ?? null,
       enabledEvents: input.enabledEvents,

@@ -34,7 +34,7 @@ const DELIVERY_RULES =
 
 export function registerWebhookEndpointRoutes(
   server: FastifyInstance,
-  { db, cursors, config }: AppDeps,
+  { db, cursors, config, secrets }: AppDeps,
 ): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   const allowLoopback = config.webhooksAllowLoopback;
@@ -54,7 +54,7 @@ export function registerWebhookEndpointRoutes(
     },
     async (request, reply) =>
       sendWrite(request, reply, 201, (write) =>
-        createEndpoint(db, write, request.body, allowLoopback),
+        createEndpoint(db, secrets, write, request.body, allowLoopback),
       ),
   );
 

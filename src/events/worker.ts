@@ -7,13 +7,18 @@ import type { Config } from '../config.ts';
 import { openDatabase } from '../db/database.ts';
 import { migrate } from '../db/migrate.ts';
 import type { Db } from '../db/pool.ts';
+import { checkSecretsKey } from '../secrets/check.ts';
+import { SecretsKeyring } from '../secrets/keyring.ts';
 import { recordAttemptOutcome } from './deliveries.ts';
+import { openSigningSecret } from './endpoints.ts';
 import { claimDueDeliveries, type ClaimedDelivery } from './delivery-store.ts';
 import { ATTEMPT_TIMEOUT_MS, sendWebhook } from './sender.ts';
 
 export interface WorkerOptions {
   /** config.webhooksAllowLoopback. */
   allowLoopback: boolean;
+  /** Opens the endpoints' sealed signing secrets. */
+  secrets: SecretsKeyring;
   /** How often an idle worker looks for due deliveries. */
   pollMs?: number;
   /** Attempts in flight at once. */
@@ -109,9 +114,16 @@ export class WebhookWorker {
       timestamp: delivery.event_created_at.toISOString(),
       data: delivery.event_data,
     });
+    const scope = { tenantId: delivery.tenant_id, environment: delivery.environment };
+    const secret = openSigningSecret(
+      this.options.secrets,
+      scope,
+      delivery.endpoint_id,
+      delivery.secret,
+    );
     const outcome = await sendWebhook(
       delivery.url,
-      delivery.secret,
+      secret,
       { id: delivery.event_id, body },
       { environment: delivery.environment, allowLoopback: this.options.allowLoopback },
       this.timeoutMs,
@@ -148,8 +160,11 @@ export async function runStandaloneWorker(
   const database = await openDatabase(config, log, 5);
   try {
     await migrate(database.db);
+    const secrets = await SecretsKeyring.load(config);
+    await checkSecretsKey(database.db, secrets);
     const worker = new WebhookWorker(database.db, {
       allowLoopback: config.webhooksAllowLoopback,
+      secrets,
       onError: (error, context) => log(`${context}: ${String(error)}`),
     });
     worker.start();

@@ -19,7 +19,12 @@ after(() => Promise.all(running.map((w) => w.stop())));
 function startWorker(options: Partial<WorkerOptions> = {}): WebhookWorker {
   const pool = createPool(url, 4);
   after(() => pool.end());
-  const worker = new WebhookWorker(pool, { allowLoopback: true, pollMs: 50, ...options });
+  const worker = new WebhookWorker(pool, {
+    allowLoopback: true,
+    secrets: server.secrets,
+    pollMs: 50,
+    ...options,
+  });
   running.push(worker);
   worker.start();
   return worker;

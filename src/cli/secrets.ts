@@ -1,0 +1,27 @@
+// billing secrets reseal: after a new SECRETS_KEY (with the old one in SECRETS_KEY_PREVIOUS),
+// seals every stored secret under the new key, so the old one can be dropped.
+import type { Command } from 'commander';
+import { loadConfig } from '../config.ts';
+import { resealEndpointSecrets } from '../events/endpoints.ts';
+import { checkSecretsKey, resealKeyCheck } from '../secrets/check.ts';
+import { SecretsKeyring } from '../secrets/keyring.ts';
+import { withDatabase } from './database.ts';
+import { print } from './output.ts';
+
+export function registerSecretsCommands(program: Command): void {
+  const secrets = program.command('secrets').description('the secrets key');
+  secrets
+    .command('reseal')
+    .description('seal every stored secret under SECRETS_KEY (after a rotation)')
+    .option('--json', 'print JSON')
+    .action(async (o: { json?: boolean }) => {
+      const keyring = await SecretsKeyring.load(loadConfig());
+      const endpoints = await withDatabase(async (db) => {
+        await checkSecretsKey(db, keyring);
+        const count = await resealEndpointSecrets(db, keyring);
+        await resealKeyCheck(db, keyring);
+        return count;
+      });
+      print({ resealed: { webhookEndpoints: endpoints } }, o.json === true);
+    });
+}
