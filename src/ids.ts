@@ -22,7 +22,19 @@ export function toBase62(value: number, width: number): string {
 }
 
 export type IdPrefix =
-  'ten' | 'key' | 'cus' | 'inv' | 'il' | 'txr' | 'cn' | 'cnl' | 'evt' | 'we' | 'wd';
+  | 'ten'
+  | 'key'
+  | 'cus'
+  | 'inv'
+  | 'il'
+  | 'txr'
+  | 'cn'
+  | 'cnl'
+  | 'evt'
+  | 'we'
+  | 'wd'
+  | 'mail'
+  | 'pay';
 
 // Monotonic within a process (as ULID's monotonic factory): an id made in the same millisecond
 // as the previous one (or after the clock stepped back) keeps that millisecond and takes the

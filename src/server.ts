@@ -5,8 +5,7 @@ import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type OpenDatabase } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
-import { WebhookWorker } from './events/worker.ts';
-import { purgeExpiredIdempotencyKeys } from './db/unit-of-work.ts';
+import { startJobs, type Jobs } from './jobs/index.ts';
 import { CursorSigner } from './paging.ts';
 import { checkSecretsKey } from './secrets/check.ts';
 import { SecretsKeyring } from './secrets/keyring.ts';
@@ -21,6 +20,8 @@ export interface RunningServer {
   database: OpenDatabase;
   verifier: KeyVerifier;
   secrets: SecretsKeyring;
+  /** The background jobs of this process, when it runs them (RUN_WORKER). */
+  jobs: Jobs | undefined;
   /** The key made on the first start of an embedded database, if this start made it. */
   firstKey: IssuedApiKey | null;
   close(): Promise<void>;
@@ -32,7 +33,6 @@ export async function startServer(
   logStream?: { write(line: string): void },
 ): Promise<RunningServer> {
   const database = await openDatabase(config, log);
-  const timers: NodeJS.Timeout[] = [];
   // What has started so far, stopped again in reverse if a later step fails (a port in use,
   // say): the verifier's LISTEN connection would otherwise hold the pool, and the process, open.
   const undo: (() => Promise<unknown>)[] = [() => database.close()];
@@ -55,20 +55,12 @@ export async function startServer(
     const scheme = config.tlsCertFile ? 'https' : 'http';
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
 
-    let worker: WebhookWorker | undefined;
-    if (config.runWorker) {
-      worker = new WebhookWorker(database.db, {
-        allowLoopback: config.webhooksAllowLoopback,
-        secrets,
-        onError: (error, context) => app.log.error({ err: error }, context),
-      });
-      worker.start();
-      const purge = setInterval(() => {
-        purgeExpiredIdempotencyKeys(database.db).catch(() => undefined);
-      }, 60_000);
-      purge.unref();
-      timers.push(purge);
-    }
+    const jobs = config.runWorker
+      ? startJobs(database.db, config, secrets, {
+          info: (message) => app.log.info(message),
+          error: (error, context) => app.log.error({ err: error }, context),
+        })
+      : undefined;
 
     return {
       app,
@@ -76,9 +68,9 @@ export async function startServer(
       database,
       verifier,
       secrets,
+      jobs,
       firstKey,
       async close() {
-        for (const timer of timers) clearInterval(timer);
         // Every step runs even if one before it fails (the database, last, must be released,
         // and an embedded one stopped); the first failure is thrown at the end.
         let failure: unknown;
@@ -92,7 +84,7 @@ export async function startServer(
         // Stop accepting, let requests in flight finish, then release the database.
         await step(() => app.close());
         // Attempts in flight finish and are recorded before the database goes.
-        await step(() => worker?.stop());
+        await step(() => jobs?.stop());
         await step(() => verifier.close());
         await step(() => database.close());
         if (failure !== undefined) throw failure;

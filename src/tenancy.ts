@@ -15,3 +15,11 @@ export interface Actor extends TenantScope {
   lineageId: string | null;
   scopes: readonly string[];
 }
+
+/**
+ * The operator (the CLI) or the server's own jobs acting on one tenant: no key. Scopes do not
+ * limit the operator; what may be done is decided by the command.
+ */
+export function operator(tenantId: string, environment: Environment = 'live'): Actor {
+  return { tenantId, environment, keyId: null, lineageId: null, scopes: [] };
+}

@@ -28,11 +28,11 @@ program
   });
 program
   .command('worker')
-  .description('run the webhook delivery worker alone, without the HTTP server')
+  .description('run the background jobs (webhooks, mail) alone, without the HTTP server')
   .action(async () => {
     const [{ loadConfig }, { runStandaloneWorker }] = await Promise.all([
       import('../config.ts'),
-      import('../events/worker.ts'),
+      import('../jobs/index.ts'),
     ]);
     await runStandaloneWorker(loadConfig(), (m) => console.error(m));
   });

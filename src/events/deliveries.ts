@@ -4,7 +4,7 @@ import { inSnapshot, type Db } from '../db/pool.ts';
 import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
 import { ResourceMissingError, StateInvalidError } from '../errors.ts';
 import type { PageRequest } from '../paging.ts';
-import type { TenantScope } from '../tenancy.ts';
+import { operator, type TenantScope } from '../tenancy.ts';
 import {
   cancelPendingDeliveries,
   insertAttempt,
@@ -113,8 +113,7 @@ export async function recordAttemptOutcome(
 ): Promise<void> {
   const scope: TenantScope = { tenantId: delivery.tenant_id, environment: delivery.environment };
   const endpointId = delivery.endpoint_id;
-  const worker = { ...scope, keyId: null, lineageId: null, scopes: [] };
-  await unitOfWork(db, { actor: worker }, async ({ tx }) => {
+  await unitOfWork(db, { actor: operator(scope.tenantId, scope.environment) }, async ({ tx }) => {
     let status: DeliveryStatus = 'succeeded';
     let nextAttemptAt: Date | null = null;
     let disable: DisabledReason | null = null;

@@ -9,17 +9,18 @@ import {
 } from '../db/unit-of-work.ts';
 import { getCustomerRow } from '../customers/service.ts';
 import type { CustomerRow } from '../customers/store.ts';
-import { ParameterMissingError, ServiceUnavailableError } from '../errors.ts';
+import { ParameterMissingError } from '../errors.ts';
 import { getTenant } from '../keys/service.ts';
 import { formatMoney } from '../money/format.ts';
 import type { TenantScope } from '../tenancy.ts';
-import type { InvoiceMailer } from './mail.ts';
+import { queueMail } from '../mail/outbox.ts';
+import { INVOICE_MAIL } from './mail.ts';
 import { assertAllowed, invoiceFromRow, loadInvoiceRow, withLines } from './model.ts';
 import { nextInvoiceNumber } from './numbering.ts';
 import { renderInvoicePdf, type CreditNotesOfInvoice } from './pdf.ts';
 import { priceWithRates } from './pricing.ts';
 import type { CustomerSnapshot, Invoice } from './schemas.ts';
-import { applyTransition, markIssued, selectLines } from './store.ts';
+import { applyTransition, markIssued, selectLines, updateInvoiceEmail } from './store.ts';
 
 function snapshotOf(customer: CustomerRow): CustomerSnapshot {
   return {
@@ -134,24 +135,12 @@ export async function getInvoicePdf(
 }
 
 /**
- * E-mails an open invoice with its PDF to the customer, then records sentAt and the
- * invoice.sent event. The message goes to the customer's e-mail address as it is now (an
- * address corrected after issue should reach the customer; the PDF keeps the frozen one).
- *
- * Sending is not transactional, so it happens inside the transaction, before anything is
- * written, while the invoice row is locked: sentAt and the event commit only after the SMTP
- * server accepted the message, and concurrent sends of one invoice queue on the lock. If the
- * server refuses, nothing is recorded (503, safe to retry). The remaining risk is a commit
- * failing after a successful send: the invoice then shows no sentAt, and a retry mails the
- * customer a second time (at least once, never silently lost).
+ * Queues the e-mail of an open invoice, with its PDF, to the customer's address as it is now
+ * (an address corrected after issue should reach the customer; the PDF keeps the frozen one).
+ * The mail worker sends it outside any transaction (src/mail/); sentAt and invoice.sent are
+ * recorded when the mail server accepted it (./mail.ts).
  */
-export function sendInvoice(
-  db: Db,
-  request: WriteRequest,
-  id: string,
-  mailer: InvoiceMailer,
-  creditNotesOf?: CreditNotesOfInvoice,
-): Promise<Written<Invoice>> {
+export function sendInvoice(db: Db, request: WriteRequest, id: string): Promise<Written<Invoice>> {
   return unitOfWork(db, request, async (uow) => {
     const { tx, actor: scope } = uow;
     const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
@@ -165,35 +154,24 @@ export function sendInvoice(
     }
     const invoice = await withLines(tx, scope, row);
     const seller = await getTenant(tx, scope.tenantId);
-    const creditNotes = creditNotesOf ? await creditNotesOf(tx, scope, id) : [];
-    const pdf = await renderInvoicePdf({
-      invoice,
-      seller,
-      customer: invoice.customer!,
-      creditNotes,
-    });
     const sellerName = seller.legalName ?? seller.name;
     const amount = formatMoney(invoice.amountRemaining, invoice.currency);
-    try {
-      await mailer.send({
-        to: customer.email,
-        replyTo: seller.email,
-        subject: `Invoice ${invoice.number} from ${sellerName}`,
-        text:
-          `Dear ${customer.name ?? 'customer'},\n\n` +
-          `please find attached invoice ${invoice.number} for ${amount}` +
-          `${invoice.dueDate ? `, due on ${invoice.dueDate}` : ''}.\n\n${sellerName}\n`,
-        attachment: { filename: `${invoice.number}.pdf`, content: pdf },
-      });
-    } catch (error) {
-      const failure = new ServiceUnavailableError(
-        'The mail server did not accept the invoice e-mail; nothing was recorded, retry shortly.',
-      );
-      failure.cause = error; // logged with the 503, never shown to the client
-      throw failure;
-    }
-    const sent = await withLines(tx, scope, await applyTransition(tx, scope, id, 'send'));
-    uow.event('invoice.sent', sent);
-    return sent;
+    await queueMail(uow, {
+      kind: INVOICE_MAIL,
+      subjectId: invoice.id,
+      to: customer.email,
+      replyTo: seller.email,
+      subject: `Invoice ${invoice.number} from ${sellerName}`,
+      body:
+        `Dear ${customer.name ?? 'customer'},\n\n` +
+        `please find attached invoice ${invoice.number} for ${amount}` +
+        `${invoice.dueDate ? `, due on ${invoice.dueDate}` : ''}.\n\n${sellerName}\n`,
+    });
+    const queued = await updateInvoiceEmail(tx, scope, id, {
+      status: 'queued',
+      attempts: 0,
+      lastError: null,
+    });
+    return withLines(tx, scope, queued);
   });
 }

@@ -47,6 +47,11 @@ export function invoiceFromRow(row: InvoiceRow, lines: readonly LineRow[]): Invo
     voidedAt: row.voided_at?.toISOString() ?? null,
     markedUncollectibleAt: row.marked_uncollectible_at?.toISOString() ?? null,
     sentAt: row.sent_at?.toISOString() ?? null,
+    email: row.email_status && {
+      status: row.email_status,
+      attempts: row.email_attempts,
+      lastError: row.email_last_error,
+    },
     memo: row.memo,
     metadata: row.metadata,
     customer: row.customer_snapshot && orderedSnapshot(row.customer_snapshot),

@@ -7,7 +7,6 @@ import { creditNotesForInvoicePdf } from '../credit-notes/service.ts';
 import { sendWrite } from '../http/idempotency.ts';
 import { buildPage, listBinding, readPageRequest } from '../paging.ts';
 import { errorResponses, IdempotencyHeaders, IdParams, Page } from '../http/schemas.ts';
-import { createInvoiceMailer } from './mail.ts';
 import {
   DeletedInvoice,
   Invoice,
@@ -41,7 +40,6 @@ const NoBody = Type.Object({}, { additionalProperties: false });
 export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): void {
   const { db, cursors } = deps;
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
-  const mailer = createInvoiceMailer(deps.config, (message) => server.log.info(message));
 
   app.post(
     '/v1/invoices',
@@ -219,7 +217,7 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
         tags,
         summary: 'E-mail an open invoice with its PDF',
         description:
-          "Sends to the customer's current e-mail address (400 parameter_missing, param customer.email, when it has none) and sets sentAt; the status does not change. Only open invoices (409 otherwise). sentAt and the invoice.sent event are recorded only after the mail server accepted the message; if it does not, the answer is 503 and nothing is recorded. Without SMTP_URL the message is written to DATA_DIR/outbox/ as an .eml file.",
+          "Queues the e-mail to the customer's current address (400 parameter_missing, param customer.email, when it has none); the status does not change. Only open invoices (409 otherwise). The invoice's `email` shows the message queued; the worker hands it to the mail server, retrying with back-off while the server refuses, and sets sentAt and emits invoice.sent once the server accepted it. Without SMTP_URL the message is written to DATA_DIR/outbox/ as an .eml file.",
         params: IdParams,
         headers: IdempotencyHeaders,
         body: NoBody,
@@ -227,9 +225,7 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, 200, (write) =>
-        sendInvoice(db, write, request.params.id, mailer, creditNotesForInvoicePdf),
-      ),
+      sendWrite(request, reply, 200, (write) => sendInvoice(db, write, request.params.id)),
   );
 
   app.get(

@@ -150,6 +150,23 @@ export const Invoice = Type.Object(
     voidedAt: Nullable(Timestamp),
     markedUncollectibleAt: Nullable(Timestamp),
     sentAt: Nullable(Timestamp),
+    email: Nullable(
+      Type.Object(
+        {
+          status: Type.Union([
+            Type.Literal('queued'),
+            Type.Literal('sent'),
+            Type.Literal('failed'),
+          ]),
+          attempts: Type.Integer({ description: 'Attempts to hand it to the mail server so far.' }),
+          lastError: Nullable(Type.String({ description: "The mail server's last refusal." })),
+        },
+        {
+          description:
+            'The last e-mail of the invoice (POST /send): queued until the mail server accepts it (then sentAt is set and invoice.sent emitted), retried with back-off while it refuses; null if never sent.',
+        },
+      ),
+    ),
     memo: Nullable(Type.String()),
     metadata: Type.Record(Type.String(), Type.String()),
     customer: Nullable(CustomerSnapshot),

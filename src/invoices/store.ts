@@ -37,6 +37,9 @@ export interface InvoiceRow {
   voided_at: Date | null;
   marked_uncollectible_at: Date | null;
   sent_at: Date | null;
+  email_status: 'queued' | 'sent' | 'failed' | null;
+  email_attempts: number;
+  email_last_error: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -75,7 +78,8 @@ const COLUMNS = `tenant_id, environment, id, customer_id, number, status, curren
   default_tax_rates, tax_inclusive, subtotal, tax, total_excluding_tax, total, tax_amounts,
   amount_paid, amount_credited, out_of_band_amount, amount_remaining, due_date::text AS due_date,
   days_until_due, memo, metadata, customer_snapshot, issued_at, paid_at, voided_at,
-  marked_uncollectible_at, sent_at, created_at, updated_at`;
+  marked_uncollectible_at, sent_at, email_status, email_attempts, email_last_error, created_at,
+  updated_at`;
 
 /** An invoice's totals, in the order every statement below takes them. */
 function totalsValues(totals: Totals): unknown[] {
@@ -316,7 +320,6 @@ const TRANSITION_SQL = {
         paid_at = clock_timestamp()`,
   void: `status = 'void', voided_at = clock_timestamp()`,
   mark_uncollectible: `status = 'uncollectible', marked_uncollectible_at = clock_timestamp()`,
-  send: `sent_at = clock_timestamp()`,
 };
 
 export async function applyTransition(
@@ -415,4 +418,25 @@ export async function selectInvoicePage(
         : 'all';
   const { rows } = await db.query<InvoiceRow>(PAGE_SQL[after ? `${filter}After` : filter]!, values);
   return rows;
+}
+
+/**
+ * What the invoice shows of its last e-mail: queued when a send is asked for, then what the
+ * mail worker saw; sentAt when the mail server accepted it.
+ */
+export async function updateInvoiceEmail(
+  db: Queryable,
+  scope: TenantScope,
+  id: string,
+  email: { status: 'queued' | 'sent' | 'failed'; attempts: number; lastError: string | null },
+): Promise<InvoiceRow> {
+  const { rows } = await db.query<InvoiceRow>(
+    `UPDATE invoices
+        SET email_status = $4, email_attempts = $5, email_last_error = $6,
+            sent_at = CASE WHEN $4 = 'sent' THEN clock_timestamp() ELSE sent_at END,
+            updated_at = clock_timestamp()
+      WHERE tenant_id = $1 AND environment = $2 AND id = $3 RETURNING ${COLUMNS}`,
+    [scope.tenantId, scope.environment, id, email.status, email.attempts, email.lastError],
+  );
+  return rows[0]!;
 }

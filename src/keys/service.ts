@@ -15,7 +15,9 @@ import {
 } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { PageRequest } from '../paging.ts';
-import type { Actor, Environment, TenantScope } from '../tenancy.ts';
+import { operator, type Actor, type Environment, type TenantScope } from '../tenancy.ts';
+
+export { operator } from '../tenancy.ts';
 import { isScope, SCOPES } from './scopes.ts';
 import { generateSecret, hashSecret, redactSecret } from './secret.ts';
 import {
@@ -111,11 +113,6 @@ export function apiKeyFromRow(row: ApiKeyRow): ApiKey {
     expiresAt: row.expires_at?.toISOString() ?? null,
     revokedAt: row.revoked_at?.toISOString() ?? null,
   };
-}
-
-/** The operator (CLI) acting on one tenant: no key, every scope. */
-export function operator(tenantId: string, environment: Environment = 'live'): Actor {
-  return { tenantId, environment, keyId: null, lineageId: null, scopes: SCOPES };
 }
 
 export async function createTenant(db: Db, name: string): Promise<Tenant> {

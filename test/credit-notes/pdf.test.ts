@@ -2,8 +2,6 @@
 // amount.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readdir, readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { extractText } from 'unpdf';
 import { tempDir } from '../invoices/fixtures.ts';
 import {
@@ -57,19 +55,5 @@ describe('the invoice PDF', () => {
   it('lists no credit notes on an invoice without any', async () => {
     const inv = await openInvoice(api, { customerId: customer.id });
     assert.doesNotMatch(await pdfText(inv.id), /Credit notes/);
-  });
-
-  it('lists them on the PDF e-mailed to the customer too', async () => {
-    const inv = await openInvoice(api, { customerId: customer.id });
-    const note = await credit(api, { invoiceId: inv.id, amount: 500, reason: 'duplicate' });
-    assert.equal((await api.post(`/v1/invoices/${inv.id}/send`)).status, 200);
-    const outbox = path.join(dataDir, 'outbox');
-    const files = (await readdir(outbox)).filter((f) => f.endsWith('.eml'));
-    const raw = await readFile(path.join(outbox, files.at(-1)!), 'utf8');
-    const match = /Content-Type: application\/pdf[^]*?\r?\n\r?\n([A-Za-z0-9+/=\r\n]+)/.exec(raw);
-    assert.ok(match, 'the e-mail carries the PDF');
-    const text = await textOf(new Uint8Array(Buffer.from(match[1]!.replace(/\s/g, ''), 'base64')));
-    assert.ok(text.includes(note.number), text);
-    assert.match(text, /-€5\.00/);
   });
 });

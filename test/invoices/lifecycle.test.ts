@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { waitFor } from '../events/receiver.ts';
 import { describe, it } from 'node:test';
 import { updateTenant } from '../../src/keys/service.ts';
 import {
@@ -126,9 +127,15 @@ describe('invoice lifecycle', () => {
     assert.ok(bad.markedUncollectibleAt >= bad.issuedAt);
     const recovered = await api.post(`/v1/invoices/${bad.id}/pay`);
     assert.equal(recovered.body.status, 'paid');
-    const sent = await api.post(`/v1/invoices/${(await invoiceIn('open')).id}/send`);
-    assert.ok(sent.body.sentAt >= sent.body.issuedAt);
-    assert.equal(sent.body.status, 'open');
+    const open = await invoiceIn('open');
+    assert.equal((await api.post(`/v1/invoices/${open.id}/send`)).status, 200);
+    let sent: any;
+    await waitFor(async () => {
+      sent = (await api.get(`/v1/invoices/${open.id}`)).body;
+      return sent.sentAt !== null;
+    }, 'sent');
+    assert.ok(sent.sentAt >= sent.issuedAt);
+    assert.equal(sent.status, 'open');
 
     const types = async (id: string) =>
       (
@@ -149,11 +156,7 @@ describe('invoice lifecycle', () => {
       'invoice.marked_uncollectible',
       'invoice.paid',
     ]);
-    assert.deepEqual(await types(sent.body.id), [
-      'invoice.created',
-      'invoice.issued',
-      'invoice.sent',
-    ]);
+    assert.deepEqual(await types(sent.id), ['invoice.created', 'invoice.issued', 'invoice.sent']);
   });
 
   it('freezes the customer on issue and then changes only metadata', async () => {

@@ -1,0 +1,83 @@
+// The server's background work, in every server process (RUN_WORKER) or alone (`billing
+// worker`): webhook deliveries, the mail outbox, and the purge of expired idempotency records.
+// Every job is safe with any number of processes running it on one database.
+import type { Config } from '../config.ts';
+import { openDatabase } from '../db/database.ts';
+import { migrate } from '../db/migrate.ts';
+import type { Db } from '../db/pool.ts';
+import { purgeExpiredIdempotencyKeys } from '../db/unit-of-work.ts';
+import { WebhookWorker } from '../events/worker.ts';
+import { invoiceMail, INVOICE_MAIL } from '../invoices/mail.ts';
+import { createMailTransport } from '../mail/transport.ts';
+import { MailWorker } from '../mail/worker.ts';
+import { checkSecretsKey } from '../secrets/check.ts';
+import { SecretsKeyring } from '../secrets/keyring.ts';
+
+export interface Jobs {
+  webhooks: WebhookWorker;
+  mail: MailWorker;
+  stop(): Promise<void>;
+}
+
+export function startJobs(
+  db: Db,
+  config: Config,
+  secrets: SecretsKeyring,
+  log: { info(message: string): void; error(error: unknown, context: string): void },
+): Jobs {
+  const onError = (error: unknown, context: string) => log.error(error, context);
+  const webhooks = new WebhookWorker(db, {
+    allowLoopback: config.webhooksAllowLoopback,
+    secrets,
+    onError,
+  });
+  const mail = new MailWorker(db, {
+    transport: createMailTransport(config, (message) => log.info(message)),
+    kinds: { [INVOICE_MAIL]: invoiceMail },
+    onError,
+  });
+  webhooks.start();
+  mail.start();
+  const purge = setInterval(() => {
+    purgeExpiredIdempotencyKeys(db).catch((error: unknown) => onError(error, 'purging'));
+  }, 60_000);
+  purge.unref();
+  return {
+    webhooks,
+    mail,
+    async stop() {
+      clearInterval(purge);
+      // Attempts in flight finish and are recorded before the database goes.
+      await Promise.all([webhooks.stop(), mail.stop()]);
+    },
+  };
+}
+
+/**
+ * `billing worker`: the jobs alone, on the configured database, until SIGTERM or SIGINT; then
+ * the attempts in flight finish before it exits.
+ */
+export async function runStandaloneWorker(
+  config: Config,
+  log: (message: string) => void,
+): Promise<void> {
+  const database = await openDatabase(config, log, 5);
+  try {
+    await migrate(database.db);
+    const secrets = await SecretsKeyring.load(config);
+    await checkSecretsKey(database.db, secrets);
+    const jobs = startJobs(database.db, config, secrets, {
+      info: log,
+      error: (error, context) => log(`${context}: ${String(error)}`),
+    });
+    log('worker running');
+    const signal = await new Promise<string>((resolve) => {
+      process.once('SIGTERM', () => resolve('SIGTERM'));
+      process.once('SIGINT', () => resolve('SIGINT'));
+    });
+    log(`${signal} received: finishing attempts in flight, then stopping`);
+    await jobs.stop();
+  } finally {
+    await database.close();
+  }
+}

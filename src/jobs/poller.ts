@@ -1,0 +1,95 @@
+// The loop every PostgreSQL-backed queue of the worker runs (webhook deliveries, mail): claim
+// due items in a short transaction (FOR UPDATE SKIP LOCKED, with a lease), handle each outside
+// any transaction, at most `concurrency` at once; poll again after `pollMs`, or at once when a
+// full batch suggests more are due. Any number of workers on one database share a queue.
+
+export interface PollerOptions<T> {
+  /** Claims up to `limit` due items (their lease taken); [] when none is due. */
+  claim(limit: number): Promise<T[]>;
+  /** Handles one claimed item; its failures are its own to record. */
+  handle(item: T): Promise<void>;
+  pollMs: number;
+  concurrency: number;
+  onError?: ((error: unknown, context: string) => void) | undefined;
+  /** What the items are, for error messages. */
+  name: string;
+}
+
+export class Poller<T> {
+  readonly #options: PollerOptions<T>;
+  readonly #inFlight = new Set<Promise<void>>();
+  #running = false;
+  #loop: Promise<void> | undefined;
+  #wake: (() => void) | undefined;
+  #saturated = false;
+
+  constructor(options: PollerOptions<T>) {
+    this.#options = options;
+  }
+
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#loop = this.#run();
+  }
+
+  /** Stops claiming, then waits for the items in flight to be handled. */
+  async stop(): Promise<void> {
+    this.#running = false;
+    this.#wake?.();
+    await this.#loop;
+    await Promise.all(this.#inFlight);
+  }
+
+  /** Looks for due items now rather than at the next poll. */
+  poke(): void {
+    this.#wake?.();
+  }
+
+  async #run(): Promise<void> {
+    const { concurrency, pollMs } = this.#options;
+    while (this.#running) {
+      const free = concurrency - this.#inFlight.size;
+      let claimed = 0;
+      if (free > 0) {
+        const batch = await this.#claim(free);
+        claimed = batch.length;
+        for (const item of batch) this.#begin(item);
+      }
+      // A full batch means more may be due: claim again as soon as a slot frees.
+      this.#saturated = free === 0 || claimed === free;
+      if (this.#running) await this.#pause(pollMs);
+    }
+  }
+
+  async #claim(limit: number): Promise<T[]> {
+    try {
+      return await this.#options.claim(limit);
+    } catch (error) {
+      this.#options.onError?.(error, `claiming ${this.#options.name}`);
+      return [];
+    }
+  }
+
+  #begin(item: T): void {
+    const handled = this.#options
+      .handle(item)
+      .catch((error: unknown) => this.#options.onError?.(error, `handling ${this.#options.name}`))
+      .finally(() => {
+        this.#inFlight.delete(handled);
+        if (this.#saturated) this.#wake?.();
+      });
+    this.#inFlight.add(handled);
+  }
+
+  #pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.#wake = done;
+    });
+  }
+}
