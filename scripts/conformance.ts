@@ -11,10 +11,12 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { writeCii } from '../src/documents/einvoice/cii.ts';
 import type { EinvoiceSyntax } from '../src/documents/einvoice/codes.ts';
-import { einvoiceGaps } from '../src/documents/einvoice/completeness.ts';
+import { einvoiceGaps, missingEinvoiceData } from '../src/documents/einvoice/completeness.ts';
 import { toSemanticInvoice } from '../src/documents/einvoice/semantic.ts';
 import { writeUbl } from '../src/documents/einvoice/ubl.ts';
-import { corpus } from '../test/documents/einvoice/corpus.ts';
+import fc from 'fast-check';
+import { corpus, type CorpusEntry } from '../test/documents/einvoice/corpus.ts';
+import { randomModels } from '../test/documents/einvoice/random-models.ts';
 import { artefactsIn, schemaErrors, schematron, type Assertion } from './conformance/validators.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -57,8 +59,15 @@ for (const dir of ['ubl', 'cii', 'svrl/en-ubl', 'svrl/peppol', 'svrl/en-cii']) {
   await mkdir(path.join(out, dir), { recursive: true });
 }
 
+// A seeded sample of random documents (the property tests' generator) joins the corpus, so
+// the official rules also see mixes nobody wrote down; the same seed gives the same sample.
+const sample: CorpusEntry[] = fc
+  .sample(randomModels, { seed: 20261124, numRuns: 16 })
+  .filter((model) => missingEinvoiceData(model).length === 0)
+  .map((model, i) => ({ name: `random-${String(i + 1).padStart(2, '0')}`, model }));
+
 const documents: Document[] = [];
-for (const entry of corpus) {
+for (const entry of [...corpus, ...sample]) {
   for (const syntax of ['ubl', 'cii'] as const) {
     const gaps = einvoiceGaps(entry.model, syntax);
     const refused = entry.refused?.[syntax] ?? null;

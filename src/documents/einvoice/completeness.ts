@@ -28,6 +28,7 @@ export interface EinvoiceGap {
 
 /** An e-invoice was asked for a document that lacks data (see `missing`). */
 export class EinvoiceIncompleteError extends Error {
+  override name = 'EinvoiceIncompleteError';
   constructor(readonly gaps: EinvoiceGap[]) {
     super(
       `The document lacks data EN 16931 requires: ${[...new Set(gaps.map((g) => g.field))].join(', ')}.`,
