@@ -167,7 +167,7 @@ function lineGaps(model: DocumentModel, add: Add): void {
 
 function totalGaps(model: DocumentModel, add: Add): void {
   const t = model.totals;
-  const { groups } = vatBreakdown(model);
+  const { groups, lineGroups } = vatBreakdown(model);
   const lineNets = model.lines.reduce((s, l) => s + l.netAmount, 0);
   if (lineNets !== t.totalExcludingTax)
     add(
@@ -175,7 +175,8 @@ function totalGaps(model: DocumentModel, add: Add): void {
       'BR-CO-10',
       "The lines' net amounts do not add up to the total excluding tax.",
     );
-  if (groups.reduce((s, g) => s + g.taxAmount, 0) !== t.tax)
+  const ungrouped = lineGroups.some((g) => g === null);
+  if (!ungrouped && groups.reduce((s, g) => s + g.taxAmount, 0) !== t.tax)
     add('tax', 'BR-CO-14', "The rates' tax amounts do not add up to the tax.");
   if (t.totalExcludingTax + t.tax !== t.total)
     add('total', 'BR-CO-15', 'The total is not the total excluding tax plus the tax.');

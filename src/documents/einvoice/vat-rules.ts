@@ -74,8 +74,10 @@ export function vatGaps(model: DocumentModel, add: Add): void {
   for (const group of groups) {
     groupTaxGaps(model, group, add);
     if (EXEMPTION_CATEGORIES.has(group.category)) exemptionGaps(group, add);
+    // Sums are compared only when every line has its rate (else that gap is the cause).
     const lines = model.lines.filter((_, i) => lineGroups[i] === group);
-    if (lines.reduce((s, l) => s + l.netAmount, 0) !== group.taxableAmount) {
+    const sum = lines.reduce((s, l) => s + l.netAmount, 0);
+    if (lineGroups.every((g) => g !== null) && sum !== group.taxableAmount) {
       add(
         'taxAmounts',
         `BR-${FAMILY[group.category]}-08`,

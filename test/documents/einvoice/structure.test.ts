@@ -189,6 +189,9 @@ describe('CII (EN 16931, the XML of Factur-X)', () => {
       'rsm:SupplyChainTradeTransaction/ram:ApplicableHeaderTradeAgreement/ram:SellerTradeParty/ram:URIUniversalCommunication/ram:URIID',
     )[0]!;
     assert.equal(uri.getAttribute('schemeID'), 'EM');
-    assert.throws(() => toUbl(model), { name: 'EinvoiceIncompleteError', message: /seller\.electronicAddress/ });
+    assert.throws(() => toUbl(model), {
+      name: 'EinvoiceIncompleteError',
+      message: /seller\.electronicAddress/,
+    });
   });
 });
