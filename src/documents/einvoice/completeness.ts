@@ -4,6 +4,7 @@
 // fix, so the API can answer 409 einvoice_incomplete with `missing`; an empty list means the
 // generators produce a document that passes the schema and the rules.
 import type { DocumentModel } from '../model.ts';
+import { isCurrency } from '../../money/currency.ts';
 import { isWritableAmount } from './amounts.ts';
 import {
   isCountryCode,
@@ -62,7 +63,7 @@ function documentGaps(model: DocumentModel, syntax: EinvoiceSyntax, add: Add): v
       'The service period needs a start and an end date, the end not before the start.',
     );
   }
-  if (!isEinvoiceCurrency(model.currency, syntax)) {
+  if (!isCurrency(model.currency) || !isEinvoiceCurrency(model.currency, syntax)) {
     add(
       'currency',
       syntax === 'ubl' ? 'PEPPOL-EN16931-CL007' : 'BR-CL-04',
@@ -153,7 +154,9 @@ function lineGaps(model: DocumentModel, add: Add): void {
         `lines[${i}].taxRates`,
         'BR-CO-04',
         'EN 16931 gives every line exactly one VAT category and rate; this line has ' +
-          (line.taxRateIds.length === 0 ? 'none.' : `${line.taxRateIds.length}.`),
+          (line.taxRateIds.length === 1
+            ? 'a rate missing from the breakdown.'
+            : `${line.taxRateIds.length === 0 ? 'none' : line.taxRateIds.length}.`),
       );
     }
     if (line.quantity === 0 && line.netAmount !== 0)
@@ -165,7 +168,7 @@ function lineGaps(model: DocumentModel, add: Add): void {
   });
 }
 
-function totalGaps(model: DocumentModel, add: Add): void {
+function totalGaps(model: DocumentModel, syntax: EinvoiceSyntax, add: Add): void {
   const t = model.totals;
   const { groups, lineGroups } = vatBreakdown(model);
   const lineNets = model.lines.reduce((s, l) => s + l.netAmount, 0);
@@ -182,7 +185,11 @@ function totalGaps(model: DocumentModel, add: Add): void {
     add('total', 'BR-CO-15', 'The total is not the total excluding tax plus the tax.');
   if (t.total - t.prepaid !== t.amountDue)
     add('amountRemaining', 'BR-CO-16', 'The amount due is not the total less the amount paid.');
-  if (t.amountDue > 0 && !model.dueDate && !clean(model.paymentTerms)) {
+  // UBL's CreditNote carries its due date in the payment means, so only with an account.
+  const dueDate =
+    model.dueDate !== null &&
+    !(syntax === 'ubl' && model.kind === 'credit_note' && !clean(model.payment.iban));
+  if (t.amountDue > 0 && !dueDate && !clean(model.paymentTerms)) {
     add(
       model.kind === 'invoice' ? 'dueDate' : 'paymentTerms',
       'BR-CO-25',
@@ -204,9 +211,9 @@ export function einvoiceGaps(model: DocumentModel, syntax?: EinvoiceSyntax): Ein
   documentGaps(model, syntax, add);
   partyGaps(model, syntax, add);
   lineGaps(model, add);
-  amountGaps(model, add);
+  if (isCurrency(model.currency)) amountGaps(model, add);
   vatGaps(model, add);
-  totalGaps(model, add);
+  totalGaps(model, syntax, add);
   if (syntax === 'ubl') peppolGaps(model, add);
   return gaps;
 }
