@@ -59,15 +59,15 @@ export function linePricing(
   const count = BigInt(Math.abs(line.quantity));
   const magnitude = net < 0n ? -net : net;
   const sign = net < 0n ? -1n : 1n;
-  const digits = minorUnits(currency);
+  const price = (value: bigint) => toDecimalString(value, currency);
   if (count === 0n) {
     // Nothing invoiced: the price is shown for information (exclusive prices) or left at 0.
-    const price = pricesIncludeTax ? 0n : BigInt(Math.abs(line.unitAmount));
-    return { quantity: '0', price: decimalText(price, digits), baseQuantity: null };
+    const shown = pricesIncludeTax ? 0n : BigInt(Math.abs(line.unitAmount));
+    return { quantity: '0', price: price(shown), baseQuantity: null };
   }
   const quantity = (sign * count).toString();
   if (magnitude % count === 0n) {
-    return { quantity, price: decimalText(magnitude / count, digits), baseQuantity: null };
+    return { quantity, price: price(magnitude / count), baseQuantity: null };
   }
-  return { quantity, price: decimalText(magnitude, digits), baseQuantity: count.toString() };
+  return { quantity, price: price(magnitude), baseQuantity: count.toString() };
 }

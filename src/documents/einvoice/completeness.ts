@@ -43,7 +43,8 @@ export class EinvoiceIncompleteError extends Error {
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 function isDate(text: string | null): boolean {
   if (text === null || !DATE.test(text)) return false;
-  return new Date(`${text}T00:00:00Z`).toISOString().startsWith(text);
+  const date = new Date(`${text}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(text);
 }
 
 /** Gaps of the document itself, its parties and its lines (both syntaxes). */

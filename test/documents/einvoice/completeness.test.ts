@@ -239,6 +239,15 @@ describe('missingEinvoiceData', () => {
     assert.ok(missing(model({ seller: gr }), 'ubl').includes('number'));
   });
 
+  it('names dates that are not dates and a period that ends before it starts', () => {
+    const m = {
+      ...model(),
+      dueDate: '2026-13-45',
+      servicePeriod: { start: '2026-11-30', end: '2026-11-01' },
+    };
+    assert.deepEqual(missing(m).sort(), ['dueDate', 'servicePeriod']);
+  });
+
   it('refuses drafts and unnumbered documents', () => {
     assert.deepEqual(missing({ ...model(), draft: true, number: null }), ['number']);
   });

@@ -1,12 +1,30 @@
 // The e-invoice corpus: documents that cover every VAT category, both kinds, one and many
 // rates, inclusive and exclusive prices, discounts, JPY and KWD, with and without payment
-// details, supply date and service period, and the national Peppol rules. `npm run
-// conformance` validates each against the official schemas and rules; the unit tests use the
-// same models. Entries marked `refused` are incomplete for a syntax on purpose: completeness
-// must name the fields, and the document written anyway must fail the rules it names.
+// details, supply date and service period (here), and the national Peppol rules and documents
+// refused on purpose (corpus-peppol.ts). `npm run conformance` validates each against the
+// official schemas and rules; the unit tests use the same models. Entries marked `refused` are
+// incomplete for a syntax on purpose: completeness must name the fields, and the document
+// written anyway must fail the rules it names.
 import type { EinvoiceSyntax } from '../../../src/documents/einvoice/codes.ts';
 import type { DocumentModel } from '../../../src/documents/model.ts';
 import { buildModel, party } from './build-model.ts';
+import { peppolCorpus } from './corpus-peppol.ts';
+import {
+  de,
+  fr,
+  frBuyer,
+  at,
+  atBuyer,
+  be,
+  es,
+  esBuyer,
+  us,
+  ch,
+  jp,
+  iban,
+  s19,
+  s20,
+} from './parties.ts';
 
 export interface CorpusEntry {
   name: string;
@@ -15,54 +33,7 @@ export interface CorpusEntry {
   refused?: Partial<Record<EinvoiceSyntax, { missing: string[]; rules: string[] }>>;
 }
 
-const de = party('DE', 'Muster GmbH', {
-  vatId: 'DE123456789',
-  companyRegistration: 'HRB 12345, AG München',
-  electronicAddress: { scheme: '9930', value: 'DE123456789' },
-});
-const fr = party('FR', 'Dupont SARL', {
-  vatId: 'FR40303265045',
-  electronicAddress: { scheme: '9957', value: 'FR40303265045' },
-});
-const frBuyer = party('FR', 'Client Martin SA', {
-  vatId: 'FR82542065479',
-  electronicAddress: { scheme: '0009', value: '54206547900017' },
-});
-const at = party('AT', 'Alpen Handel GmbH', {
-  vatId: 'ATU12345678',
-  electronicAddress: { scheme: '9914', value: 'ATU12345678' },
-});
-const atBuyer = party('AT', 'Wiener Café KG', {
-  vatId: 'ATU87654321',
-  electronicAddress: { scheme: '9914', value: 'ATU87654321' },
-});
-const be = party('BE', 'Brussels Trading NV', {
-  vatId: 'BE0403754877',
-  companyRegistration: '0403.754.877',
-  electronicAddress: { scheme: '0208', value: '0403754877' },
-});
-const es = party('ES', 'Comercial Ibérica SL', {
-  vatId: 'ESB12345678',
-  electronicAddress: { scheme: '9920', value: 'ESB12345678' },
-});
-const esBuyer = party('ES', 'Hotel Canarias SA', {
-  vatId: 'ESA87654321',
-  electronicAddress: { scheme: '9920', value: 'ESA87654321' },
-});
-const us = party('US', 'Acme Corporation', {
-  electronicAddress: { scheme: '0060', value: '123456789' },
-});
-const ch = party('CH', 'Zürcher Verein', {
-  electronicAddress: { scheme: '0183', value: 'CHE123456789' },
-});
-const jp = party('JP', 'Tokyo Trading KK', {
-  electronicAddress: { scheme: '0188', value: '1234567890123' },
-});
-const iban = { iban: 'DE89370400440532013000', bic: 'COBADEFFXXX', accountName: 'Muster GmbH' };
-const s19 = { id: 'txr_s19', category: 'S', percentage: '19' } as const;
-const s20 = { id: 'txr_s20', category: 'S', percentage: '20' } as const;
-
-export const corpus: CorpusEntry[] = [
+const entries: CorpusEntry[] = [
   {
     name: 'invoice-s-one-rate',
     model: buildModel({
@@ -373,178 +344,6 @@ export const corpus: CorpusEntry[] = [
       paymentTerms: 'Refunded to the card used for payment.',
     }),
   },
-  {
-    name: 'peppol-nl-domestic',
-    model: buildModel({
-      seller: party('NL', 'Amsterdam Tech BV', {
-        vatId: 'NL123456789B01',
-        companyRegistration: '12345678',
-        electronicAddress: { scheme: '0106', value: '12345678' },
-      }),
-      buyer: party('NL', 'Rotterdam Haven NV', {
-        vatId: 'NL987654321B01',
-        electronicAddress: { scheme: '9944', value: 'NL987654321B01' },
-      }),
-      rates: [{ id: 'txr_nl21', category: 'S', percentage: '21' }],
-      lines: [{ description: 'Hosting', quantity: 12, unitAmount: 2500, unitCode: 'MON' }],
-      payment: { iban: 'NL91ABNA0417164300', bic: 'ABNANL2A' },
-    }),
-  },
-  {
-    name: 'peppol-dk-domestic',
-    model: buildModel({
-      currency: 'dkk',
-      seller: party('DK', 'København Design ApS', {
-        vatId: 'DK12345678',
-        companyRegistration: '12345678',
-        electronicAddress: { scheme: '0184', value: 'DK12345678' },
-      }),
-      buyer: party('DK', 'Aarhus Møbler A/S', {
-        vatId: 'DK87654321',
-        electronicAddress: { scheme: '0184', value: 'DK87654321' },
-      }),
-      rates: [{ id: 'txr_dk25', category: 'S', percentage: '25' }],
-      lines: [{ description: 'Stol', quantity: 4, unitAmount: 149500 }],
-      payment: { iban: 'DK5000400440116243' },
-    }),
-  },
-  {
-    name: 'peppol-se-domestic',
-    model: buildModel({
-      currency: 'sek',
-      seller: party('SE', 'Stockholm Verktyg AB', {
-        vatId: 'SE556036079301',
-        companyRegistration: '556036-0793',
-        electronicAddress: { scheme: '0007', value: '5560360793' },
-      }),
-      buyer: party('SE', 'Göteborg Bygg AB', {
-        vatId: 'SE556703748501',
-        electronicAddress: { scheme: '0007', value: '5567037485' },
-      }),
-      rates: [
-        { id: 'txr_se25', category: 'S', percentage: '25' },
-        { id: 'txr_se12', category: 'S', percentage: '12' },
-      ],
-      lines: [
-        { description: 'Borrmaskin', quantity: 2, unitAmount: 129900, rates: ['txr_se25'] },
-        { description: 'Lunch', quantity: 10, unitAmount: 11500, rates: ['txr_se12'] },
-      ],
-      payment: { iban: 'SE4550000000058398257466' },
-    }),
-  },
-  {
-    name: 'peppol-no-seller',
-    model: buildModel({
-      currency: 'nok',
-      seller: party('NO', 'Oslo Fisk AS', {
-        vatId: 'NO923609016MVA',
-        electronicAddress: { scheme: '0192', value: '923609016' },
-      }),
-      buyer: party('NO', 'Bergen Rederi AS', {
-        electronicAddress: { scheme: '0192', value: '987654325' },
-      }),
-      rates: [{ id: 'txr_no25', category: 'S', percentage: '25' }],
-      lines: [{ description: 'Laks, 1 kg', quantity: 20, unitAmount: 18900, unitCode: 'KGM' }],
-    }),
-  },
-  {
-    name: 'peppol-it-seller',
-    model: buildModel({
-      seller: party('IT', 'Milano Moda Srl', {
-        vatId: 'IT01234567897',
-        electronicAddress: { scheme: '0211', value: 'IT01234567897' },
-      }),
-      buyer: atBuyer,
-      rates: [
-        {
-          id: 'txr_k',
-          category: 'K',
-          percentage: '0',
-          exemptionReason: 'Non imponibile art. 41 DL 331/93',
-        },
-      ],
-      lines: [{ description: 'Giacca', quantity: 3, unitAmount: 21000 }],
-      payment: { iban: 'IT60X0542811101000000123456' },
-    }),
-  },
-  {
-    name: 'refused-de-domestic-without-phone',
-    model: buildModel({
-      seller: de,
-      buyer: party('DE', 'Hamburg Logistik GmbH', {
-        vatId: 'DE111222333',
-        electronicAddress: { scheme: '9930', value: 'DE111222333' },
-      }),
-      rates: [s19],
-      lines: [{ description: 'Lagerung', quantity: 1, unitAmount: 99000 }],
-      payment: iban,
-    }),
-    refused: { ubl: { missing: ['seller.phone'], rules: ['DE-R-006'] } },
-  },
-  {
-    name: 'refused-ubl-email-address-and-no-buyer-address-on-peppol',
-    model: buildModel({
-      seller: { ...fr, electronicAddress: { scheme: 'EM', value: 'factures@dupont.example' } },
-      buyer: { ...frBuyer, electronicAddress: null },
-      rates: [s20],
-      lines: [{ description: 'Abonnement', quantity: 1, unitAmount: 2900 }],
-    }),
-    refused: {
-      ubl: {
-        missing: ['seller.electronicAddress', 'customer.electronicAddress'],
-        rules: ['PEPPOL-EN16931-CL008', 'PEPPOL-EN16931-R010'],
-      },
-    },
-  },
-  {
-    name: 'refused-reverse-charge-without-buyer-vat-id',
-    model: buildModel({
-      seller: fr,
-      buyer: party('DE', 'Berlin Bau AG', {
-        electronicAddress: { scheme: '0088', value: '4098765432101' },
-      }),
-      taxExempt: 'reverse',
-      rates: [
-        { id: 'txr_ae', category: 'AE', percentage: '20', exemptionReason: 'Autoliquidation' },
-      ],
-      lines: [{ description: 'Travaux', quantity: 1, unitAmount: 100000 }],
-    }),
-    refused: {
-      ubl: { missing: ['customer.taxIds'], rules: ['BR-AE-02'] },
-      cii: { missing: ['customer.taxIds'], rules: ['BR-AE-02'] },
-    },
-  },
-  {
-    name: 'refused-exempt-customer-on-standard-rate',
-    model: buildModel({
-      seller: fr,
-      buyer: frBuyer,
-      taxExempt: 'exempt',
-      rates: [s20],
-      lines: [{ description: 'Formation', quantity: 1, unitAmount: 80000 }],
-    }),
-    refused: {
-      ubl: { missing: ['taxRates[txr_s20].category'], rules: ['BR-S-09', 'BR-CO-17'] },
-      cii: { missing: ['taxRates[txr_s20].category'], rules: ['BR-S-09', 'BR-CO-17'] },
-    },
-  },
-  {
-    name: 'refused-outside-scope-mixed-with-standard',
-    model: buildModel({
-      seller: { ...de, companyRegistration: 'HRB 12345' },
-      buyer: ch,
-      rates: [
-        { id: 'txr_o', category: 'O', percentage: '0', exemptionReason: 'Not subject to VAT' },
-        s19,
-      ],
-      lines: [
-        { description: 'Membership fee', quantity: 1, unitAmount: 50000, rates: ['txr_o'] },
-        { description: 'Printed yearbook', quantity: 1, unitAmount: 2500, rates: ['txr_s19'] },
-      ],
-    }),
-    refused: {
-      ubl: { missing: ['taxRates[txr_s19].category'], rules: ['BR-O-11', 'BR-O-12', 'BR-S-02'] },
-      cii: { missing: ['taxRates[txr_s19].category'], rules: ['BR-O-11', 'BR-O-12', 'BR-S-02'] },
-    },
-  },
 ];
+
+export const corpus: CorpusEntry[] = [...entries, ...peppolCorpus];
