@@ -195,3 +195,19 @@ describe('CII (EN 16931, the XML of Factur-X)', () => {
     });
   });
 });
+
+describe('the conformance corpus', () => {
+  it('covers every category, both kinds, both price modes, JPY, KWD, payment and supply variants', () => {
+    const valid = corpus.filter((e) => !e.refused).map((e) => e.model);
+    const categories = new Set(valid.flatMap((m) => m.taxBreakdown.map((t) => t.category)));
+    assert.deepEqual([...categories].sort(), ['AE', 'E', 'G', 'K', 'L', 'M', 'O', 'S', 'Z']);
+    const has = (test: (m: (typeof valid)[number]) => boolean) => valid.some(test);
+    assert.ok(has((m) => m.kind === 'credit_note') && has((m) => m.kind === 'invoice'));
+    assert.ok(has((m) => m.pricesIncludeTax) && has((m) => !m.pricesIncludeTax));
+    assert.ok(has((m) => m.currency === 'jpy') && has((m) => m.currency === 'kwd'));
+    assert.ok(has((m) => m.payment.iban !== null) && has((m) => m.payment.iban === null));
+    assert.ok(has((m) => m.servicePeriod !== null) && has((m) => m.supplyDate !== null));
+    assert.ok(has((m) => m.lines.some((l) => l.netAmount < 0)));
+    assert.ok(has((m) => m.taxBreakdown.length > 2) && has((m) => m.taxBreakdown.length === 1));
+  });
+});
