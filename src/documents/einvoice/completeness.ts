@@ -1,0 +1,233 @@
+// Which data an issued document lacks to become a valid EN 16931 e-invoice: every rule of the
+// EN 16931 rule set (and, for UBL, of Peppol BIS 3.0: peppol.ts) that depends on data the
+// model may lack or carry in a form the rules refuse. Each gap names the API field to fill or
+// fix, so the API can answer 409 einvoice_incomplete with `missing`; an empty list means the
+// generators produce a document that passes the schema and the rules.
+import type { DocumentModel } from '../model.ts';
+import { isCurrency } from '../../money/currency.ts';
+import { isWritableAmount } from './amounts.ts';
+import {
+  isCountryCode,
+  isEinvoiceCurrency,
+  isElectronicAddressScheme,
+  hasVatPrefix,
+  type EinvoiceSyntax,
+} from './codes.ts';
+import { clean } from './semantic.ts';
+import { peppolGaps } from './peppol.ts';
+import { vatGaps } from './vat-rules.ts';
+import { vatBreakdown } from './vat.ts';
+
+export interface EinvoiceGap {
+  /** The API field to fill or fix: `seller.taxId`, `customer.address.city`, `lines[1].taxRates`. */
+  field: string;
+  /** The rule that needs it: `BR-IC-02`, `PEPPOL-EN16931-R010`, `DE-R-006`, … */
+  rule: string;
+  /** One sentence for people. */
+  reason: string;
+}
+
+/** An e-invoice was asked for a document that lacks data (see `missing`). */
+export class EinvoiceIncompleteError extends Error {
+  override name = 'EinvoiceIncompleteError';
+  constructor(readonly gaps: EinvoiceGap[]) {
+    super(
+      `The document lacks data EN 16931 requires: ${[...new Set(gaps.map((g) => g.field))].join(', ')}.`,
+    );
+  }
+  get missing(): string[] {
+    return [...new Set(this.gaps.map((g) => g.field))];
+  }
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+function isDate(text: string | null): boolean {
+  if (text === null || !DATE.test(text)) return false;
+  const date = new Date(`${text}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(text);
+}
+
+/** Gaps of the document itself, its parties and its lines (both syntaxes). */
+function documentGaps(model: DocumentModel, syntax: EinvoiceSyntax, add: Add): void {
+  if (model.draft || !clean(model.number))
+    add('number', 'BR-02', 'Only an issued document with a number is an e-invoice.');
+  if (!isDate(model.issueDate)) add('issueDate', 'BR-03', 'The issue date must be a date.');
+  if (model.dueDate !== null && !isDate(model.dueDate))
+    add('dueDate', 'PEPPOL-EN16931-F001', 'The due date must be a date.');
+  if (model.supplyDate !== null && !isDate(model.supplyDate))
+    add('supplyDate', 'PEPPOL-EN16931-F001', 'The supply date must be a date.');
+  const period = model.servicePeriod;
+  if (period && (!isDate(period.start) || !isDate(period.end) || period.end < period.start)) {
+    add(
+      'servicePeriod',
+      'BR-29',
+      'The service period needs a start and an end date, the end not before the start.',
+    );
+  }
+  if (!isCurrency(model.currency) || !isEinvoiceCurrency(model.currency, syntax)) {
+    add(
+      'currency',
+      syntax === 'ubl' ? 'PEPPOL-EN16931-CL007' : 'BR-CL-04',
+      `${model.currency.toUpperCase()} is not in the rules' currency list.`,
+    );
+  }
+  if (!clean(model.buyerReference) && !clean(model.purchaseOrder) && syntax === 'ubl') {
+    add(
+      'buyerReference',
+      'PEPPOL-EN16931-R003',
+      'A buyer reference or purchase order is required.',
+    );
+  }
+  const credited = model.creditedInvoice;
+  if (credited && (!clean(credited.number) || !isDate(credited.issueDate))) {
+    add('invoiceId', 'BR-55', 'The corrected invoice needs its number and issue date.');
+  }
+}
+
+function partyGaps(model: DocumentModel, syntax: EinvoiceSyntax, add: Add): void {
+  for (const [role, party] of [
+    ['seller', model.seller],
+    ['customer', model.buyer],
+  ] as const) {
+    const seller = role === 'seller';
+    if (!clean(party.name))
+      add(
+        seller ? 'seller.legalName' : 'customer.name',
+        seller ? 'BR-06' : 'BR-07',
+        `The ${role}'s name is required.`,
+      );
+    const country = clean(party.address?.country);
+    if (!country || !isCountryCode(country)) {
+      add(
+        `${role}.address.country`,
+        seller ? 'BR-09' : 'BR-11',
+        `The ${role}'s address needs an ISO 3166 country code.`,
+      );
+    }
+    const vatId = clean(party.vatId);
+    if (vatId && !hasVatPrefix(vatId)) {
+      add(
+        seller ? 'seller.taxId' : 'customer.taxIds',
+        'BR-CO-09',
+        `The ${role}'s VAT id must start with its country code.`,
+      );
+    }
+    const address = party.electronicAddress;
+    if (address && (!clean(address.value) || !isElectronicAddressScheme(address.scheme, syntax))) {
+      add(
+        `${role}.electronicAddress`,
+        syntax === 'ubl' ? 'PEPPOL-EN16931-CL008' : 'BR-CL-25',
+        `The ${role}'s electronic address needs a value and a scheme from the ${syntax === 'ubl' ? 'Peppol' : 'CEF'} EAS list.`,
+      );
+    }
+  }
+}
+
+function amountGaps(model: DocumentModel, add: Add): void {
+  const check = (field: string, rule: string, amount: number) => {
+    if (!isWritableAmount(amount, model.currency)) {
+      add(field, rule, `${field} has more decimals than the two EN 16931 allows for amounts.`);
+    }
+  };
+  model.lines.forEach((line, i) => check(`lines[${i}].amount`, 'BR-DEC-23', line.netAmount));
+  model.taxBreakdown.forEach((t, i) => {
+    check(`taxAmounts[${i}].taxableAmount`, 'BR-DEC-19', t.taxableAmount);
+    check(`taxAmounts[${i}].amount`, 'BR-DEC-20', t.taxAmount);
+  });
+  const t = model.totals;
+  check('totalExcludingTax', 'BR-DEC-12', t.totalExcludingTax);
+  check('tax', 'BR-DEC-13', t.tax);
+  check('total', 'BR-DEC-14', t.total);
+  check('amountPaid', 'BR-DEC-16', t.prepaid);
+  check('amountRemaining', 'BR-DEC-18', t.amountDue);
+}
+
+function lineGaps(model: DocumentModel, add: Add): void {
+  if (model.lines.length === 0) add('lines', 'BR-16', 'An e-invoice has at least one line.');
+  const { lineGroups } = vatBreakdown(model);
+  model.lines.forEach((line, i) => {
+    if (!clean(line.description))
+      add(`lines[${i}].description`, 'BR-25', 'Every line needs a description (the item name).');
+    if (!/^[A-Z0-9]{1,3}$/.test(line.unitCode))
+      add(`lines[${i}].unitCode`, 'BR-CL-23', 'The unit must be a UN/ECE Recommendation 20 code.');
+    if (!lineGroups[i]) {
+      add(
+        `lines[${i}].taxRates`,
+        'BR-CO-04',
+        'EN 16931 gives every line exactly one VAT category and rate; this line has ' +
+          (line.taxRateIds.length === 1
+            ? 'a rate missing from the breakdown.'
+            : `${line.taxRateIds.length === 0 ? 'none' : line.taxRateIds.length}.`),
+      );
+    }
+    if (line.quantity === 0 && line.netAmount !== 0)
+      add(
+        `lines[${i}].quantity`,
+        'PEPPOL-EN16931-R120',
+        'A line with quantity 0 cannot have an amount.',
+      );
+  });
+}
+
+function totalGaps(model: DocumentModel, syntax: EinvoiceSyntax, add: Add): void {
+  const t = model.totals;
+  const { groups, lineGroups } = vatBreakdown(model);
+  const lineNets = model.lines.reduce((s, l) => s + l.netAmount, 0);
+  if (lineNets !== t.totalExcludingTax)
+    add(
+      'totalExcludingTax',
+      'BR-CO-10',
+      "The lines' net amounts do not add up to the total excluding tax.",
+    );
+  const ungrouped = lineGroups.some((g) => g === null);
+  if (!ungrouped && groups.reduce((s, g) => s + g.taxAmount, 0) !== t.tax)
+    add('tax', 'BR-CO-14', "The rates' tax amounts do not add up to the tax.");
+  if (t.totalExcludingTax + t.tax !== t.total)
+    add('total', 'BR-CO-15', 'The total is not the total excluding tax plus the tax.');
+  if (t.total - t.prepaid !== t.amountDue)
+    add('amountRemaining', 'BR-CO-16', 'The amount due is not the total less the amount paid.');
+  // UBL's CreditNote carries its due date in the payment means, so only with an account.
+  const dueDate =
+    model.dueDate !== null &&
+    !(syntax === 'ubl' && model.kind === 'credit_note' && !clean(model.payment.iban));
+  if (t.amountDue > 0 && !dueDate && !clean(model.paymentTerms)) {
+    add(
+      model.kind === 'invoice' ? 'dueDate' : 'paymentTerms',
+      'BR-CO-25',
+      'An amount due needs a due date or payment terms.',
+    );
+  }
+}
+
+export type Add = (field: string, rule: string, reason: string) => void;
+
+/** Every gap, for one syntax or (without one) for both. */
+export function einvoiceGaps(model: DocumentModel, syntax?: EinvoiceSyntax): EinvoiceGap[] {
+  if (!syntax)
+    return [...einvoiceGaps(model, 'ubl'), ...einvoiceGaps(model, 'cii')].filter(
+      (g, i, all) => all.findIndex((o) => o.field === g.field && o.rule === g.rule) === i,
+    );
+  const gaps: EinvoiceGap[] = [];
+  const add: Add = (field, rule, reason) => gaps.push({ field, rule, reason });
+  documentGaps(model, syntax, add);
+  partyGaps(model, syntax, add);
+  lineGaps(model, add);
+  if (isCurrency(model.currency)) amountGaps(model, add);
+  vatGaps(model, add);
+  totalGaps(model, syntax, add);
+  if (syntax === 'ubl') peppolGaps(model, add);
+  return gaps;
+}
+
+/**
+ * The API fields an issued document lacks for an EN 16931 e-invoice (for both syntaxes, or
+ * the one named); [] when toUbl / toCii produce a valid document.
+ */
+export function missingEinvoiceData(model: DocumentModel, syntax?: EinvoiceSyntax): string[] {
+  return [...new Set(einvoiceGaps(model, syntax).map((g) => g.field))];
+}
+
+export function assertEinvoiceComplete(model: DocumentModel, syntax: EinvoiceSyntax): void {
+  const gaps = einvoiceGaps(model, syntax);
+  if (gaps.length > 0) throw new EinvoiceIncompleteError(gaps);
+}
