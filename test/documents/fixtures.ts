@@ -235,19 +235,25 @@ const PRODUCTS = [
   'Printer toner, cyan',
 ];
 
-export const longInvoice: DocumentModel = buildModel(
-  base({ id: 'inv_long', number: 'INV-000250', paymentTerms: 'Payable within 30 days.' }),
-  Array.from({ length: 250 }, (_, i): LineInput => ({
-    description: `${i + 1}. ${PRODUCTS[i % PRODUCTS.length]}`,
-    quantity: (i % 7) + 1,
-    unitAmount: 1999 + ((i * 7919) % 50000),
-    rate: i % 3 === 0 ? 'txr_7' : 'txr_19',
-  })),
-  [
-    { id: 'txr_19', displayName: 'VAT 19%', percentage: '19', category: 'S' },
-    { id: 'txr_7', displayName: 'VAT 7%', percentage: '7', category: 'S' },
-  ],
-);
+/** An English invoice with `count` numbered lines at 19 % and 7 %, one in five of them long. */
+export function invoiceWithLines(count: number): DocumentModel {
+  const number = `INV-${String(count).padStart(6, '0')}`;
+  return buildModel(
+    base({ id: `inv_${count}_lines`, number, paymentTerms: 'Payable within 30 days.' }),
+    Array.from({ length: count }, (_, i): LineInput => ({
+      description: `${i + 1}. ${PRODUCTS[i % PRODUCTS.length]}`,
+      quantity: (i % 7) + 1,
+      unitAmount: 1999 + ((i * 7919) % 50000),
+      rate: i % 3 === 0 ? 'txr_7' : 'txr_19',
+    })),
+    [
+      { id: 'txr_19', displayName: 'VAT 19%', percentage: '19', category: 'S' },
+      { id: 'txr_7', displayName: 'VAT 7%', percentage: '7', category: 'S' },
+    ],
+  );
+}
+
+export const longInvoice: DocumentModel = invoiceWithLines(250);
 
 export const creditNote: DocumentModel = buildModel(
   base({

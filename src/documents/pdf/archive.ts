@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import PDFDocument from 'pdfkit';
 import type { DocumentModel } from '../model.ts';
-import { REGULAR_FONT_PATH } from './fonts.ts';
+import { asFontSource, fontFaces } from './fonts.ts';
 
 export const PRODUCER = 'billing-api';
 
@@ -33,7 +33,7 @@ export function createArchiveDocument(
 ): PDFKit.PDFDocument {
   const issuedAt = new Date(model.issuedAt);
   if (Number.isNaN(issuedAt.getTime())) throw new RangeError(`issuedAt '${model.issuedAt}'`);
-  const doc = new PDFDocument({
+  const pdfOptions: Omit<PDFKit.PDFDocumentOptions, 'font'> & { font: Buffer } = {
     size: 'A4',
     pdfVersion: '1.7',
     subset: 'PDF/A-3b',
@@ -42,9 +42,11 @@ export function createArchiveDocument(
     bufferPages: true,
     autoFirstPage: false,
     // The default font would be Helvetica, a standard-14 font that PDF/A does not allow.
-    font: REGULAR_FONT_PATH,
+    font: asFontSource(fontFaces().regular),
     info: { CreationDate: issuedAt, ModDate: issuedAt, Creator: PRODUCER, Producer: PRODUCER },
-  });
+  };
+  // pdfkit's constructor takes the default font as it takes any font source (see fonts.ts).
+  const doc = new PDFDocument(pdfOptions as unknown as PDFKit.PDFDocumentOptions);
   // pdfkit derives the file identifier from the info dictionary only; two documents issued in
   // the same second must still differ, so it is a hash of everything the bytes depend on.
   (doc as unknown as { _id: Uint8Array })._id = documentId(model, options.facturX);
@@ -142,7 +144,5 @@ function xmpDate(date: Date): string {
 
 function escapeXml(text: string): string {
   // Control characters other than tab and line breaks cannot appear in XML at all.
-  return text
-    .replace(/[^\P{Cc}\t\n\r]/gu, '')
-    .replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
+  return text.replace(/[^\P{Cc}\t\n\r]/gu, '').replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
 }

@@ -24,14 +24,33 @@ export const BOLD_FONT_PATH =
 
 export const REPLACEMENT = '\uFFFD';
 
-let faces: fontkit.Font[] | undefined;
-function loadFaces(): fontkit.Font[] {
-  faces ??= [REGULAR_FONT_PATH, BOLD_FONT_PATH].map((file) => {
-    const face = fontkit.create(readFileSync(file));
-    if (!('hasGlyphForCodePoint' in face)) throw new Error(`${file} is a font collection`);
-    return face;
-  });
+export interface FontFaces {
+  regular: fontkit.Font;
+  bold: fontkit.Font;
+}
+
+function openFace(file: string): fontkit.Font {
+  const face = fontkit.create(readFileSync(file));
+  if (!('hasGlyphForCodePoint' in face)) throw new Error(`${file} is a font collection`);
+  return face;
+}
+
+let faces: FontFaces | undefined;
+/**
+ * The two faces, parsed once per thread: parsing a 600 KB font's tables costs more than laying
+ * out a short document, and every document only takes its own subset of the shared faces.
+ */
+export function fontFaces(): FontFaces {
+  faces ??= { regular: openFace(REGULAR_FONT_PATH), bold: openFace(BOLD_FONT_PATH) };
   return faces;
+}
+
+/**
+ * pdfkit takes a parsed fontkit font wherever it takes a font file (PDFFontFactory.open); its
+ * type definitions only know files and bytes.
+ */
+export function asFontSource(face: fontkit.Font): Buffer {
+  return face as unknown as Buffer;
 }
 
 type Treatment = 'draw' | 'drop' | 'replace';
@@ -42,7 +61,11 @@ const IGNORABLE = /^[\p{Default_Ignorable_Code_Point}\p{Cc}]$/u;
 function treatment(codePoint: number): Treatment {
   let known = treatments.get(codePoint);
   if (known === undefined) {
-    if (codePoint === 0x0a || loadFaces().every((face) => face.hasGlyphForCodePoint(codePoint))) {
+    const { regular, bold } = fontFaces();
+    if (
+      codePoint === 0x0a ||
+      (regular.hasGlyphForCodePoint(codePoint) && bold.hasGlyphForCodePoint(codePoint))
+    ) {
       known = 'draw';
     } else {
       // Joiners, variation selectors, soft hyphens and control characters have no ink: when the

@@ -1,7 +1,7 @@
 // The sheet the sections draw on: A4 geometry, the house typography, and text helpers that
 // pass every string through the font fallback, never let a number overflow its column, and
 // start a new page when a block does not fit.
-import { BOLD_FONT_PATH, printable, printableLine, REGULAR_FONT_PATH } from './fonts.ts';
+import { asFontSource, fontFaces, printable, printableLine } from './fonts.ts';
 
 export const PAGE = { width: 595.28, height: 841.89 } as const;
 // The top margin leaves room for the running header of continuation pages, the bottom one for
@@ -38,10 +38,17 @@ export class Sheet {
   readonly doc: PDFKit.PDFDocument;
   /** Where the next block starts on the current page. */
   y: number = MARGIN.top;
+  private readonly fonts: { regular: string; bold: string };
 
   constructor(doc: PDFKit.PDFDocument) {
     this.doc = doc;
-    doc.registerFont('bold', BOLD_FONT_PATH);
+    // Fonts are registered under their PostScript names: pdfkit keeps the fonts of a document
+    // by that name, so the regular face, already the document's default font (archive.ts), is
+    // found again at once instead of being opened and compared on every switch of weight.
+    const { regular, bold } = fontFaces();
+    this.fonts = { regular: regular.postscriptName, bold: bold.postscriptName };
+    doc.registerFont(this.fonts.regular, asFontSource(regular));
+    doc.registerFont(this.fonts.bold, asFontSource(bold));
   }
 
   addPage(): void {
@@ -57,9 +64,8 @@ export class Sheet {
   }
 
   private use(style: TextStyle): void {
-    // The regular face is the document's default font (archive.ts), known by its path.
     this.doc
-      .font(style.bold ? 'bold' : REGULAR_FONT_PATH)
+      .font(style.bold ? this.fonts.bold : this.fonts.regular)
       .fontSize(style.size)
       .fillColor(style.color ?? COLOR.text);
   }
