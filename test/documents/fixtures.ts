@@ -380,6 +380,14 @@ export const WORKED_EXAMPLES: Record<string, DocumentModel> = {
   'nl-draft': draftInvoice,
   'en-jpy': yenInvoice,
   'en-kwd': dinarInvoice,
+  // The remaining languages' labels on documents whose data are above.
+  'es-credit-note': { ...creditNote, locale: 'es', id: 'cn_es', number: 'R-2026-0003' },
+  'it-intra-community': {
+    ...greekCyrillicBuyer,
+    locale: 'it',
+    id: 'inv_it',
+    number: 'FT-2026/118',
+  },
 };
 
 /** A stand-in for the CII XML of a document (the e-invoice generator writes the real one). */

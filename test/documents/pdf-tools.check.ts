@@ -53,6 +53,8 @@ const EXPECTED_TEXT: Record<string, string[]> = {
   'nl-draft': ['Factuur', 'CONCEPT', 'Concept – geen geldige factuur'],
   'en-jpy': ['¥594,000'],
   'en-kwd': ['KWD 762.500'],
+  'es-credit-note': ['Factura rectificativa', 'Rectifica la factura INV-000211 del 30/10/2026'],
+  'it-intra-community': ['Fattura', 'Cessione intracomunitaria non imponibile', 'Αθήνα'],
 };
 
 const STANDARD_14 = /Helvetica|Times|Courier|Symbol|ZapfDingbats/;
