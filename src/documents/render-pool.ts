@@ -1,0 +1,61 @@
+// Rendering off the event loop: a small, fixed-size pool of worker threads (piscina) running
+// renderPdf. One tenant's 250-line invoice then costs other tenants' requests nothing but a
+// share of the CPU; the API contract requires that PDF rendering not block the event loop.
+//
+// The worker is a TypeScript file loaded by path. Workers inherit the process's execArgv, so
+// under `node --import tsx` the worker loads through tsx, and under Node's own type stripping
+// (`node src/main.ts`) it is stripped like every other module; the worker file and its imports
+// use only erasable syntax and explicit `.ts` extensions for that reason.
+import { availableParallelism } from 'node:os';
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import type { DocumentModel } from './model.ts';
+import type { PdfAttachments } from './pdf/render.ts';
+import type { RenderTask } from './render-worker.ts';
+
+export interface RenderPoolOptions {
+  /**
+   * Worker threads. Default: one fewer than the cores, between 1 and 2 — rendering is
+   * CPU-bound, and the event loop and PostgreSQL need a core of their own.
+   */
+  threads?: number;
+  /** A worker idle this long exits; the next render starts one again (~0.1–0.3 s). */
+  idleTimeoutMs?: number;
+}
+
+export interface RenderPool {
+  renderPdf(model: DocumentModel, attachments?: PdfAttachments): Promise<Buffer>;
+  /** Lets running renders finish, then stops the workers. */
+  close(): Promise<void>;
+  readonly threads: number;
+}
+
+export function defaultRenderThreads(): number {
+  return Math.max(1, Math.min(2, availableParallelism() - 1));
+}
+
+const WORKER_FILE = fileURLToPath(
+  new URL(`./render-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url),
+);
+
+export function createRenderPool(options: RenderPoolOptions = {}): RenderPool {
+  const threads = options.threads ?? defaultRenderThreads();
+  if (!Number.isInteger(threads) || threads < 1) throw new RangeError(`threads ${threads}`);
+  const piscina = new Piscina<RenderTask, Uint8Array>({
+    filename: WORKER_FILE,
+    minThreads: 0,
+    maxThreads: threads,
+    idleTimeout: options.idleTimeoutMs ?? 60_000,
+  });
+  return {
+    threads,
+    async renderPdf(model, attachments = {}) {
+      const bytes = await piscina.run({ model, attachments });
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
+    async close() {
+      await piscina.close();
+    },
+  };
+}
