@@ -2,10 +2,8 @@
 // renderPdf. One tenant's 250-line invoice then costs other tenants' requests nothing but a
 // share of the CPU; the API contract requires that PDF rendering not block the event loop.
 //
-// The worker is a TypeScript file loaded by path. Workers inherit the process's execArgv, so
-// under `node --import tsx` the worker loads through tsx, and under Node's own type stripping
-// (`node src/main.ts`) it is stripped like every other module; the worker file and its imports
-// use only erasable syntax and explicit `.ts` extensions for that reason.
+// The worker is a TypeScript file loaded by path: Node 24 strips its types like every other
+// module's (erasable syntax only, explicit `.ts` extensions).
 import { availableParallelism } from 'node:os';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -94,7 +94,7 @@ describe('render pool', () => {
     assert.ok(inPool.cpuMs < mainThread.cpuMs / 4, 'the main thread did the rendering');
   });
 
-  it('loads its worker under Node’s own type stripping, without tsx', async () => {
+  it('loads its worker in a process of its own', async () => {
     const { stdout } = await promisify(execFile)(
       process.execPath,
       ['test/documents/pool-smoke.ts'],

@@ -30,10 +30,12 @@ export interface EinvoiceGap {
 /** An e-invoice was asked for a document that lacks data (see `missing`). */
 export class EinvoiceIncompleteError extends Error {
   override name = 'EinvoiceIncompleteError';
-  constructor(readonly gaps: EinvoiceGap[]) {
+  readonly gaps: EinvoiceGap[];
+  constructor(gaps: EinvoiceGap[]) {
     super(
       `The document lacks data EN 16931 requires: ${[...new Set(gaps.map((g) => g.field))].join(', ')}.`,
     );
+    this.gaps = gaps;
   }
   get missing(): string[] {
     return [...new Set(this.gaps.map((g) => g.field))];
