@@ -48,6 +48,8 @@ export interface Party {
   /** Seller only: commercial register entry (BT-30 / BT-33), e.g. "HRB 12345, AG München". */
   companyRegistration: string | null;
   email: string | null;
+  /** Seller only: contact telephone (BT-42). */
+  phone: string | null;
   /** BT-34 / BT-49; null when neither given nor derivable. */
   electronicAddress: ElectronicAddress | null;
 }

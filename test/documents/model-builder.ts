@@ -108,6 +108,7 @@ export function party(fields: Partial<Party> & Pick<Party, 'name'>): Party {
     taxIds: fields.vatId ? [{ type: 'eu_vat', value: fields.vatId }] : [],
     companyRegistration: null,
     email: null,
+    phone: null,
     electronicAddress: null,
     ...fields,
   };

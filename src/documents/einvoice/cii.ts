@@ -48,10 +48,13 @@ function party(parent: XmlElement, name: string, p: SemanticParty): void {
       scheme ? { schemeID: scheme } : undefined,
     );
   }
-  if (p.email) {
+  if (p.email || p.phone) {
     const contact = el.ele('ram:DefinedTradeContact');
     leaf(contact, 'ram:PersonName', p.contactName);
-    leaf(contact.ele('ram:EmailURIUniversalCommunication'), 'ram:URIID', p.email);
+    if (p.phone) {
+      leaf(contact.ele('ram:TelephoneUniversalCommunication'), 'ram:CompleteNumber', p.phone);
+    }
+    if (p.email) leaf(contact.ele('ram:EmailURIUniversalCommunication'), 'ram:URIID', p.email);
   }
   address(el, p.address);
   if (p.electronicAddress) {

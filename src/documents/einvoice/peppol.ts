@@ -40,12 +40,12 @@ function germany(model: DocumentModel, add: Add): void {
       rule('001'),
       'German domestic e-invoices need payment instructions (XRechnung).',
     );
-  // The seller contact (BG-6) needs a telephone number the model does not carry yet.
-  add(
-    'seller.phone',
-    rule('006'),
-    "German domestic e-invoices need the seller's contact telephone number (XRechnung).",
-  );
+  if (!clean(model.seller.phone))
+    add(
+      'seller.phone',
+      rule('006'),
+      "German domestic e-invoices need the seller's contact telephone number (XRechnung).",
+    );
   if (!clean(model.seller.email))
     add(
       'seller.email',

@@ -39,6 +39,8 @@ export interface SemanticParty {
   address: SemanticAddress;
   /** BT-43 / BT-58. */
   email: string | null;
+  /** BT-42, seller only. */
+  phone: string | null;
   /**
    * BT-41, the seller's contact point: its name, written with its e-mail (German domestic
    * e-invoices require a named contact, DE-R-005). The buyer's contact is its e-mail alone.
@@ -132,6 +134,7 @@ function semanticParty(party: Party, withVat: boolean, seller: boolean): Semanti
     vatId: withVat ? clean(party.vatId) : null,
     address,
     email: clean(party.email),
+    phone: seller ? clean(party.phone) : null,
     contactName: seller ? clean(party.name) : null,
   };
 }

@@ -55,10 +55,11 @@ function party(parent: XmlElement, name: string, p: SemanticParty): void {
     const { value, scheme } = p.legalRegistration;
     leaf(legal, 'cbc:CompanyID', value, scheme ? { schemeID: scheme } : undefined);
   }
-  if (p.email) {
+  if (p.email || p.phone) {
     const contact = el.ele('cac:Contact');
     leaf(contact, 'cbc:Name', p.contactName);
-    leaf(contact, 'cbc:ElectronicMail', p.email);
+    if (p.phone) leaf(contact, 'cbc:Telephone', p.phone);
+    if (p.email) leaf(contact, 'cbc:ElectronicMail', p.email);
   }
 }
 

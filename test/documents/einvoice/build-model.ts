@@ -180,6 +180,7 @@ export function party(country: string, name: string, extra: Partial<Party> = {})
     companyRegistration: null,
     email: `billing@${name.toLowerCase().replace(/[^a-z]+/g, '')}.example`,
     electronicAddress: null,
+    phone: null,
     ...extra,
   };
 }

@@ -100,6 +100,20 @@ export const peppolCorpus: CorpusEntry[] = [
     }),
   },
   {
+    // XRechnung's national rules: IBAN, a contact with telephone and e-mail.
+    name: 'de-domestic-with-contact',
+    model: buildModel({
+      seller: { ...de, phone: '+49 30 1234567' },
+      buyer: party('DE', 'Hamburg Logistik GmbH', {
+        vatId: 'DE111222333',
+        electronicAddress: { scheme: '9930', value: 'DE111222333' },
+      }),
+      rates: [s19],
+      lines: [{ description: 'Lagerung', quantity: 1, unitAmount: 99000 }],
+      payment: iban,
+    }),
+  },
+  {
     name: 'refused-de-domestic-without-phone',
     model: buildModel({
       seller: de,
