@@ -35,6 +35,8 @@ import { registerKeyRoutes } from './keys/routes.ts';
 import { registerTaxRateRoutes } from './taxes/routes.ts';
 import type { KeyVerifier } from './keys/verifier.ts';
 import type { SecretsKeyring } from './secrets/keyring.ts';
+import type { RenderPool } from './documents/render-pool.ts';
+import { registerSettingsRoutes } from './settings/routes.ts';
 
 export interface AppDeps {
   config: Config;
@@ -42,6 +44,8 @@ export interface AppDeps {
   cursors: CursorSigner;
   /** Seals webhook signing secrets at rest (src/secrets/keyring.ts). */
   secrets: SecretsKeyring;
+  /** Renders documents off the event loop (src/documents/render-pool.ts). */
+  renderer: RenderPool;
   verifier: KeyVerifier;
   /** Where JSON logs go (default: stdout); tests read them. */
   logStream?: { write(line: string): void };
@@ -261,6 +265,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerInvoiceRoutes(app, deps);
   registerCreditNoteRoutes(app, deps);
   registerEventRoutes(app, deps);
+  registerSettingsRoutes(app, deps);
 
   return app;
 }

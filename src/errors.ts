@@ -99,6 +99,18 @@ export class StateInvalidError extends ApiError {
   readonly status = 409;
   readonly code = 'state_invalid';
 }
+/** An e-invoice was asked for a document that lacks data EN 16931 requires (`missing`). */
+export class EinvoiceIncompleteError extends ApiError {
+  readonly status = 409;
+  readonly code = 'einvoice_incomplete';
+  constructor(missing: readonly string[] | string) {
+    const fields = typeof missing === 'string' ? [missing] : [...missing];
+    super(
+      `This document cannot be an e-invoice: it lacks ${fields.join(', ')}. Set them (settings, customer, tax rates) for documents to come; an issued document keeps the data it was issued with.`,
+      { extra: { missing: fields } },
+    );
+  }
+}
 export class IdempotencyKeyInUseError extends ApiError {
   readonly status = 409;
   readonly code = 'idempotency_key_in_use';
@@ -154,6 +166,7 @@ export const ERROR_CODES = [
   'route_not_found',
   'method_not_allowed',
   'state_invalid',
+  'einvoice_incomplete',
   'idempotency_key_in_use',
   'body_too_large',
   'content_type_unsupported',

@@ -5,6 +5,7 @@ import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type OpenDatabase } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
+import { createRenderPool } from './documents/render-pool.ts';
 import { startJobs, type Jobs } from './jobs/index.ts';
 import { CursorSigner } from './paging.ts';
 import { checkSecretsKey } from './secrets/check.ts';
@@ -47,7 +48,17 @@ export async function startServer(
     const verifier = new KeyVerifier(database.db, config.keyCacheMs);
     undo.push(() => verifier.close());
     await verifier.start();
-    const app = await buildApp({ config, db: database.db, cursors, secrets, verifier, logStream });
+    const renderer = createRenderPool();
+    undo.push(() => renderer.close());
+    const app = await buildApp({
+      config,
+      db: database.db,
+      cursors,
+      secrets,
+      renderer,
+      verifier,
+      logStream,
+    });
     undo.push(() => app.close());
     await app.listen({ port: config.port, host: config.host });
     const address = app.server.address();
@@ -56,7 +67,7 @@ export async function startServer(
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
 
     const jobs = config.runWorker
-      ? startJobs(database.db, config, secrets, {
+      ? startJobs(database.db, config, secrets, renderer, {
           info: (message) => app.log.info(message),
           error: (error, context) => app.log.error({ err: error }, context),
         })
@@ -85,6 +96,7 @@ export async function startServer(
         await step(() => app.close());
         // Attempts in flight finish and are recorded before the database goes.
         await step(() => jobs?.stop());
+        await step(() => renderer.close());
         await step(() => verifier.close());
         await step(() => database.close());
         if (failure !== undefined) throw failure;

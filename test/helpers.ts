@@ -17,6 +17,8 @@ import {
   type ApiKey,
   type IssuedApiKey,
 } from '../src/keys/service.ts';
+import type { SettingsUpdate } from '../src/settings/schemas.ts';
+import { updateSettings } from '../src/settings/service.ts';
 import { startServer, type RunningServer } from '../src/server.ts';
 import type { Environment } from '../src/tenancy.ts';
 
@@ -118,6 +120,18 @@ export async function rotateKey(
 ): Promise<IssuedApiKey> {
   const request = { actor: operator(key.tenantId, key.environment) };
   return writtenValue(await rotateApiKey(db, request, key.keyId, options));
+}
+
+/** Changes a tenant's settings as the operator does (billing tenants update), in one or both environments. */
+export async function setSettings(
+  db: Db,
+  tenantId: string,
+  patch: SettingsUpdate,
+  environments: readonly Environment[] = ['live', 'test'],
+): Promise<void> {
+  for (const environment of environments) {
+    await updateSettings(db, { actor: operator(tenantId, environment) }, patch);
+  }
 }
 
 export interface ApiResponse<T = any> {

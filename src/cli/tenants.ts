@@ -1,6 +1,15 @@
 // billing tenants create | list | update
 import type { Command } from 'commander';
-import { createTenant, listTenants, updateTenant } from '../keys/service.ts';
+import { writtenValue } from '../db/unit-of-work.ts';
+import {
+  createTenant,
+  getTenant,
+  listTenants,
+  operator,
+  updateTenantName,
+} from '../keys/service.ts';
+import { updateSettings } from '../settings/service.ts';
+import { parseEnvironments, settingsPatch } from './settings-options.ts';
 import { withDatabase } from './database.ts';
 import { print } from './output.ts';
 
@@ -22,43 +31,48 @@ export function registerTenantCommands(program: Command): void {
     });
   tenants
     .command('update <tenantId>')
-    .description("set the seller's legal details printed on invoices, and numbering prefixes")
+    .description(
+      "set the tenant's name, and its settings (legal details, payment details, numbering, language, reminders) in both environments, or one with --environment",
+    )
     .option('--name <name>')
+    .option('--environment <environment>', 'live or test (default: both)')
     .option('--legal-name <legalName>')
-    .option('--tax-id <taxId>')
+    .option('--tax-id <taxId>', 'the VAT id, e.g. DE123456789')
+    .option('--company-registration <registration>')
     .option('--email <email>')
+    .option('--phone <phone>')
     .option('--address-line1 <line1>')
     .option('--address-line2 <line2>')
     .option('--city <city>')
     .option('--state <state>')
     .option('--postal-code <postalCode>')
     .option('--country <country>', 'ISO 3166-1 alpha-2')
+    .option('--iban <iban>')
+    .option('--bic <bic>')
+    .option('--account-name <name>')
+    .option('--payment-instructions <text>')
+    .option('--payment-terms <text>')
     .option('--invoice-prefix <prefix>')
     .option('--credit-note-prefix <prefix>')
+    .option('--locale <locale>', 'en, de, fr, es, it, nl or pl')
+    .option('--reminders <days>', 'days after the due date, comma-separated, e.g. 3,14,30')
+    .option('--electronic-address <scheme:value>', 'e.g. 9930:DE123456789')
     .option('--json', 'print JSON')
     .action(async (tenantId: string, o: Record<string, string | boolean | undefined>) => {
-      const text = (name: string) =>
-        typeof o[name] === 'string' ? (o[name] as string) : undefined;
-      const country = text('country');
-      if (country !== undefined && !/^[A-Z]{2}$/.test(country)) {
-        throw new Error('--country must be an ISO 3166-1 alpha-2 code such as DE or US');
-      }
-      const tenant = await withDatabase((db) =>
-        updateTenant(db, tenantId, {
-          name: text('name'),
-          legal_name: text('legalName'),
-          tax_id: text('taxId'),
-          email: text('email'),
-          address_line1: text('addressLine1'),
-          address_line2: text('addressLine2'),
-          city: text('city'),
-          state: text('state'),
-          postal_code: text('postalCode'),
-          country,
-          invoice_prefix: text('invoicePrefix'),
-          credit_note_prefix: text('creditNotePrefix'),
-        }),
-      );
-      print(tenant, o.json === true);
+      const printed = await withDatabase(async (db) => {
+        const name =
+          typeof o.name === 'string' ? await updateTenantName(db, tenantId, o.name) : null;
+        const environments = parseEnvironments(o.environment);
+        const patch = settingsPatch(o);
+        const settings = [];
+        if (Object.keys(patch).length > 0) {
+          for (const environment of environments) {
+            const request = { actor: operator(tenantId, environment) };
+            settings.push(writtenValue(await updateSettings(db, request, patch)));
+          }
+        }
+        return { tenant: name ?? (await getTenant(db, tenantId)), settings };
+      });
+      print(printed, o.json === true);
     });
 }

@@ -123,6 +123,11 @@ export function planCredit(
       amount: line.amount,
       amount_excluding_tax: allocation.totalExcludingTax,
       tax: allocation.tax,
+      tax_amounts: allocation.taxAmounts.map((t) => ({
+        taxRateId: t.taxRateId,
+        taxableAmount: t.taxableAmount,
+        amount: t.amount,
+      })),
     };
   });
   return { allocation: combineAllocations(allocations, rateIds), lines };

@@ -6,6 +6,8 @@ import type { AppDeps } from '../app.ts';
 import { sendWrite } from '../http/idempotency.ts';
 import { buildPage, listBinding, readPageRequest } from '../paging.ts';
 import { errorResponses, IdempotencyHeaders, IdParams, Page } from '../http/schemas.ts';
+import { EinvoiceQuery } from '../invoices/schemas.ts';
+import { getCreditNoteEinvoice, getCreditNotePdf, sendCreditNote } from './documents.ts';
 import { CreditNote, CreditNoteCreate, CreditNoteListQuery } from './schemas.ts';
 import { createCreditNote, getCreditNote, listCreditNotes, voidCreditNote } from './service.ts';
 
@@ -14,7 +16,10 @@ const write = { scope: 'invoices:write' as const };
 const read = { scope: 'invoices:read' as const };
 const NoBody = Type.Object({}, { additionalProperties: false });
 
-export function registerCreditNoteRoutes(server: FastifyInstance, { db, cursors }: AppDeps): void {
+export function registerCreditNoteRoutes(
+  server: FastifyInstance,
+  { db, cursors, renderer }: AppDeps,
+): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post(
@@ -32,7 +37,9 @@ export function registerCreditNoteRoutes(server: FastifyInstance, { db, cursors 
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, 201, (write) => createCreditNote(db, write, request.body)),
+      sendWrite(request, reply, 201, (write) =>
+        createCreditNote(db, renderer, write, request.body),
+      ),
   );
 
   app.get(
@@ -86,5 +93,92 @@ export function registerCreditNoteRoutes(server: FastifyInstance, { db, cursors 
     },
     async (request, reply) =>
       sendWrite(request, reply, 200, (write) => voidCreditNote(db, write, request.params.id)),
+  );
+
+  app.get(
+    '/v1/credit-notes/:id/pdf',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'The credit note as a PDF document',
+        description:
+          'application/pdf: a PDF/A-3b "Credit note" referring to the invoice it corrects, with its own tax breakdown; rendered once when the credit note was made and served byte-identical ever after (a Factur-X hybrid when its data meet EN 16931).',
+        params: IdParams,
+        response: {
+          200: {
+            description: 'The PDF document.',
+            content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } },
+          },
+          ...errorResponses(404),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { filename, pdf } = await getCreditNotePdf(
+        db,
+        renderer,
+        request.actor,
+        request.params.id,
+      );
+      return reply
+        .type('application/pdf')
+        .header('content-disposition', `inline; filename="${filename}"`)
+        .send(pdf);
+    },
+  );
+
+  app.get(
+    '/v1/credit-notes/:id/e-invoice',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'The credit note as an EN 16931 e-invoice',
+        description:
+          '`format=ubl` (default): a UBL 2.1 CreditNote following Peppol BIS Billing 3.0; `format=cii`: CII D16B type 381. Both refer to the corrected invoice. 409 einvoice_incomplete with `missing` when its data do not meet EN 16931.',
+        params: IdParams,
+        querystring: EinvoiceQuery,
+        response: {
+          200: {
+            description: 'The e-invoice.',
+            content: { 'application/xml': { schema: { type: 'string' } } },
+          },
+          ...errorResponses(404, 409),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { filename, xml } = await getCreditNoteEinvoice(
+        db,
+        renderer,
+        request.actor,
+        request.params.id,
+        request.query.format ?? 'ubl',
+      );
+      return reply
+        .type('application/xml')
+        .header('content-disposition', `attachment; filename="${filename}"`)
+        .send(xml);
+    },
+  );
+
+  app.post(
+    '/v1/credit-notes/:id/send',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'E-mail a credit note with its PDF',
+        description:
+          "Queues the e-mail to the customer's current address (400 parameter_missing, param customer.email, when it has none), as for invoices: `email` shows it queued; sentAt is set and credit_note.sent emitted once the mail server accepted it. A void credit note is 409 state_invalid.",
+        params: IdParams,
+        headers: IdempotencyHeaders,
+        body: NoBody,
+        response: { 200: CreditNote, ...errorResponses(404, 409, 413, 415, 422) },
+      },
+    },
+    async (request, reply) =>
+      sendWrite(request, reply, 200, (write) => sendCreditNote(db, write, request.params.id)),
   );
 }

@@ -99,6 +99,21 @@ export const CreditNote = Type.Object(
     }),
     lines: Type.Array(CreditNoteLine, { description: 'Empty for a credit of an `amount`.' }),
     reason: Nullable(Reason),
+    sentAt: Nullable(Timestamp),
+    email: Nullable(
+      Type.Object(
+        {
+          status: Type.Union([
+            Type.Literal('queued'),
+            Type.Literal('sent'),
+            Type.Literal('failed'),
+          ]),
+          attempts: Type.Integer(),
+          lastError: Nullable(Type.String()),
+        },
+        { description: 'The last e-mail of the credit note (POST /send), as on invoices.' },
+      ),
+    ),
     memo: Nullable(Type.String()),
     metadata: Type.Record(Type.String(), Type.String()),
     environment: Environment,

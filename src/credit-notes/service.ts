@@ -12,10 +12,15 @@ import {
   applyCreditToInvoice,
   lockInvoiceForCredit,
   reverseCreditOnInvoice,
-  type CreditNoteOnPdf,
 } from '../invoices/service.ts';
 import type { Invoice } from '../invoices/schemas.ts';
+import { taxAmountFromStored } from '../taxes/service.ts';
+import type { RenderPool } from '../documents/render-pool.ts';
+import { sellerSnapshot } from '../invoices/snapshots.ts';
+import { getTenant } from '../keys/service.ts';
+import { getSettingsRow } from '../settings/service.ts';
 import type { TenantScope } from '../tenancy.ts';
+import { renderIssuedCreditNote } from './documents.ts';
 import { nextCreditNoteNumber } from './numbering.ts';
 import { isTaxInclusive, planCredit } from './plan.ts';
 import type { CreditNote, CreditNoteCreate } from './schemas.ts';
@@ -49,15 +54,7 @@ export function creditNoteFromRow(
     tax: row.tax,
     totalExcludingTax: row.total_excluding_tax,
     total: row.total,
-    // jsonb keeps its own key order; the API's is the schema's.
-    taxAmounts: row.tax_amounts.map((t) => ({
-      taxRateId: t.taxRateId,
-      displayName: t.displayName,
-      percentage: t.percentage,
-      inclusive: t.inclusive,
-      taxableAmount: t.taxableAmount,
-      amount: t.amount,
-    })),
+    taxAmounts: row.tax_amounts.map(taxAmountFromStored),
     creditedAmount: row.credited_amount,
     outOfBandAmount: row.out_of_band_amount,
     lines: lines.map((l) => ({
@@ -69,6 +66,12 @@ export function creditNoteFromRow(
       invoiceLineId: l.invoice_line_id,
     })),
     reason: row.reason,
+    sentAt: row.sent_at?.toISOString() ?? null,
+    email: row.email_status && {
+      status: row.email_status,
+      attempts: row.email_attempts,
+      lastError: row.email_last_error,
+    },
     memo: row.memo,
     metadata: row.metadata,
     environment: row.environment,
@@ -89,12 +92,13 @@ async function lockInvoice(tx: Tx, scope: TenantScope, invoiceId: string): Promi
   }
 }
 
-export function createCreditNote(
+export async function createCreditNote(
   db: Db,
+  renderer: RenderPool,
   request: WriteRequest,
   input: CreditNoteCreate,
 ): Promise<Written<CreditNote>> {
-  return unitOfWork(db, request, async (uow) => {
+  const written = await unitOfWork(db, request, async (uow) => {
     const { tx, actor: scope } = uow;
     const invoice = await lockInvoice(tx, scope, input.invoiceId);
     // Checked before the amounts, so a draft or void invoice is always 409 (the hook checks too).
@@ -124,7 +128,13 @@ export function createCreditNote(
     const number = await nextCreditNoteNumber(tx, scope);
     const inclusive = isTaxInclusive(invoice);
     const rates = new Map(invoice.taxAmounts.map((t) => [t.taxRateId, t]));
+    // The seller as it is now: the credit note is a document of its own.
+    const seller = sellerSnapshot(
+      await getSettingsRow(tx, scope),
+      (await getTenant(tx, scope.tenantId)).name,
+    );
     const row = await insertCreditNote(tx, scope, {
+      seller_snapshot: seller,
       id: newId('cn'),
       number,
       invoice_id: invoice.id,
@@ -150,6 +160,9 @@ export function createCreditNote(
     uow.event('credit_note.created', note);
     return note;
   });
+  if (!written.replayed)
+    await renderIssuedCreditNote(db, renderer, request.actor, written.value.id);
+  return written;
 }
 
 export async function getCreditNote(
@@ -217,20 +230,5 @@ export async function listCreditNotes(
     id: row.id,
     created_at: row.created_at,
     creditNote: creditNoteFromRow(row, byNote.get(row.id) ?? []),
-  }));
-}
-
-/** The issued credit notes of an invoice as its PDF lists them, oldest first. */
-export async function creditNotesForInvoicePdf(
-  db: Queryable,
-  scope: TenantScope,
-  invoiceId: string,
-): Promise<CreditNoteOnPdf[]> {
-  const rows = await selectIssuedCreditNotes(db, scope, invoiceId);
-  return rows.map((r) => ({
-    number: r.number,
-    date: r.created_at.toISOString().slice(0, 10),
-    total: r.total,
-    reason: r.reason,
   }));
 }

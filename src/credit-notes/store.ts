@@ -2,7 +2,9 @@
 // and the environment.
 import type { Queryable } from '../db/pool.ts';
 import type { PagePosition } from '../paging.ts';
+import type { SellerSnapshot } from '../invoices/schemas.ts';
 import type { TaxAmount } from '../taxes/schemas.ts';
+import type { StoredTaxAmount } from '../taxes/service.ts';
 import type { TenantScope } from '../tenancy.ts';
 
 export interface CreditNoteRow {
@@ -22,11 +24,23 @@ export interface CreditNoteRow {
   tax: number;
   total_excluding_tax: number;
   total: number;
-  tax_amounts: TaxAmount[];
+  tax_amounts: StoredTaxAmount[];
   credited_amount: number;
   out_of_band_amount: number;
+  seller_snapshot: SellerSnapshot | null;
+  sent_at: Date | null;
+  email_status: 'queued' | 'sent' | 'failed' | null;
+  email_attempts: number;
+  email_last_error: string | null;
   created_at: Date;
   voided_at: Date | null;
+}
+
+/** A credit-note line's part of one tax rate. */
+export interface LineTaxPart {
+  taxRateId: string;
+  taxableAmount: number;
+  amount: number;
 }
 
 export interface CreditNoteLineRow {
@@ -38,16 +52,28 @@ export interface CreditNoteLineRow {
   amount: number;
   amount_excluding_tax: number;
   tax: number;
+  /** Null for lines written before the parts were kept. */
+  tax_amounts: LineTaxPart[] | null;
 }
 
 export type NewCreditNote = Omit<
   CreditNoteRow,
-  'tenant_id' | 'environment' | 'status' | 'created_at' | 'voided_at'
->;
+  | 'tenant_id'
+  | 'environment'
+  | 'status'
+  | 'created_at'
+  | 'voided_at'
+  | 'tax_amounts'
+  | 'sent_at'
+  | 'email_status'
+  | 'email_attempts'
+  | 'email_last_error'
+> & { tax_amounts: TaxAmount[] };
 
 const COLUMNS = `tenant_id, environment, id, number, invoice_id, customer_id, status, currency,
   reason, memo, metadata, tax_inclusive, subtotal, tax, total_excluding_tax, total, tax_amounts,
-  credited_amount, out_of_band_amount, created_at, voided_at`;
+  credited_amount, out_of_band_amount, seller_snapshot, sent_at, email_status, email_attempts,
+  email_last_error, created_at, voided_at`;
 
 export async function insertCreditNote(
   db: Queryable,
@@ -58,9 +84,9 @@ export async function insertCreditNote(
     `INSERT INTO credit_notes (tenant_id, environment, id, number, invoice_id, customer_id,
                                status, currency, reason, memo, metadata, tax_inclusive, subtotal,
                                tax, total_excluding_tax, total, tax_amounts, credited_amount,
-                               out_of_band_amount)
+                               out_of_band_amount, seller_snapshot)
      VALUES ($1, $2, $3, $4, $5, $6, 'issued', $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
-             $17, $18)
+             $17, $18, $19)
      RETURNING ${COLUMNS}`,
     [
       scope.tenantId,
@@ -81,6 +107,7 @@ export async function insertCreditNote(
       JSON.stringify(note.tax_amounts),
       note.credited_amount,
       note.out_of_band_amount,
+      JSON.stringify(note.seller_snapshot),
     ],
   );
   return rows[0]!;
@@ -97,12 +124,13 @@ export async function insertCreditNoteLines(
   await db.query(
     `INSERT INTO credit_note_lines (tenant_id, environment, credit_note_id, invoice_id, id,
                                     position, invoice_line_id, description, amount,
-                                    amount_excluding_tax, tax)
+                                    amount_excluding_tax, tax, tax_amounts)
      SELECT $1, $2, $3, $4, l.id, l.position, l.invoice_line_id, l.description, l.amount,
-            l.amount_excluding_tax, l.tax
+            l.amount_excluding_tax, l.tax, l.tax_amounts
        FROM unnest($5::text[], $6::int[], $7::text[], $8::text[], $9::bigint[], $10::bigint[],
-                   $11::bigint[])
-            AS l(id, position, invoice_line_id, description, amount, amount_excluding_tax, tax)`,
+                   $11::bigint[], $12::jsonb[])
+            AS l(id, position, invoice_line_id, description, amount, amount_excluding_tax, tax,
+                 tax_amounts)`,
     [
       scope.tenantId,
       scope.environment,
@@ -115,6 +143,7 @@ export async function insertCreditNoteLines(
       lines.map((l) => l.amount),
       lines.map((l) => l.amount_excluding_tax),
       lines.map((l) => l.tax),
+      lines.map((l) => JSON.stringify(l.tax_amounts)),
     ],
   );
 }
@@ -142,7 +171,7 @@ export async function selectCreditNoteLines(
   if (creditNoteIds.length === 0) return [];
   const { rows } = await db.query<CreditNoteLineRow>(
     `SELECT credit_note_id, id, position, invoice_line_id, description, amount,
-            amount_excluding_tax, tax
+            amount_excluding_tax, tax, tax_amounts
        FROM credit_note_lines
       WHERE tenant_id = $1 AND environment = $2 AND credit_note_id = ANY($3::text[])
       ORDER BY credit_note_id, position`,
@@ -247,4 +276,21 @@ export async function selectCreditNotePage(
   const text = PAGE_SQL[after ? (`${variant}After` as const) : variant];
   const { rows } = await db.query<CreditNoteRow>(text, values);
   return rows;
+}
+
+/** What the credit note shows of its last e-mail (see the invoice's `email`). */
+export async function updateCreditNoteEmail(
+  db: Queryable,
+  scope: TenantScope,
+  id: string,
+  email: { status: 'queued' | 'sent' | 'failed'; attempts: number; lastError: string | null },
+): Promise<CreditNoteRow> {
+  const { rows } = await db.query<CreditNoteRow>(
+    `UPDATE credit_notes
+        SET email_status = $4, email_attempts = $5, email_last_error = $6,
+            sent_at = CASE WHEN $4 = 'sent' THEN clock_timestamp() ELSE sent_at END
+      WHERE tenant_id = $1 AND environment = $2 AND id = $3 RETURNING ${COLUMNS}`,
+    [scope.tenantId, scope.environment, id, email.status, email.attempts, email.lastError],
+  );
+  return rows[0]!;
 }

@@ -45,8 +45,37 @@ export const TaxExempt = Type.Union(
   },
 );
 
+// Defined here rather than imported from settings/: settings builds on customers' schemas.
+export const ElectronicAddressIn = Type.Object(
+  {
+    scheme: Type.String({
+      pattern: '^([0-9]{4}|EM)$',
+      description:
+        'A Peppol EAS code (e.g. 0088 GLN, 9930 German VAT number, 0208 Belgian enterprise number), or EM for an e-mail address (CII only: Peppol does not route EM).',
+    }),
+    value: Type.String({ minLength: 1, maxLength: 200 }),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'Where e-invoices reach the party (EN 16931 BT-34 / BT-49). Default: derived from the EU VAT id where Peppol has a scheme for it (e.g. 9930 for DE), else EM with the e-mail address.',
+  },
+);
+
 const fields = {
   name: Type.String({ minLength: 1, maxLength: 256 }),
+  locale: Type.String({
+    minLength: 2,
+    maxLength: 35,
+    description:
+      "The language of the customer's documents and e-mails, a BCP 47 tag: en, de, fr, es, it, nl or pl (de-AT is de); default the tenant's locale.",
+  }),
+  buyerReference: Type.String({
+    minLength: 1,
+    maxLength: 200,
+    description: "The buyer's reference put on its invoices (BT-10), e.g. a Leitweg-ID.",
+  }),
+  electronicAddress: ElectronicAddressIn,
   email: Type.String({ format: 'email', maxLength: 512 }),
   phone: Type.String({ minLength: 1, maxLength: 40 }),
   address: Address,
@@ -65,6 +94,9 @@ export const CustomerCreate = Type.Object(
     metadata: Type.Optional(fields.metadata),
     taxIds: Type.Optional(fields.taxIds),
     taxExempt: Type.Optional(TaxExempt),
+    locale: Type.Optional(fields.locale),
+    buyerReference: Type.Optional(fields.buyerReference),
+    electronicAddress: Type.Optional(fields.electronicAddress),
   },
   { additionalProperties: false },
 );
@@ -81,6 +113,9 @@ export const CustomerUpdate = Type.Object(
     metadata: Type.Optional(Nullable(fields.metadata)),
     taxIds: Type.Optional(Nullable(fields.taxIds)),
     taxExempt: Type.Optional(TaxExempt),
+    locale: Type.Optional(Nullable(fields.locale)),
+    buyerReference: Type.Optional(Nullable(fields.buyerReference)),
+    electronicAddress: Type.Optional(Nullable(fields.electronicAddress)),
   },
   { additionalProperties: false },
 );
@@ -108,6 +143,9 @@ export const Customer = Type.Object(
     metadata: Type.Record(Type.String(), Type.String()),
     taxIds: Type.Array(Type.Object({ type: Type.String(), value: Type.String() })),
     taxExempt: TaxExempt,
+    locale: Nullable(Type.String()),
+    buyerReference: Nullable(Type.String()),
+    electronicAddress: Nullable(Type.Object({ scheme: Type.String(), value: Type.String() })),
     environment: Environment,
     createdAt: Timestamp,
     updatedAt: Timestamp,

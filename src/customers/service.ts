@@ -4,6 +4,7 @@ import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.
 import { ParameterInvalidError, ResourceMissingError } from '../errors.ts';
 import type { PageRequest } from '../paging.ts';
 import { newId } from '../ids.ts';
+import { checkedLocale } from '../documents/i18n.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { Customer, CustomerCreate, CustomerUpdate } from './schemas.ts';
 import {
@@ -34,6 +35,12 @@ export function customerFromRow(row: CustomerRow): Customer {
     metadata: row.metadata,
     taxIds: row.tax_ids,
     taxExempt: row.tax_exempt,
+    locale: row.locale,
+    buyerReference: row.buyer_reference,
+    electronicAddress: row.electronic_address && {
+      scheme: row.electronic_address.scheme,
+      value: row.electronic_address.value,
+    },
     environment: row.environment,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
@@ -75,6 +82,9 @@ export function createCustomer(
       metadata: input.metadata ?? {},
       tax_ids: input.taxIds ?? [],
       tax_exempt: input.taxExempt ?? 'none',
+      locale: input.locale === undefined ? null : checkedLocale(input.locale),
+      buyer_reference: input.buyerReference ?? null,
+      electronic_address: input.electronicAddress ?? null,
     });
     const customer = customerFromRow(row);
     uow.event('customer.created', customer);
@@ -134,6 +144,9 @@ export function updateCustomer(
       metadata: pick('metadata', current.metadata, (v) => v, {}),
       tax_ids: pick('taxIds', current.tax_ids, (v) => v, []),
       tax_exempt: patch.taxExempt ?? current.tax_exempt,
+      locale: pick('locale', current.locale, (v) => checkedLocale(v), null),
+      buyer_reference: pick('buyerReference', current.buyer_reference, (v) => v, null),
+      electronic_address: pick('electronicAddress', current.electronic_address, (v) => v, null),
     };
     const customer = customerFromRow(await updateCustomerRow(uow.tx, uow.actor, id, fields));
     uow.event('customer.updated', customer);

@@ -16,17 +16,30 @@ export interface CustomerRow {
   metadata: Record<string, string>;
   tax_ids: { type: string; value: string }[];
   tax_exempt: 'none' | 'exempt' | 'reverse';
+  locale: string | null;
+  buyer_reference: string | null;
+  electronic_address: { scheme: string; value: string } | null;
   created_at: Date;
   updated_at: Date;
 }
 
 // Named columns, not *: a prepared statement's result must not change shape under a migration.
 const ROW_COLUMNS = `tenant_id, environment, id, name, email, phone, address, description, metadata,
-  tax_ids, tax_exempt, created_at, updated_at`;
+  tax_ids, tax_exempt, locale, buyer_reference, electronic_address, created_at, updated_at`;
 
 export type CustomerFields = Pick<
   CustomerRow,
-  'name' | 'email' | 'phone' | 'address' | 'description' | 'metadata' | 'tax_ids' | 'tax_exempt'
+  | 'name'
+  | 'email'
+  | 'phone'
+  | 'address'
+  | 'description'
+  | 'metadata'
+  | 'tax_ids'
+  | 'tax_exempt'
+  | 'locale'
+  | 'buyer_reference'
+  | 'electronic_address'
 >;
 
 function values(f: CustomerFields): unknown[] {
@@ -39,6 +52,9 @@ function values(f: CustomerFields): unknown[] {
     JSON.stringify(f.metadata),
     JSON.stringify(f.tax_ids),
     f.tax_exempt,
+    f.locale,
+    f.buyer_reference,
+    f.electronic_address === null ? null : JSON.stringify(f.electronic_address),
   ];
 }
 
@@ -50,8 +66,10 @@ export async function insertCustomer(
 ): Promise<CustomerRow> {
   const { rows } = await db.query<CustomerRow>(
     `INSERT INTO customers (tenant_id, environment, id, name, email, phone, address, description,
-                            metadata, tax_ids, tax_exempt)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
+                            metadata, tax_ids, tax_exempt, locale, buyer_reference,
+                            electronic_address)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+     RETURNING ${ROW_COLUMNS}`,
     [scope.tenantId, scope.environment, id, ...values(fields)],
   );
   return rows[0]!;
@@ -84,8 +102,9 @@ export async function updateCustomer(
 ): Promise<CustomerRow> {
   const { rows } = await db.query<CustomerRow>(
     `UPDATE customers SET name = $4, email = $5, phone = $6, address = $7, description = $8,
-            metadata = $9, tax_ids = $10, tax_exempt = $11, updated_at = clock_timestamp()
-      WHERE tenant_id = $1 AND environment = $2 AND id = $3 RETURNING *`,
+            metadata = $9, tax_ids = $10, tax_exempt = $11, locale = $12, buyer_reference = $13,
+            electronic_address = $14, updated_at = clock_timestamp()
+      WHERE tenant_id = $1 AND environment = $2 AND id = $3 RETURNING ${ROW_COLUMNS}`,
     [scope.tenantId, scope.environment, id, ...values(fields)],
   );
   return rows[0]!;

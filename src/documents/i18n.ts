@@ -3,6 +3,7 @@
 // quantities. Money is formatted from its minor units exactly (money/format.ts), never through
 // a binary float.
 import { IntlMessageFormat } from 'intl-messageformat';
+import { ParameterInvalidError } from '../errors.ts';
 import { formatMoney } from '../money/format.ts';
 import { LOCALES, type DocumentLocale } from './model.ts';
 import de from './messages/de.json' with { type: 'json' };
@@ -42,18 +43,22 @@ function isDocumentLocale(value: string): value is DocumentLocale {
   return (LOCALES as readonly string[]).includes(value);
 }
 
+/** A BCP 47 tag → the language of its catalogue (`de-AT` → `de`), or null when there is none. */
+export function catalogueLocale(tag: string): DocumentLocale | null {
+  try {
+    const language = new Intl.Locale(tag).language.toLowerCase();
+    return isDocumentLocale(language) ? language : null;
+  } catch {
+    return null;
+  }
+}
+
 /** A BCP 47 tag → the language of its catalogue: `de-AT` → `de`; unknown or invalid → fallback. */
 export function resolveLocale(
   tag: string | null | undefined,
   fallback: DocumentLocale = 'en',
 ): DocumentLocale {
-  if (!tag) return fallback;
-  try {
-    const language = new Intl.Locale(tag).language.toLowerCase();
-    return isDocumentLocale(language) ? language : fallback;
-  } catch {
-    return fallback;
-  }
+  return (tag && catalogueLocale(tag)) || fallback;
 }
 
 const compiled = new Map<string, IntlMessageFormat>();
@@ -136,4 +141,15 @@ export function countryName(code: string, locale: DocumentLocale): string {
   } catch {
     return code;
   }
+}
+
+/** A language tag the documents can speak, as given; else 400 parameter_invalid naming `param`. */
+export function checkedLocale(tag: string, param = 'locale'): string {
+  if (catalogueLocale(tag) === null) {
+    throw new ParameterInvalidError(
+      param,
+      `No catalogue for '${tag}'; the languages are ${LOCALES.join(', ')}.`,
+    );
+  }
+  return tag;
 }

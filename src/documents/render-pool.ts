@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { DocumentModel } from './model.ts';
 import type { PdfAttachments } from './pdf/render.ts';
+import type { IssuedDocuments } from './issued.ts';
 import type { RenderTask } from './render-worker.ts';
 
 export interface RenderPoolOptions {
@@ -24,6 +25,8 @@ export interface RenderPoolOptions {
 
 export interface RenderPool {
   renderPdf(model: DocumentModel, attachments?: PdfAttachments): Promise<Buffer>;
+  /** The PDF and e-invoices of an issued document (./issued.ts). */
+  renderIssued(model: DocumentModel): Promise<IssuedDocuments>;
   /** Lets running renders finish, then stops the workers. */
   close(): Promise<void>;
   readonly threads: number;
@@ -40,7 +43,7 @@ const WORKER_FILE = fileURLToPath(
 export function createRenderPool(options: RenderPoolOptions = {}): RenderPool {
   const threads = options.threads ?? defaultRenderThreads();
   if (!Number.isInteger(threads) || threads < 1) throw new RangeError(`threads ${threads}`);
-  const piscina = new Piscina<RenderTask, Uint8Array>({
+  const piscina = new Piscina<RenderTask, Uint8Array | IssuedDocuments>({
     filename: WORKER_FILE,
     minThreads: 0,
     maxThreads: threads,
@@ -49,8 +52,11 @@ export function createRenderPool(options: RenderPoolOptions = {}): RenderPool {
   return {
     threads,
     async renderPdf(model, attachments = {}) {
-      const bytes = await piscina.run({ model, attachments });
+      const bytes = (await piscina.run({ kind: 'pdf', model, attachments })) as Uint8Array;
       return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
+    async renderIssued(model) {
+      return (await piscina.run({ kind: 'issued', model })) as IssuedDocuments;
     },
     async close() {
       await piscina.close();

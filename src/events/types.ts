@@ -15,11 +15,13 @@ export const EVENT_TYPES = [
   'invoice.marked_uncollectible',
   'credit_note.created',
   'credit_note.voided',
+  'credit_note.sent',
   'tax_rate.created',
   'tax_rate.updated',
   'api_key.created',
   'api_key.rotated',
   'api_key.revoked',
+  'settings.updated',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -33,10 +35,16 @@ const READ_SCOPE_BY_OBJECT: Record<string, Scope> = {
   credit_note: 'invoices:read',
   tax_rate: 'invoices:read',
   api_key: 'keys:read',
+  settings: 'settings:read',
 };
 
 /** The scopes that read events, in the order an error message lists them. */
-export const EVENT_READ_SCOPES: readonly Scope[] = ['customers:read', 'invoices:read', 'keys:read'];
+export const EVENT_READ_SCOPES: readonly Scope[] = [
+  'customers:read',
+  'invoices:read',
+  'keys:read',
+  'settings:read',
+];
 
 /** The scope that reads events of this type; null for a type outside the contract. */
 export function readScopeOf(type: string): Scope | null {

@@ -1,6 +1,5 @@
-// The invoice lifecycle after the draft: issue, pay, void, mark uncollectible, send; and the
-// PDF. Every move is checked against the state machine (state.ts) on the locked row.
-import type { Db, Queryable } from '../db/pool.ts';
+// The invoice lifecycle after the draft: issue, pay, void, mark uncollectible, send. Every move is checked against the state machine (state.ts) on the locked row.
+import type { Db } from '../db/pool.ts';
 import {
   unitOfWork,
   type UnitOfWork,
@@ -8,29 +7,20 @@ import {
   type Written,
 } from '../db/unit-of-work.ts';
 import { getCustomerRow } from '../customers/service.ts';
-import type { CustomerRow } from '../customers/store.ts';
 import { ParameterMissingError } from '../errors.ts';
 import { getTenant } from '../keys/service.ts';
-import { formatMoney } from '../money/format.ts';
-import type { TenantScope } from '../tenancy.ts';
+import { formatAmount, formatDate, resolveLocale, t } from '../documents/i18n.ts';
+import type { RenderPool } from '../documents/render-pool.ts';
+import { getSettingsRow } from '../settings/service.ts';
 import { queueMail } from '../mail/outbox.ts';
 import { INVOICE_MAIL } from './mail.ts';
 import { assertAllowed, invoiceFromRow, loadInvoiceRow, withLines } from './model.ts';
 import { nextInvoiceNumber } from './numbering.ts';
-import { renderInvoicePdf, type CreditNotesOfInvoice } from './pdf.ts';
+import { renderIssuedInvoice } from './documents.ts';
 import { priceWithRates } from './pricing.ts';
-import type { CustomerSnapshot, Invoice } from './schemas.ts';
+import type { Invoice } from './schemas.ts';
+import { customerSnapshot, sellerSnapshot } from './snapshots.ts';
 import { applyTransition, markIssued, selectLines, updateInvoiceEmail } from './store.ts';
-
-function snapshotOf(customer: CustomerRow): CustomerSnapshot {
-  return {
-    name: customer.name,
-    email: customer.email,
-    address: customer.address,
-    taxIds: customer.tax_ids,
-    taxExempt: customer.tax_exempt,
-  };
-}
 
 function addDays(date: Date, days: number): string {
   return new Date(date.getTime() + days * 86_400_000).toISOString().slice(0, 10);
@@ -41,8 +31,13 @@ function addDays(date: Date, days: number): string {
  * the customer and the tax breakdown, and gives it the next number. An invoice whose total is
  * 0 is paid at once.
  */
-export function issueInvoice(db: Db, request: WriteRequest, id: string): Promise<Written<Invoice>> {
-  return unitOfWork(db, request, async (uow) => {
+export async function issueInvoice(
+  db: Db,
+  renderer: RenderPool,
+  request: WriteRequest,
+  id: string,
+): Promise<Written<Invoice>> {
+  const written = await unitOfWork(db, request, async (uow) => {
     const { tx, actor: scope } = uow;
     const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
     assertAllowed(row, 'issue');
@@ -59,18 +54,28 @@ export function issueInvoice(db: Db, request: WriteRequest, id: string): Promise
         param: 'lines',
       },
     );
+    const settings = await getSettingsRow(tx, scope);
+    const tenant = await getTenant(tx, scope.tenantId);
+    const issuedAt = new Date();
     // Taken last: the counter row stays locked until this transaction ends.
-    const number = await nextInvoiceNumber(tx, scope);
+    const number = await nextInvoiceNumber(tx, scope, settings.invoice_prefix);
     const issued = await markIssued(
       tx,
       scope,
       id,
       {
         number,
+        issued_at: issuedAt,
         due_date:
           row.due_date ??
-          (row.days_until_due === null ? null : addDays(new Date(), row.days_until_due)),
-        customer_snapshot: snapshotOf(customer),
+          (row.days_until_due === null ? null : addDays(issuedAt, row.days_until_due)),
+        // The date of supply is the issue date unless the invoice says otherwise (API.md C).
+        supply_date:
+          row.supply_date ??
+          (row.service_period_start === null ? issuedAt.toISOString().slice(0, 10) : null),
+        buyer_reference: row.buyer_reference ?? customer.buyer_reference ?? customer.id,
+        customer_snapshot: customerSnapshot(customer, settings),
+        seller_snapshot: sellerSnapshot(settings, tenant.name),
         paid: totals.total === 0,
       },
       totals,
@@ -80,6 +85,9 @@ export function issueInvoice(db: Db, request: WriteRequest, id: string): Promise
     if (invoice.status === 'paid') uow.event('invoice.paid', invoice);
     return invoice;
   });
+  // Its documents are rendered from what was just frozen, now that it is committed.
+  if (!written.replayed) await renderIssuedInvoice(db, renderer, request.actor, id);
+  return written;
 }
 
 async function transition(
@@ -116,25 +124,6 @@ export function markInvoiceUncollectible(
 }
 
 /**
- * The PDF of any invoice; a draft shows the customer as it is now, and no number. With
- * `creditNotesOf`, the PDF lists the invoice's credit notes.
- */
-export async function getInvoicePdf(
-  db: Queryable,
-  scope: TenantScope,
-  id: string,
-  creditNotesOf?: CreditNotesOfInvoice,
-): Promise<{ filename: string; pdf: Buffer }> {
-  const invoice = await withLines(db, scope, await loadInvoiceRow(db, scope, id));
-  const customer =
-    invoice.customer ?? snapshotOf(await getCustomerRow(db, scope, invoice.customerId));
-  const seller = await getTenant(db, scope.tenantId);
-  const creditNotes = creditNotesOf ? await creditNotesOf(db, scope, id) : [];
-  const pdf = await renderInvoicePdf({ invoice, seller, customer, creditNotes });
-  return { filename: `${invoice.number ?? invoice.id}.pdf`, pdf };
-}
-
-/**
  * Queues the e-mail of an open invoice, with its PDF, to the customer's address as it is now
  * (an address corrected after issue should reach the customer; the PDF keeps the frozen one).
  * The mail worker sends it outside any transaction (src/mail/); sentAt and invoice.sent are
@@ -153,19 +142,26 @@ export function sendInvoice(db: Db, request: WriteRequest, id: string): Promise<
       );
     }
     const invoice = await withLines(tx, scope, row);
-    const seller = await getTenant(tx, scope.tenantId);
-    const sellerName = seller.legalName ?? seller.name;
-    const amount = formatMoney(invoice.amountRemaining, invoice.currency);
+    // In the language of the invoice's documents, from the seller it was issued by.
+    const { name: seller, email: replyTo } = row.seller_snapshot ?? {
+      name: (await getTenant(tx, scope.tenantId)).name,
+      email: null,
+    };
+    const locale = resolveLocale(invoice.customer?.locale);
+    const values = {
+      number: invoice.number!,
+      seller,
+      customer: customer.name ?? '',
+      amount: formatAmount(invoice.amountRemaining, invoice.currency, locale),
+      dueDate: invoice.dueDate ? formatDate(invoice.dueDate, locale) : '—',
+    };
     await queueMail(uow, {
       kind: INVOICE_MAIL,
       subjectId: invoice.id,
       to: customer.email,
-      replyTo: seller.email,
-      subject: `Invoice ${invoice.number} from ${sellerName}`,
-      body:
-        `Dear ${customer.name ?? 'customer'},\n\n` +
-        `please find attached invoice ${invoice.number} for ${amount}` +
-        `${invoice.dueDate ? `, due on ${invoice.dueDate}` : ''}.\n\n${sellerName}\n`,
+      replyTo,
+      subject: t(locale, 'email.invoice.subject', values),
+      body: t(locale, 'email.invoice.body', values),
     });
     const queued = await updateInvoiceEmail(tx, scope, id, {
       status: 'queued',

@@ -1,6 +1,7 @@
 // The invoice as the API shows it, read from its rows, and the guards every change shares.
 import type { Queryable } from '../db/pool.ts';
 import { ResourceMissingError, StateInvalidError } from '../errors.ts';
+import { taxAmountFromStored } from '../taxes/service.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { CustomerSnapshot, Invoice } from './schemas.ts';
 import { allowedActions, nextStatus, type InvoiceAction } from './state.ts';
@@ -21,27 +22,27 @@ export function invoiceFromRow(row: InvoiceRow, lines: readonly LineRow[]): Invo
       unitAmount: l.unit_amount,
       amount: l.amount,
       taxRates: l.tax_rates,
+      unitCode: l.unit_code,
     })),
     defaultTaxRates: row.default_tax_rates,
     subtotal: row.subtotal,
     tax: row.tax,
     totalExcludingTax: row.total_excluding_tax,
     total: row.total,
-    // jsonb keeps its own key order; the API's is the schema's.
-    taxAmounts: row.tax_amounts.map((t) => ({
-      taxRateId: t.taxRateId,
-      displayName: t.displayName,
-      percentage: t.percentage,
-      inclusive: t.inclusive,
-      taxableAmount: t.taxableAmount,
-      amount: t.amount,
-    })),
+    taxAmounts: row.tax_amounts.map(taxAmountFromStored),
     amountPaid: row.amount_paid,
     amountCredited: row.amount_credited,
     outOfBandAmount: row.out_of_band_amount,
     amountRemaining: row.amount_remaining,
     dueDate: row.due_date,
     daysUntilDue: row.days_until_due,
+    supplyDate: row.supply_date,
+    servicePeriod:
+      row.service_period_start === null
+        ? null
+        : { start: row.service_period_start, end: row.service_period_end! },
+    buyerReference: row.buyer_reference,
+    purchaseOrder: row.purchase_order,
     issuedAt: row.issued_at?.toISOString() ?? null,
     paidAt: row.paid_at?.toISOString() ?? null,
     voidedAt: row.voided_at?.toISOString() ?? null,
@@ -76,6 +77,11 @@ function orderedSnapshot(snapshot: CustomerSnapshot): CustomerSnapshot {
     },
     taxIds: snapshot.taxIds.map((t) => ({ type: t.type, value: t.value })),
     taxExempt: snapshot.taxExempt,
+    // Snapshots frozen before languages and e-invoices existed: English, no address.
+    locale: snapshot.locale ?? 'en',
+    electronicAddress: snapshot.electronicAddress
+      ? { scheme: snapshot.electronicAddress.scheme, value: snapshot.electronicAddress.value }
+      : null,
   };
 }
 

@@ -2,7 +2,6 @@
 // prefix a tenant setting. The counter is a row locked by the issuing transaction (see the
 // migration), so concurrent issues queue for it and a rolled-back issue leaves no gap.
 import type { Tx } from '../db/pool.ts';
-import { getTenant } from '../keys/service.ts';
 import type { TenantScope } from '../tenancy.ts';
 import { takeNextInvoiceNumber } from './store.ts';
 
@@ -14,7 +13,10 @@ export function formatInvoiceNumber(prefix: string, sequence: number): string {
  * Takes the next number. Call it last in the issuing transaction: the counter stays locked
  * until that transaction ends, and every other issue of the tenant waits for it.
  */
-export async function nextInvoiceNumber(tx: Tx, scope: TenantScope): Promise<string> {
-  const { invoicePrefix } = await getTenant(tx, scope.tenantId);
-  return formatInvoiceNumber(invoicePrefix, await takeNextInvoiceNumber(tx, scope));
+export async function nextInvoiceNumber(
+  tx: Tx,
+  scope: TenantScope,
+  prefix: string,
+): Promise<string> {
+  return formatInvoiceNumber(prefix, await takeNextInvoiceNumber(tx, scope));
 }

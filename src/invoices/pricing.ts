@@ -3,14 +3,9 @@
 import type { Queryable } from '../db/pool.ts';
 import { ParameterInvalidError } from '../errors.ts';
 import { isSafeAmount, lineAmount, MAX_AMOUNT } from '../money/amount.ts';
-import {
-  computeTaxBreakdown,
-  MixedTaxBehaviourError,
-  type RateForBreakdown,
-  type TaxExempt,
-} from '../taxes/breakdown.ts';
+import { computeTaxBreakdown, MixedTaxBehaviourError, type TaxExempt } from '../taxes/breakdown.ts';
 import { percentageToNumber } from '../taxes/percentage.ts';
-import { getTaxRatesForUse } from '../taxes/service.ts';
+import { getTaxRatesForUse, type RateForInvoice } from '../taxes/service.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { Totals } from './store.ts';
 
@@ -38,7 +33,7 @@ export interface PricedLine {
 export function priceInvoice(
   lines: readonly PricedLine[],
   defaultTaxRates: readonly string[],
-  rates: ReadonlyMap<string, RateForBreakdown>,
+  rates: ReadonlyMap<string, RateForInvoice>,
   taxExempt: TaxExempt,
   param: string,
 ): Totals {
@@ -83,14 +78,22 @@ export function priceInvoice(
     tax: Number(breakdown.tax),
     total_excluding_tax: Number(breakdown.totalExcludingTax),
     total: Number(breakdown.total),
-    tax_amounts: breakdown.taxAmounts.map((t) => ({
-      taxRateId: t.rate.id,
-      displayName: t.rate.displayName,
-      percentage: percentageToNumber(t.rate.percentage),
-      inclusive: t.rate.inclusive,
-      taxableAmount: Number(t.taxableAmount),
-      amount: Number(t.amount),
-    })),
+    tax_amounts: breakdown.taxAmounts.map((t) => {
+      const rate = rates.get(t.rate.id)!;
+      // A reverse-charge customer owes the tax itself: the supply is AE, never the domestic
+      // standard rate (API.md part C).
+      const category = taxExempt === 'reverse' && rate.category === 'S' ? 'AE' : rate.category;
+      return {
+        taxRateId: rate.id,
+        displayName: rate.displayName,
+        percentage: percentageToNumber(rate.percentage),
+        inclusive: rate.inclusive,
+        category,
+        exemptionReason: rate.exemptionReason,
+        taxableAmount: Number(t.taxableAmount),
+        amount: Number(t.amount),
+      };
+    }),
   };
 }
 

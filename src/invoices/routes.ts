@@ -3,12 +3,14 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../app.ts';
-import { creditNotesForInvoicePdf } from '../credit-notes/service.ts';
+import type { Db } from '../db/pool.ts';
+import type { WriteRequest } from '../db/unit-of-work.ts';
 import { sendWrite } from '../http/idempotency.ts';
 import { buildPage, listBinding, readPageRequest } from '../paging.ts';
 import { errorResponses, IdempotencyHeaders, IdParams, Page } from '../http/schemas.ts';
 import {
   DeletedInvoice,
+  EinvoiceQuery,
   Invoice,
   InvoiceCreate,
   InvoiceListQuery,
@@ -21,6 +23,7 @@ import {
   createInvoice,
   deleteDraftInvoice,
   getInvoice,
+  getInvoiceEinvoice,
   getInvoicePdf,
   issueInvoice,
   listInvoices,
@@ -38,7 +41,7 @@ const read = { scope: 'invoices:read' as const };
 const NoBody = Type.Object({}, { additionalProperties: false });
 
 export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): void {
-  const { db, cursors } = deps;
+  const { db, cursors, renderer } = deps;
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post(
@@ -172,8 +175,8 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
     [
       'issue',
       'Issue a draft',
-      'Assigns the next number (gapless per tenant and environment), freezes the customer and the tax breakdown. A total of 0 goes straight to paid.',
-      issueInvoice,
+      'Assigns the next number (gapless per tenant and environment) and freezes the seller (the settings), the customer and the tax breakdown; the date of supply is the issue date unless the invoice has one or a service period. Its PDF/A-3 and e-invoices are rendered from that frozen data once and never change. A total of 0 goes straight to paid.',
+      (db: Db, write: WriteRequest, id: string) => issueInvoice(db, renderer, write, id),
     ],
     [
       'pay',
@@ -236,7 +239,7 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
         tags,
         summary: 'The invoice as a PDF document',
         description:
-          'application/pdf. A draft is rendered as a draft, without a number. The credit notes of the invoice that are not void are listed with their number, date, reason and amount.',
+          "application/pdf: a PDF/A-3b document. An issued invoice's PDF is rendered once from the data frozen at issue and served byte-identical ever after (payments and credit notes appear in the JSON, not on the record); when the data meet EN 16931 it is a Factur-X hybrid with its CII XML embedded. A draft is a preview, marked as such, without a number.",
         params: IdParams,
         response: {
           200: {
@@ -248,16 +251,47 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
       },
     },
     async (request, reply) => {
-      const { filename, pdf } = await getInvoicePdf(
-        db,
-        request.actor,
-        request.params.id,
-        creditNotesForInvoicePdf,
-      );
+      const { filename, pdf } = await getInvoicePdf(db, renderer, request.actor, request.params.id);
       return reply
         .type('application/pdf')
         .header('content-disposition', `inline; filename="${filename}"`)
         .send(pdf);
+    },
+  );
+
+  app.get(
+    '/v1/invoices/:id/e-invoice',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'The issued invoice as an EN 16931 e-invoice',
+        description:
+          '`format=ubl` (default): UBL 2.1 Invoice following Peppol BIS Billing 3.0; `format=cii`: UN/CEFACT CII D16B following the EN 16931 profile (the XML inside the Factur-X PDF). Rendered once when the invoice is issued and never changed. A draft is 409 state_invalid; an invoice whose data do not meet EN 16931 (seller VAT id, addresses, electronic addresses, …) is 409 einvoice_incomplete with `missing`, the fields to set before issuing the next one.',
+        params: IdParams,
+        querystring: EinvoiceQuery,
+        response: {
+          200: {
+            description: 'The e-invoice.',
+            content: { 'application/xml': { schema: { type: 'string' } } },
+          },
+          ...errorResponses(404, 409),
+        },
+      },
+    },
+    async (request, reply) => {
+      const format = request.query.format ?? 'ubl';
+      const { filename, xml } = await getInvoiceEinvoice(
+        db,
+        renderer,
+        request.actor,
+        request.params.id,
+        format,
+      );
+      return reply
+        .type('application/xml')
+        .header('content-disposition', `attachment; filename="${filename}"`)
+        .send(xml);
     },
   );
 }

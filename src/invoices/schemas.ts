@@ -31,6 +31,26 @@ const TaxRateIds = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
   description: 'Tax rate ids (txr_…), at most 5, all inclusive or all exclusive.',
 });
 const Memo = Type.String({ maxLength: 5000 });
+const UnitCode = Type.String({
+  pattern: '^[A-Z0-9]{2,3}$',
+  description:
+    'Unit of measure, a UN/ECE Recommendation 20 code (C62 one, HUR hour, DAY day, MON month, KGM kilogram, …); default C62.',
+  examples: ['C62', 'HUR'],
+});
+const ServicePeriod = Type.Object(
+  { start: DateOnly, end: DateOnly },
+  { additionalProperties: false, description: 'The period the invoice covers (start ≤ end).' },
+);
+const Reference = (description: string) =>
+  Type.String({ minLength: 1, maxLength: 200, description });
+const documentFields = {
+  supplyDate: DateOnly,
+  servicePeriod: ServicePeriod,
+  buyerReference: Reference(
+    "The buyer's reference (EN 16931 BT-10, e.g. a Leitweg-ID); default: the customer's buyerReference, else the customer's id.",
+  ),
+  purchaseOrder: Reference('The purchase order number (BT-13).'),
+};
 
 export const LineCreate = Type.Object(
   {
@@ -47,6 +67,7 @@ export const LineCreate = Type.Object(
     // An array replaces the invoice's default rates for this line ([]: no tax on it); null or
     // absent: the defaults apply.
     taxRates: Type.Optional(Nullable(TaxRateIds)),
+    unitCode: Type.Optional(UnitCode),
   },
   {
     additionalProperties: false,
@@ -66,10 +87,18 @@ export const InvoiceCreate = Type.Object(
     defaultTaxRates: Type.Optional(TaxRateIds),
     dueDate: Type.Optional(DateOnly),
     daysUntilDue: Type.Optional(DaysUntilDue),
+    supplyDate: Type.Optional(documentFields.supplyDate),
+    servicePeriod: Type.Optional(documentFields.servicePeriod),
+    buyerReference: Type.Optional(documentFields.buyerReference),
+    purchaseOrder: Type.Optional(documentFields.purchaseOrder),
     memo: Type.Optional(Memo),
     metadata: Type.Optional(Metadata),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    description:
+      'Give `supplyDate` (date of supply) or `servicePeriod`, not both; with neither, the issue date is the date of supply.',
+  },
 );
 export type InvoiceCreate = Static<typeof InvoiceCreate>;
 
@@ -82,6 +111,10 @@ export const InvoiceUpdate = Type.Object(
     defaultTaxRates: Type.Optional(TaxRateIds),
     dueDate: Type.Optional(Nullable(DateOnly)),
     daysUntilDue: Type.Optional(Nullable(DaysUntilDue)),
+    supplyDate: Type.Optional(Nullable(documentFields.supplyDate)),
+    servicePeriod: Type.Optional(Nullable(documentFields.servicePeriod)),
+    buyerReference: Type.Optional(Nullable(documentFields.buyerReference)),
+    purchaseOrder: Type.Optional(Nullable(documentFields.purchaseOrder)),
     memo: Type.Optional(Nullable(Memo)),
     metadata: Type.Optional(Nullable(Metadata)),
   },
@@ -96,6 +129,7 @@ export const Line = Type.Object({
   unitAmount: Type.Integer(),
   amount: Type.Integer({ description: 'quantity × unitAmount' }),
   taxRates: Nullable(Type.Array(Type.String())),
+  unitCode: Type.String(),
 });
 export type Line = Static<typeof Line>;
 
@@ -115,10 +149,30 @@ export const CustomerSnapshot = Type.Object(
     address: Nullable(AddressSnapshot),
     taxIds: Type.Array(Type.Object({ type: Type.String(), value: Type.String() })),
     taxExempt: Type.Union([Type.Literal('none'), Type.Literal('exempt'), Type.Literal('reverse')]),
+    locale: Type.String({
+      description: "The documents' language (the customer's, else the tenant's).",
+    }),
+    electronicAddress: Nullable(Type.Object({ scheme: Type.String(), value: Type.String() })),
   },
   { description: 'The customer as it was when the invoice was issued; null on drafts.' },
 );
 export type CustomerSnapshot = Static<typeof CustomerSnapshot>;
+
+/** The seller as it was at issue: the tenant's settings that documents print. */
+export interface SellerSnapshot {
+  name: string;
+  address: Static<typeof AddressSnapshot> | null;
+  taxId: string | null;
+  companyRegistration: string | null;
+  email: string | null;
+  phone: string | null;
+  electronicAddress: { scheme: string; value: string } | null;
+  iban: string | null;
+  bic: string | null;
+  accountName: string | null;
+  paymentInstructions: string | null;
+  paymentTerms: string | null;
+}
 
 export const InvoiceStatus = Type.Union(INVOICE_STATUSES.map((s) => Type.Literal(s)));
 
@@ -145,6 +199,12 @@ export const Invoice = Type.Object(
     amountRemaining: Type.Integer({ description: 'total − amountPaid − amountCredited' }),
     dueDate: Nullable(Type.String()),
     daysUntilDue: Nullable(Type.Integer()),
+    supplyDate: Nullable(
+      Type.String({ description: 'Date of supply; the issue date by default.' }),
+    ),
+    servicePeriod: Nullable(Type.Object({ start: Type.String(), end: Type.String() })),
+    buyerReference: Nullable(Type.String()),
+    purchaseOrder: Nullable(Type.String()),
     issuedAt: Nullable(Timestamp),
     paidAt: Nullable(Timestamp),
     voidedAt: Nullable(Timestamp),
@@ -202,3 +262,14 @@ export const LineParams = Type.Object({
   id: Type.String({ maxLength: 100 }),
   lineId: Type.String({ maxLength: 100 }),
 });
+
+export const EinvoiceQuery = Type.Object(
+  {
+    format: Type.Optional(
+      Type.Union([Type.Literal('ubl'), Type.Literal('cii')], {
+        description: 'ubl (default): UBL 2.1, Peppol BIS Billing 3.0; cii: UN/CEFACT CII D16B.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);

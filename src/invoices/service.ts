@@ -33,8 +33,8 @@ import {
   type LineRow,
 } from './store.ts';
 
+export { getInvoiceEinvoice, getInvoicePdf, renderIssuedInvoice } from './documents.ts';
 export {
-  getInvoicePdf,
   issueInvoice,
   markInvoiceUncollectible,
   payInvoice,
@@ -42,7 +42,6 @@ export {
   voidInvoice,
 } from './lifecycle.ts';
 export { invoiceFromRow } from './model.ts';
-export type { CreditNoteOnPdf, CreditNotesOfInvoice } from './pdf.ts';
 export {
   applyCreditToInvoice,
   lockInvoiceForCredit,
@@ -64,6 +63,26 @@ function checkedDate(value: string | null | undefined, param: string): string | 
   return value;
 }
 
+/** The date of supply or the service period (EN 16931 BT-72 / BG-14), checked; not both. */
+function supplyFields(
+  supplyDate: string | null,
+  period: { start: string; end: string } | null,
+): Pick<DraftFields, 'supply_date' | 'service_period_start' | 'service_period_end'> {
+  if (supplyDate !== null && period !== null) {
+    throw new ParameterInvalidError('servicePeriod', 'Give supplyDate or servicePeriod, not both.');
+  }
+  const start = checkedDate(period?.start, 'servicePeriod.start');
+  const end = checkedDate(period?.end, 'servicePeriod.end');
+  if (start !== null && end !== null && start > end) {
+    throw new ParameterInvalidError('servicePeriod.end', 'servicePeriod.end is before its start.');
+  }
+  return {
+    supply_date: checkedDate(supplyDate, 'supplyDate'),
+    service_period_start: start,
+    service_period_end: end,
+  };
+}
+
 function newLines(
   inputs: readonly LineCreate[],
   firstPosition: number,
@@ -78,6 +97,7 @@ function newLines(
       description: input.description,
       quantity,
       unit_amount: input.unitAmount,
+      unit_code: input.unitCode ?? 'C62',
       amount: checkedLineAmount(quantity, input.unitAmount, `${param(i)}unitAmount`),
       tax_rates: input.taxRates ?? null,
     };
@@ -130,12 +150,16 @@ export function createInvoice(
     days_until_due: input.daysUntilDue ?? null,
     memo: input.memo ?? null,
     metadata: input.metadata ?? {},
+    ...supplyFields(input.supplyDate ?? null, input.servicePeriod ?? null),
+    buyer_reference: input.buyerReference ?? null,
+    purchase_order: input.purchaseOrder ?? null,
   };
-  const lines = newLines(input.lines ?? [], 1, (i) => `lines.${i}.`);
   return unitOfWork(db, request, async (uow) => {
     const { tx, actor: scope } = uow;
-    // The customer matters to the price by its tax exemption, and must exist (404 customerId).
+    // The customer matters to the price by its tax exemption, and must exist (404 customerId,
+    // before any complaint about the lines).
     const customer = await getCustomerRow(tx, scope, input.customerId);
+    const lines = newLines(input.lines ?? [], 1, (i) => `lines.${i}.`);
     const totals = await priceWithRates(
       tx,
       scope,
@@ -191,12 +215,37 @@ export function updateInvoice(
       const daysUntilDue =
         patch.daysUntilDue === undefined ? row.days_until_due : patch.daysUntilDue;
       // Setting one of the two clears the other.
+      // Setting one of supplyDate and servicePeriod clears the other.
+      const period =
+        row.service_period_start === null
+          ? null
+          : { start: row.service_period_start, end: row.service_period_end! };
+      const supply =
+        patch.supplyDate != null
+          ? supplyFields(patch.supplyDate, null)
+          : patch.servicePeriod != null
+            ? supplyFields(null, patch.servicePeriod)
+            : supplyFields(
+                patch.supplyDate === undefined ? row.supply_date : null,
+                patch.servicePeriod === undefined ? period : null,
+              );
+      if (patch.supplyDate != null && patch.servicePeriod != null) {
+        throw new ParameterInvalidError(
+          'servicePeriod',
+          'Give supplyDate or servicePeriod, not both.',
+        );
+      }
       const fields: DraftFields = {
         default_tax_rates: patch.defaultTaxRates ?? row.default_tax_rates,
         due_date: patch.daysUntilDue != null ? null : dueDate,
         days_until_due: patch.dueDate != null ? null : daysUntilDue,
         memo: patch.memo === undefined ? row.memo : patch.memo,
         metadata,
+        ...supply,
+        buyer_reference:
+          patch.buyerReference === undefined ? row.buyer_reference : patch.buyerReference,
+        purchase_order:
+          patch.purchaseOrder === undefined ? row.purchase_order : patch.purchaseOrder,
       };
       let lines = await selectLines(tx, scope, [id]);
       const before = rateIdsOf(row.default_tax_rates, lines);
@@ -240,6 +289,11 @@ function draftFields(row: InvoiceRow): DraftFields {
     days_until_due: row.days_until_due,
     memo: row.memo,
     metadata: row.metadata,
+    supply_date: row.supply_date,
+    service_period_start: row.service_period_start,
+    service_period_end: row.service_period_end,
+    buyer_reference: row.buyer_reference,
+    purchase_order: row.purchase_order,
   };
 }
 

@@ -4,7 +4,8 @@ import type { Queryable } from '../db/pool.ts';
 import type { PagePosition } from '../paging.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { TaxAmount } from '../taxes/schemas.ts';
-import type { CustomerSnapshot } from './schemas.ts';
+import type { StoredTaxAmount } from '../taxes/service.ts';
+import type { CustomerSnapshot, SellerSnapshot } from './schemas.ts';
 import type { InvoiceStatus } from './state.ts';
 
 export interface InvoiceRow {
@@ -21,7 +22,7 @@ export interface InvoiceRow {
   tax: number;
   total_excluding_tax: number;
   total: number;
-  tax_amounts: TaxAmount[];
+  tax_amounts: StoredTaxAmount[];
   amount_paid: number;
   amount_credited: number;
   out_of_band_amount: number;
@@ -31,7 +32,14 @@ export interface InvoiceRow {
   days_until_due: number | null;
   memo: string | null;
   metadata: Record<string, string>;
+  /** Dates as text (YYYY-MM-DD). */
+  supply_date: string | null;
+  service_period_start: string | null;
+  service_period_end: string | null;
+  buyer_reference: string | null;
+  purchase_order: string | null;
   customer_snapshot: CustomerSnapshot | null;
+  seller_snapshot: SellerSnapshot | null;
   issued_at: Date | null;
   paid_at: Date | null;
   voided_at: Date | null;
@@ -53,6 +61,7 @@ export interface LineRow {
   unit_amount: number;
   amount: number;
   tax_rates: string[] | null;
+  unit_code: string;
 }
 
 /** What a draft's edit and pricing change. */
@@ -62,6 +71,11 @@ export interface DraftFields {
   days_until_due: number | null;
   memo: string | null;
   metadata: Record<string, string>;
+  supply_date: string | null;
+  service_period_start: string | null;
+  service_period_end: string | null;
+  buyer_reference: string | null;
+  purchase_order: string | null;
 }
 
 export interface Totals {
@@ -77,7 +91,10 @@ export interface Totals {
 const COLUMNS = `tenant_id, environment, id, customer_id, number, status, currency,
   default_tax_rates, tax_inclusive, subtotal, tax, total_excluding_tax, total, tax_amounts,
   amount_paid, amount_credited, out_of_band_amount, amount_remaining, due_date::text AS due_date,
-  days_until_due, memo, metadata, customer_snapshot, issued_at, paid_at, voided_at,
+  days_until_due, memo, metadata, supply_date::text AS supply_date,
+  service_period_start::text AS service_period_start,
+  service_period_end::text AS service_period_end, buyer_reference, purchase_order,
+  customer_snapshot, seller_snapshot, issued_at, paid_at, voided_at,
   marked_uncollectible_at, sent_at, email_status, email_attempts, email_last_error, created_at,
   updated_at`;
 
@@ -101,6 +118,11 @@ function pricedDraftValues(fields: DraftFields, totals: Totals): unknown[] {
     fields.days_until_due,
     fields.memo,
     JSON.stringify(fields.metadata),
+    fields.supply_date,
+    fields.service_period_start,
+    fields.service_period_end,
+    fields.buyer_reference,
+    fields.purchase_order,
     ...totalsValues(totals),
   ];
 }
@@ -117,10 +139,11 @@ export async function insertDraft(
     name: 'insert_draft',
     text: `INSERT INTO invoices (tenant_id, environment, id, customer_id, currency, status,
                                  default_tax_rates, due_date, days_until_due, memo, metadata,
-                                 tax_inclusive, subtotal, tax, total_excluding_tax, total,
-                                 tax_amounts, amount_remaining)
+                                 supply_date, service_period_start, service_period_end,
+                                 buyer_reference, purchase_order, tax_inclusive, subtotal, tax,
+                                 total_excluding_tax, total, tax_amounts, amount_remaining)
            VALUES ($1, $2, $3, $4, $5, 'draft', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
-                   $16, $15)
+                   $16, $17, $18, $19, $20, $21, $20)
            RETURNING ${COLUMNS}`,
     values: [
       scope.tenantId,
@@ -156,7 +179,8 @@ export async function selectLines(
 ): Promise<LineRow[]> {
   if (invoiceIds.length === 0) return [];
   const { rows } = await db.query<LineRow>(
-    `SELECT invoice_id, id, position, description, quantity, unit_amount, amount, tax_rates
+    `SELECT invoice_id, id, position, description, quantity, unit_amount, amount, tax_rates,
+            unit_code
        FROM invoice_lines
       WHERE tenant_id = $1 AND environment = $2 AND invoice_id = ANY($3::text[])
       ORDER BY invoice_id, position`,
@@ -171,13 +195,13 @@ export async function selectLines(
 function linesFromArrays(first: number, gate = ''): string {
   const p = (i: number) => `$${first + i}`;
   return `INSERT INTO invoice_lines (tenant_id, environment, invoice_id, id, position, description,
-                                quantity, unit_amount, amount, tax_rates)
+                                quantity, unit_amount, amount, tax_rates, unit_code)
      SELECT $1, $2, $3, l.id, l.position, l.description, l.quantity, l.unit_amount, l.amount,
             CASE WHEN l.tax_rates = 'null' THEN NULL
-                 ELSE ARRAY(SELECT jsonb_array_elements_text(l.tax_rates)) END
+                 ELSE ARRAY(SELECT jsonb_array_elements_text(l.tax_rates)) END, l.unit_code
        FROM unnest(${p(0)}::text[], ${p(1)}::int[], ${p(2)}::text[], ${p(3)}::bigint[],
-                   ${p(4)}::bigint[], ${p(5)}::bigint[], ${p(6)}::jsonb[])
-            AS l(id, position, description, quantity, unit_amount, amount, tax_rates)
+                   ${p(4)}::bigint[], ${p(5)}::bigint[], ${p(6)}::jsonb[], ${p(7)}::text[])
+            AS l(id, position, description, quantity, unit_amount, amount, tax_rates, unit_code)
       ${gate}`;
 }
 
@@ -190,6 +214,7 @@ function lineArrays(lines: readonly Omit<LineRow, 'invoice_id'>[]): unknown[] {
     lines.map((l) => l.unit_amount),
     lines.map((l) => l.amount),
     lines.map((l) => JSON.stringify(l.tax_rates)),
+    lines.map((l) => l.unit_code),
   ];
 }
 
@@ -253,9 +278,11 @@ export async function updateDraft(
   const { rows } = await db.query<InvoiceRow>(
     `UPDATE invoices
         SET default_tax_rates = $4, due_date = $5, days_until_due = $6, memo = $7, metadata = $8,
-            tax_inclusive = $9, subtotal = $10, tax = $11, total_excluding_tax = $12,
-            total = $13, amount_remaining = $13 - amount_paid - amount_credited,
-            tax_amounts = $14, updated_at = clock_timestamp()
+            supply_date = $9, service_period_start = $10, service_period_end = $11,
+            buyer_reference = $12, purchase_order = $13,
+            tax_inclusive = $14, subtotal = $15, tax = $16, total_excluding_tax = $17,
+            total = $18, amount_remaining = $18 - amount_paid - amount_credited,
+            tax_amounts = $19, updated_at = clock_timestamp()
       WHERE tenant_id = $1 AND environment = $2 AND id = $3 AND status = 'draft'
       RETURNING ${COLUMNS}`,
     [scope.tenantId, scope.environment, id, ...pricedDraftValues(fields, totals)],
@@ -284,20 +311,25 @@ export async function markIssued(
   id: string,
   issue: {
     number: string;
+    issued_at: Date;
     due_date: string | null;
+    supply_date: string | null;
+    buyer_reference: string;
     customer_snapshot: CustomerSnapshot;
+    seller_snapshot: SellerSnapshot;
     paid: boolean;
   },
   totals: Totals,
 ): Promise<InvoiceRow> {
   const { rows } = await db.query<InvoiceRow>(
     `UPDATE invoices
-        SET number = $4, due_date = $5, customer_snapshot = $6, issued_at = clock_timestamp(),
-            status = CASE WHEN $7 THEN 'paid' ELSE 'open' END,
-            paid_at = CASE WHEN $7 THEN clock_timestamp() END,
-            tax_inclusive = $8, subtotal = $9, tax = $10, total_excluding_tax = $11,
-            total = $12, amount_remaining = $12 - amount_paid - amount_credited,
-            tax_amounts = $13, updated_at = clock_timestamp()
+        SET number = $4, due_date = $5, customer_snapshot = $6, issued_at = $7::timestamptz,
+            status = CASE WHEN $8 THEN 'paid' ELSE 'open' END,
+            paid_at = CASE WHEN $8 THEN $7::timestamptz END,
+            supply_date = $9, buyer_reference = $10, seller_snapshot = $11,
+            tax_inclusive = $12, subtotal = $13, tax = $14, total_excluding_tax = $15,
+            total = $16, amount_remaining = $16 - amount_paid - amount_credited,
+            tax_amounts = $17, updated_at = $7::timestamptz
       WHERE tenant_id = $1 AND environment = $2 AND id = $3 AND status = 'draft'
       RETURNING ${COLUMNS}`,
     [
@@ -307,7 +339,11 @@ export async function markIssued(
       issue.number,
       issue.due_date,
       JSON.stringify(issue.customer_snapshot),
+      issue.issued_at,
       issue.paid,
+      issue.supply_date,
+      issue.buyer_reference,
+      JSON.stringify(issue.seller_snapshot),
       ...totalsValues(totals),
     ],
   );

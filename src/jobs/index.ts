@@ -6,7 +6,9 @@ import { openDatabase } from '../db/database.ts';
 import { migrate } from '../db/migrate.ts';
 import type { Db } from '../db/pool.ts';
 import { purgeExpiredIdempotencyKeys } from '../db/unit-of-work.ts';
+import { createRenderPool, type RenderPool } from '../documents/render-pool.ts';
 import { WebhookWorker } from '../events/worker.ts';
+import { creditNoteMail, CREDIT_NOTE_MAIL } from '../credit-notes/documents.ts';
 import { invoiceMail, INVOICE_MAIL } from '../invoices/mail.ts';
 import { createMailTransport } from '../mail/transport.ts';
 import { MailWorker } from '../mail/worker.ts';
@@ -23,6 +25,7 @@ export function startJobs(
   db: Db,
   config: Config,
   secrets: SecretsKeyring,
+  renderer: RenderPool,
   log: { info(message: string): void; error(error: unknown, context: string): void },
 ): Jobs {
   const onError = (error: unknown, context: string) => log.error(error, context);
@@ -33,7 +36,10 @@ export function startJobs(
   });
   const mail = new MailWorker(db, {
     transport: createMailTransport(config, (message) => log.info(message)),
-    kinds: { [INVOICE_MAIL]: invoiceMail },
+    kinds: {
+      [INVOICE_MAIL]: invoiceMail(renderer),
+      [CREDIT_NOTE_MAIL]: creditNoteMail(renderer),
+    },
     onError,
   });
   webhooks.start();
@@ -66,7 +72,8 @@ export async function runStandaloneWorker(
     await migrate(database.db);
     const secrets = await SecretsKeyring.load(config);
     await checkSecretsKey(database.db, secrets);
-    const jobs = startJobs(database.db, config, secrets, {
+    const renderer = createRenderPool();
+    const jobs = startJobs(database.db, config, secrets, renderer, {
       info: log,
       error: (error, context) => log(`${context}: ${String(error)}`),
     });
@@ -77,6 +84,7 @@ export async function runStandaloneWorker(
     });
     log(`${signal} received: finishing attempts in flight, then stopping`);
     await jobs.stop();
+    await renderer.close();
   } finally {
     await database.close();
   }

@@ -1,5 +1,5 @@
 // The scopes a key can hold. The first four come from the original specification; the others
-// are additive (webhooks, keys).
+// are additive (webhooks, keys, settings).
 import { ScopeInsufficientError } from '../errors.ts';
 import type { Actor } from '../tenancy.ts';
 
@@ -12,6 +12,8 @@ export const SCOPES = [
   'webhooks:write',
   'keys:read',
   'keys:write',
+  'settings:read',
+  'settings:write',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

@@ -18,6 +18,7 @@ import type { PageRequest } from '../paging.ts';
 import { operator, type Actor, type Environment, type TenantScope } from '../tenancy.ts';
 
 export { operator } from '../tenancy.ts';
+import { insertSettings } from '../settings/service.ts';
 import { isScope, SCOPES } from './scopes.ts';
 import { generateSecret, hashSecret, redactSecret } from './secret.ts';
 import {
@@ -32,28 +33,14 @@ import {
   selectTenants,
   setKeyExpiry,
   setKeyRevoked,
-  updateTenantSettings,
+  renameTenant,
   type ApiKeyRow,
   type TenantRow,
-  type TenantSettings,
 } from './store.ts';
 
 export interface Tenant {
   id: string;
   name: string;
-  invoicePrefix: string;
-  creditNotePrefix: string;
-  legalName: string | null;
-  taxId: string | null;
-  email: string | null;
-  address: {
-    line1: string | null;
-    line2: string | null;
-    city: string | null;
-    state: string | null;
-    postalCode: string | null;
-    country: string | null;
-  };
   createdAt: string;
 }
 
@@ -78,24 +65,7 @@ export interface IssuedApiKey extends ApiKey {
 }
 
 export function tenantFromRow(row: TenantRow): Tenant {
-  return {
-    id: row.tenant_id,
-    name: row.name,
-    invoicePrefix: row.invoice_prefix,
-    creditNotePrefix: row.credit_note_prefix,
-    legalName: row.legal_name,
-    taxId: row.tax_id,
-    email: row.email,
-    address: {
-      line1: row.address_line1,
-      line2: row.address_line2,
-      city: row.city,
-      state: row.state,
-      postalCode: row.postal_code,
-      country: row.country,
-    },
-    createdAt: row.created_at.toISOString(),
-  };
+  return { id: row.tenant_id, name: row.name, createdAt: row.created_at.toISOString() };
 }
 
 export function apiKeyFromRow(row: ApiKeyRow): ApiKey {
@@ -118,9 +88,11 @@ export function apiKeyFromRow(row: ApiKeyRow): ApiKey {
 export async function createTenant(db: Db, name: string): Promise<Tenant> {
   if (name.trim() === '') throw new ParameterInvalidError('name', 'A tenant needs a name.');
   const id = newId('ten');
-  const written = await unitOfWork(db, { actor: operator(id) }, async ({ tx }) =>
-    tenantFromRow(await insertTenant(tx, id, name)),
-  );
+  const written = await unitOfWork(db, { actor: operator(id) }, async ({ tx }) => {
+    const tenant = tenantFromRow(await insertTenant(tx, id, name));
+    await insertSettings(tx, id);
+    return tenant;
+  });
   return writtenValue(written);
 }
 
@@ -134,13 +106,10 @@ export async function getTenant(db: Queryable, tenantId: string): Promise<Tenant
   return tenantFromRow(row);
 }
 
-export async function updateTenant(
-  db: Db,
-  tenantId: string,
-  settings: TenantSettings,
-): Promise<Tenant> {
+export async function updateTenantName(db: Db, tenantId: string, name: string): Promise<Tenant> {
+  if (name.trim() === '') throw new ParameterInvalidError('name', 'A tenant needs a name.');
   const written = await unitOfWork(db, { actor: operator(tenantId) }, async ({ tx }) => {
-    const row = await updateTenantSettings(tx, tenantId, settings);
+    const row = await renameTenant(tx, tenantId, name);
     if (!row) throw new ResourceMissingError('tenant', tenantId);
     return tenantFromRow(row);
   });

@@ -5,17 +5,6 @@ import type { Environment } from '../tenancy.ts';
 export interface TenantRow {
   tenant_id: string;
   name: string;
-  invoice_prefix: string;
-  credit_note_prefix: string;
-  legal_name: string | null;
-  tax_id: string | null;
-  email: string | null;
-  address_line1: string | null;
-  address_line2: string | null;
-  city: string | null;
-  state: string | null;
-  postal_code: string | null;
-  country: string | null;
   created_at: Date;
 }
 
@@ -62,61 +51,14 @@ export async function selectTenant(
   return rows[0];
 }
 
-export type TenantSettings = Partial<
-  Pick<
-    TenantRow,
-    | 'name'
-    | 'invoice_prefix'
-    | 'credit_note_prefix'
-    | 'legal_name'
-    | 'tax_id'
-    | 'email'
-    | 'address_line1'
-    | 'address_line2'
-    | 'city'
-    | 'state'
-    | 'postal_code'
-    | 'country'
-  >
->;
-
-const SETTING_COLUMNS = [
-  'name',
-  'invoice_prefix',
-  'credit_note_prefix',
-  'legal_name',
-  'tax_id',
-  'email',
-  'address_line1',
-  'address_line2',
-  'city',
-  'state',
-  'postal_code',
-  'country',
-] as const;
-
-/** Sets the settings given; an absent (undefined) setting keeps its value. */
-export async function updateTenantSettings(
+export async function renameTenant(
   db: Queryable,
   tenantId: string,
-  settings: TenantSettings,
+  name: string,
 ): Promise<TenantRow | undefined> {
   const { rows } = await db.query<TenantRow>(
-    `UPDATE tenants SET
-       name = coalesce($2, name),
-       invoice_prefix = coalesce($3, invoice_prefix),
-       credit_note_prefix = coalesce($4, credit_note_prefix),
-       legal_name = coalesce($5, legal_name),
-       tax_id = coalesce($6, tax_id),
-       email = coalesce($7, email),
-       address_line1 = coalesce($8, address_line1),
-       address_line2 = coalesce($9, address_line2),
-       city = coalesce($10, city),
-       state = coalesce($11, state),
-       postal_code = coalesce($12, postal_code),
-       country = coalesce($13, country)
-     WHERE tenant_id = $1 RETURNING *`,
-    [tenantId, ...SETTING_COLUMNS.map((c) => settings[c] ?? null)],
+    'UPDATE tenants SET name = $2 WHERE tenant_id = $1 RETURNING *',
+    [tenantId, name],
   );
   return rows[0];
 }

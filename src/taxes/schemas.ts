@@ -1,6 +1,7 @@
 // Tax rate schemas: they validate requests, type the handlers and feed the OpenAPI document.
 import { Type, type Static } from '@sinclair/typebox';
 import { CountryCode } from '../customers/schemas.ts';
+import { VAT_CATEGORIES } from '../documents/model.ts';
 import { Environment, Metadata, Nullable, PageQuery, Timestamp } from '../http/schemas.ts';
 
 export const TAX_TYPES = ['vat', 'gst', 'sales_tax', 'other'] as const;
@@ -17,8 +18,25 @@ const Percentage = Type.Number({
   examples: [19, 8.875],
 });
 
+export const VatCategory = Type.Union(
+  VAT_CATEGORIES.map((c) => Type.Literal(c)),
+  {
+    description:
+      'EN 16931 VAT category: S standard, Z zero-rated, E exempt, AE reverse charge, K intra-Community supply, G export outside the EU, O not subject to VAT, L Canary Islands IGIC, M Ceuta and Melilla IPSI. Default S. On an invoice to a reverse-charge customer, S becomes AE.',
+  },
+);
+
+/** The categories whose rates must say why no VAT is charged (exemptionReason). */
+export const CATEGORIES_WITH_REASON = ['E', 'AE', 'K', 'G', 'O'] as const;
+
 const fields = {
   displayName: Type.String({ minLength: 1, maxLength: 100, description: 'e.g. VAT' }),
+  exemptionReason: Type.String({
+    minLength: 1,
+    maxLength: 500,
+    description:
+      'The legal text for an exempt or reverse-charge supply, printed on documents (BT-120), e.g. "Exempt under Art. 132 VAT Directive". Required for categories E, AE, K, G and O.',
+  }),
   country: CountryCode,
   state: Type.String({ minLength: 1, maxLength: 100, description: 'e.g. NY' }),
   jurisdiction: Type.String({ minLength: 1, maxLength: 200 }),
@@ -33,6 +51,8 @@ export const TaxRateCreate = Type.Object(
     percentage: Percentage,
     inclusive: Type.Boolean({ description: 'true: line amounts already include this tax.' }),
     taxType: Type.Optional(TaxType),
+    category: Type.Optional(VatCategory),
+    exemptionReason: Type.Optional(fields.exemptionReason),
     country: Type.Optional(fields.country),
     state: Type.Optional(fields.state),
     jurisdiction: Type.Optional(fields.jurisdiction),
@@ -51,6 +71,7 @@ export type TaxRateCreate = Static<typeof TaxRateCreate>;
 export const TaxRateUpdate = Type.Object(
   {
     displayName: Type.Optional(fields.displayName),
+    exemptionReason: Type.Optional(Nullable(fields.exemptionReason)),
     country: Type.Optional(Nullable(fields.country)),
     state: Type.Optional(Nullable(fields.state)),
     jurisdiction: Type.Optional(Nullable(fields.jurisdiction)),
@@ -60,6 +81,7 @@ export const TaxRateUpdate = Type.Object(
     percentage: Type.Optional(Percentage),
     inclusive: Type.Optional(Type.Boolean()),
     taxType: Type.Optional(Nullable(TaxType)),
+    category: Type.Optional(VatCategory),
   },
   { additionalProperties: false },
 );
@@ -73,6 +95,8 @@ export const TaxRate = Type.Object(
     percentage: Type.Number(),
     inclusive: Type.Boolean(),
     taxType: Nullable(TaxType),
+    category: VatCategory,
+    exemptionReason: Nullable(Type.String()),
     country: Nullable(Type.String()),
     state: Nullable(Type.String()),
     jurisdiction: Nullable(Type.String()),
@@ -106,6 +130,8 @@ export const TaxAmount = Type.Object({
   displayName: Type.String(),
   percentage: Type.Number(),
   inclusive: Type.Boolean(),
+  category: VatCategory,
+  exemptionReason: Nullable(Type.String()),
   taxableAmount: Type.Integer({ description: 'The amount taxed, excluding the tax.' }),
   amount: Type.Integer({ description: 'The tax, rounded once per rate.' }),
 });

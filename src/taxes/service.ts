@@ -3,13 +3,20 @@
 import type { Db, Queryable } from '../db/pool.ts';
 import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
 import { isCountryCode } from '../customers/service.ts';
-import { ParameterInvalidError, ResourceMissingError } from '../errors.ts';
+import type { VatCategory } from '../documents/model.ts';
+import { ParameterInvalidError, ParameterMissingError, ResourceMissingError } from '../errors.ts';
 import type { PageRequest } from '../paging.ts';
 import { newId } from '../ids.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { RateForBreakdown } from './breakdown.ts';
 import { formatPercentage, parsePercentage, percentageToNumber } from './percentage.ts';
-import type { TaxRate, TaxRateCreate, TaxRateUpdate } from './schemas.ts';
+import {
+  CATEGORIES_WITH_REASON,
+  type TaxAmount,
+  type TaxRate,
+  type TaxRateCreate,
+  type TaxRateUpdate,
+} from './schemas.ts';
 import {
   insertTaxRate,
   selectTaxRate,
@@ -44,6 +51,8 @@ export function taxRateFromRow(row: TaxRateRow): TaxRate {
     percentage: percentageToNumber(readPercentage(row)),
     inclusive: row.inclusive,
     taxType: row.tax_type,
+    category: row.category,
+    exemptionReason: row.exemption_reason,
     country: row.country,
     state: row.state,
     jurisdiction: row.jurisdiction,
@@ -62,13 +71,32 @@ function readPercentage(row: TaxRateRow): bigint {
   return units;
 }
 
-export function rateForBreakdown(row: TaxRateRow): RateForBreakdown {
+/** A rate as invoices price and freeze it: its terms, and its EN 16931 category. */
+export interface RateForInvoice extends RateForBreakdown {
+  category: VatCategory;
+  exemptionReason: string | null;
+}
+
+export function rateForBreakdown(row: TaxRateRow): RateForInvoice {
   return {
     id: row.id,
     displayName: row.display_name,
     percentage: readPercentage(row),
     inclusive: row.inclusive,
+    category: row.category,
+    exemptionReason: row.exemption_reason,
   };
+}
+
+/** Categories that charge no VAT must say why (EN 16931 BR-E-10, BR-AE-10, …). */
+function checkedReason(category: VatCategory, reason: string | null): string | null {
+  if (reason === null && (CATEGORIES_WITH_REASON as readonly string[]).includes(category)) {
+    throw new ParameterMissingError(
+      'exemptionReason',
+      `A rate of category ${category} needs exemptionReason: the legal text printed on documents.`,
+    );
+  }
+  return reason;
 }
 
 function checkedPercentage(value: number): bigint {
@@ -106,9 +134,11 @@ export function createTaxRate(
         percentage: formatPercentage(percentage),
         inclusive: input.inclusive,
         tax_type: input.taxType ?? null,
+        category: input.category ?? 'S',
       },
       {
         display_name: input.displayName,
+        exemption_reason: checkedReason(input.category ?? 'S', input.exemptionReason ?? null),
         country: checkedCountry(input.country),
         state: input.state ?? null,
         jurisdiction: input.jurisdiction ?? null,
@@ -157,8 +187,15 @@ export function updateTaxRate(
       refuseChange('inclusive');
     }
     if (patch.taxType !== undefined && patch.taxType !== current.tax_type) refuseChange('taxType');
+    if (patch.category !== undefined && patch.category !== current.category) {
+      refuseChange('category');
+    }
     const fields: TaxRateMutable = {
       display_name: patch.displayName ?? current.display_name,
+      exemption_reason: checkedReason(
+        current.category,
+        patch.exemptionReason === undefined ? current.exemption_reason : patch.exemptionReason,
+      ),
       country: patch.country === undefined ? current.country : checkedCountry(patch.country),
       state: patch.state === undefined ? current.state : patch.state,
       jurisdiction: patch.jurisdiction === undefined ? current.jurisdiction : patch.jurisdiction,
@@ -192,7 +229,7 @@ export async function getTaxRatesForUse(
   scope: TenantScope,
   uses: readonly { ids: readonly string[]; param: string }[],
   newlyUsed: ReadonlySet<string>,
-): Promise<Map<string, RateForBreakdown>> {
+): Promise<Map<string, RateForInvoice>> {
   const wanted = [...new Set(uses.flatMap((u) => u.ids))];
   // No rates named (the common untaxed draft): no query.
   const found = wanted.length === 0 ? [] : await selectTaxRates(db, scope, wanted);
@@ -208,3 +245,24 @@ export async function getTaxRatesForUse(
   }
   return new Map([...rows.values()].map((row) => [row.id, rateForBreakdown(row)]));
 }
+
+/**
+ * A frozen breakdown entry as the API shows it, in the schema's key order (jsonb keeps its
+ * own). Entries frozen before categories existed were standard-rated.
+ */
+export function taxAmountFromStored(t: StoredTaxAmount): TaxAmount {
+  return {
+    taxRateId: t.taxRateId,
+    displayName: t.displayName,
+    percentage: t.percentage,
+    inclusive: t.inclusive,
+    category: t.category ?? 'S',
+    exemptionReason: t.exemptionReason ?? null,
+    taxableAmount: t.taxableAmount,
+    amount: t.amount,
+  };
+}
+
+/** A breakdown entry as stored in jsonb (older entries have no category). */
+export type StoredTaxAmount = Omit<TaxAmount, 'category' | 'exemptionReason'> &
+  Partial<Pick<TaxAmount, 'category' | 'exemptionReason'>>;

@@ -1,6 +1,7 @@
 // SQL for tax rates. Every query takes the tenant and the environment.
 import type { Queryable } from '../db/pool.ts';
 import type { PagePosition } from '../paging.ts';
+import type { VatCategory } from '../documents/model.ts';
 import type { TenantScope } from '../tenancy.ts';
 
 export interface TaxRateRow {
@@ -12,6 +13,9 @@ export interface TaxRateRow {
   percentage: string;
   inclusive: boolean;
   tax_type: 'vat' | 'gst' | 'sales_tax' | 'other' | null;
+  /** EN 16931 VAT category (S, Z, E, AE, K, G, O, L, M); never changes after creation. */
+  category: VatCategory;
+  exemption_reason: string | null;
   country: string | null;
   state: string | null;
   jurisdiction: string | null;
@@ -25,20 +29,28 @@ export interface TaxRateRow {
 /** The fields PATCH may change. */
 export type TaxRateMutable = Pick<
   TaxRateRow,
-  'display_name' | 'country' | 'state' | 'jurisdiction' | 'description' | 'active' | 'metadata'
+  | 'display_name'
+  | 'exemption_reason'
+  | 'country'
+  | 'state'
+  | 'jurisdiction'
+  | 'description'
+  | 'active'
+  | 'metadata'
 >;
 
 export async function insertTaxRate(
   db: Queryable,
   scope: TenantScope,
   id: string,
-  fixed: Pick<TaxRateRow, 'percentage' | 'inclusive' | 'tax_type'>,
+  fixed: Pick<TaxRateRow, 'percentage' | 'inclusive' | 'tax_type' | 'category'>,
   fields: TaxRateMutable,
 ): Promise<TaxRateRow> {
   const { rows } = await db.query<TaxRateRow>(
-    `INSERT INTO tax_rates (tenant_id, environment, id, percentage, inclusive, tax_type,
-                            display_name, country, state, jurisdiction, description, active, metadata)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING *`,
+    `INSERT INTO tax_rates (tenant_id, environment, id, percentage, inclusive, tax_type, category,
+                            display_name, exemption_reason, country, state, jurisdiction,
+                            description, active, metadata)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING *`,
     [
       scope.tenantId,
       scope.environment,
@@ -46,7 +58,9 @@ export async function insertTaxRate(
       fixed.percentage,
       fixed.inclusive,
       fixed.tax_type,
+      fixed.category,
       fields.display_name,
+      fields.exemption_reason,
       fields.country,
       fields.state,
       fields.jurisdiction,
@@ -94,7 +108,8 @@ export async function updateTaxRate(
 ): Promise<TaxRateRow> {
   const { rows } = await db.query<TaxRateRow>(
     `UPDATE tax_rates SET display_name = $4, country = $5, state = $6, jurisdiction = $7,
-            description = $8, active = $9, metadata = $10, updated_at = clock_timestamp()
+            description = $8, active = $9, metadata = $10, exemption_reason = $11,
+            updated_at = clock_timestamp()
       WHERE tenant_id = $1 AND environment = $2 AND id = $3 RETURNING *`,
     [
       scope.tenantId,
@@ -107,6 +122,7 @@ export async function updateTaxRate(
       fields.description,
       fields.active,
       JSON.stringify(fields.metadata),
+      fields.exemption_reason,
     ],
   );
   return rows[0]!;

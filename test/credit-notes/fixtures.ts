@@ -25,6 +25,7 @@ export interface InvoiceSpec {
   customerId: string;
   lines?: Record<string, unknown>[];
   defaultTaxRates?: string[];
+  daysUntilDue?: number;
 }
 
 /** An issued (open) invoice; 100.00 on one line unless told otherwise. */

@@ -2,8 +2,7 @@
 // idempotent creation and the scopes.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { updateTenant } from '../../src/keys/service.ts';
-import { client, createTenantWithKey } from '../helpers.ts';
+import { client, createTenantWithKey, setSettings } from '../helpers.ts';
 import {
   assertError,
   credit,
@@ -55,7 +54,7 @@ describe('reading credit notes', () => {
     const { api, key, invoice } = await seller();
     const inv = await invoice();
     assert.equal((await credit(api, { invoiceId: inv.id, amount: 1 })).number, 'CN-000001');
-    await updateTenant(server.db, key.tenantId, { credit_note_prefix: 'GS-' });
+    await setSettings(server.db, key.tenantId, { creditNotePrefix: 'GS-' });
     assert.equal((await credit(api, { invoiceId: inv.id, amount: 1 })).number, 'GS-000002');
     assert.equal(inv.number, 'INV-000001');
   });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
+import { setSettings } from '../helpers.ts';
 import { waitFor } from '../events/receiver.ts';
 import { describe, it } from 'node:test';
-import { updateTenant } from '../../src/keys/service.ts';
 import {
   assertError,
   createCustomer,
@@ -180,6 +180,9 @@ describe('invoice lifecycle', () => {
       },
       taxIds: [{ type: 'eu_vat', value: 'DE123456789' }],
       taxExempt: 'none',
+      // The documents' language, and where e-invoices reach the customer (from its VAT id).
+      locale: 'en',
+      electronicAddress: { scheme: '9930', value: 'DE123456789' },
     });
     await api.patch(`/v1/customers/${own.id}`, { name: 'After', email: 'after@example.com' });
     const later = await api.get(`/v1/invoices/${invoice.id}`);
@@ -309,7 +312,7 @@ describe('invoice numbers', () => {
       environment: 'live',
     });
     const { api: b, key: bKey } = await tenantApi(server);
-    await updateTenant(server.db, bKey.tenantId, { invoice_prefix: 'ACME-' });
+    await setSettings(server.db, bKey.tenantId, { invoicePrefix: 'ACME-' });
     const issue = async (client: Api) => {
       const who = await createCustomer(client);
       const draft = await createInvoice(client, {

@@ -3,8 +3,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { extractText } from 'unpdf';
-import { updateTenant } from '../../src/keys/service.ts';
-import { client, createTenantWithKey } from '../helpers.ts';
+import { formatDate } from '../../src/documents/i18n.ts';
+import { client, createTenantWithKey, setSettings } from '../helpers.ts';
 import { waitFor } from '../events/receiver.ts';
 import { startSmtp } from '../mail/smtp.ts';
 import {
@@ -21,14 +21,11 @@ const smtp = await startSmtp();
 const inbox = smtp.deliveries;
 const server = await startInvoiceApp({ smtpUrl: smtp.url, mailFrom: 'billing@acme.test' });
 const { api, key } = await tenantApi(server);
-await updateTenant(server.db, key.tenantId, {
-  legal_name: 'ACME Widgets GmbH',
-  tax_id: 'DE999999999',
+await setSettings(server.db, key.tenantId, {
+  legalName: 'ACME Widgets GmbH',
+  taxId: 'DE999999999',
   email: 'accounts@acme.test',
-  address_line1: 'Hauptstrasse 1',
-  city: 'Berlin',
-  postal_code: '10115',
-  country: 'DE',
+  address: { line1: 'Hauptstrasse 1', city: 'Berlin', postalCode: '10115', country: 'DE' },
 });
 
 /** The PDF attached to a raw MIME message (base64 part of type application/pdf). */
@@ -189,7 +186,7 @@ describe('invoice PDF', () => {
       '12 St James Square',
       'GB123456789',
       invoice.number,
-      invoice.issuedAt.slice(0, 10),
+      formatDate(invoice.issuedAt.slice(0, 10), 'en'),
       'Analytical engine maintenance',
       'Punch cards',
       '€125.00',
@@ -197,7 +194,7 @@ describe('invoice PDF', () => {
       '€15.00',
       'Total',
       '€265.00',
-      'Amount remaining',
+      'Amount due',
       'Payable within 30 days.',
     ]) {
       assert.ok(text.includes(expected), `the PDF shows ${expected}`);
@@ -233,7 +230,7 @@ describe('invoice PDF', () => {
       headers: { authorization: `Bearer ${key.secret}` },
     });
     const text = await pdfText(new Uint8Array(await res.arrayBuffer()));
-    assert.match(text, /DRAFT INVOICE/);
+    assert.match(text, /DRAFT/);
     assert.match(text, /Draft Customer/);
     assertError(await api.get('/v1/invoices/inv_nothing/pdf'), 404, 'resource_missing');
   });

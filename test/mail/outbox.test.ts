@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { createPool } from '../../src/db/pool.ts';
+import { createRenderPool } from '../../src/documents/render-pool.ts';
 import { invoiceMail, INVOICE_MAIL } from '../../src/invoices/mail.ts';
 import { createMailTransport } from '../../src/mail/transport.ts';
 import { MailWorker } from '../../src/mail/worker.ts';
@@ -25,6 +26,8 @@ const server = await startInvoiceApp({ runWorker: false, smtpUrl: smtp.url });
 const { api, key } = await tenantApi(server);
 
 const running: MailWorker[] = [];
+const renderer = createRenderPool();
+after(() => renderer.close());
 after(() => Promise.all(running.map((w) => w.stop())));
 
 /** A worker as another instance runs it, with its own pool and a short back-off. */
@@ -36,7 +39,7 @@ function startWorker(): MailWorker {
       { smtpUrl: smtp.url, mailFrom: 'billing@acme.test', dataDir: '.' },
       () => undefined,
     ),
-    kinds: { [INVOICE_MAIL]: invoiceMail },
+    kinds: { [INVOICE_MAIL]: invoiceMail(renderer) },
     pollMs: 50,
     retrySeconds: [0.2, 0.2, 0.2],
   });

@@ -37,6 +37,8 @@ describe('tax rates', () => {
         percentage: 8.875,
         inclusive: false,
         taxType: 'sales_tax',
+        category: 'S',
+        exemptionReason: null,
         country: 'US',
         state: 'NY',
         jurisdiction: 'New York City',

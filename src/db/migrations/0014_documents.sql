@@ -71,6 +71,14 @@ ALTER TABLE invoice_lines ADD COLUMN unit_code text NOT NULL DEFAULT 'C62';
 
 -- Each credit-note line's part of each tax rate, for its document's lines.
 ALTER TABLE credit_note_lines ADD COLUMN tax_amounts jsonb;
+-- A credit note is a document of its own: the seller as it was when it was made, and its
+-- e-mail (POST /v1/credit-notes/{id}/send), as for invoices.
+ALTER TABLE credit_notes
+  ADD COLUMN seller_snapshot jsonb,
+  ADD COLUMN sent_at timestamptz(3),
+  ADD COLUMN email_status text CHECK (email_status IN ('queued', 'sent', 'failed')),
+  ADD COLUMN email_attempts integer NOT NULL DEFAULT 0,
+  ADD COLUMN email_last_error text;
 
 -- The documents of issued invoices and credit notes: rendered once from the data frozen at
 -- issue, stored, and served byte-identical ever after. An e-invoice the data do not allow is

@@ -176,7 +176,7 @@ export function writeCii(inv: SemanticInvoice): string {
   return serialize(doc);
 }
 
-/** The CII XML of an issued invoice or credit note; throws EinvoiceIncompleteError otherwise. */
+/** The CII XML of an issued invoice or credit note; throws EinvoiceDataMissingError otherwise. */
 export function toCii(model: DocumentModel): string {
   assertEinvoiceComplete(model, 'cii');
   return writeCii(toSemanticInvoice(model));

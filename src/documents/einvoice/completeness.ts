@@ -28,8 +28,8 @@ export interface EinvoiceGap {
 }
 
 /** An e-invoice was asked for a document that lacks data (see `missing`). */
-export class EinvoiceIncompleteError extends Error {
-  override name = 'EinvoiceIncompleteError';
+export class EinvoiceDataMissingError extends Error {
+  override name = 'EinvoiceDataMissingError';
   readonly gaps: EinvoiceGap[];
   constructor(gaps: EinvoiceGap[]) {
     super(
@@ -231,5 +231,5 @@ export function missingEinvoiceData(model: DocumentModel, syntax?: EinvoiceSynta
 
 export function assertEinvoiceComplete(model: DocumentModel, syntax: EinvoiceSyntax): void {
   const gaps = einvoiceGaps(model, syntax);
-  if (gaps.length > 0) throw new EinvoiceIncompleteError(gaps);
+  if (gaps.length > 0) throw new EinvoiceDataMissingError(gaps);
 }

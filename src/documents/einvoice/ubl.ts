@@ -169,7 +169,7 @@ export function writeUbl(inv: SemanticInvoice): string {
   return serialize(doc);
 }
 
-/** The UBL XML of an issued invoice or credit note; throws EinvoiceIncompleteError otherwise. */
+/** The UBL XML of an issued invoice or credit note; throws EinvoiceDataMissingError otherwise. */
 export function toUbl(model: DocumentModel): string {
   assertEinvoiceComplete(model, 'ubl');
   return writeUbl(toSemanticInvoice(model));

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { toCii } from '../../../src/documents/einvoice/cii.ts';
 import {
-  EinvoiceIncompleteError,
+  EinvoiceDataMissingError,
   einvoiceGaps,
   missingEinvoiceData,
 } from '../../../src/documents/einvoice/completeness.ts';
@@ -79,7 +79,7 @@ describe('missingEinvoiceData', () => {
       ],
     });
     assert.deepEqual(missing(m, 'cii'), ['lines[0].taxRates', 'lines[1].taxRates']);
-    assert.throws(() => toCii(m), EinvoiceIncompleteError);
+    assert.throws(() => toCii(m), EinvoiceDataMissingError);
   });
 
   it('names empty descriptions and unit codes that are not Recommendation 20 codes', () => {
@@ -260,7 +260,7 @@ describe('missingEinvoiceData', () => {
 });
 
 describe('toUbl and toCii', () => {
-  it('throw EinvoiceIncompleteError listing the missing fields', () => {
+  it('throw EinvoiceDataMissingError listing the missing fields', () => {
     const m = model({
       buyer: { ...buyer, vatId: null },
       rates: [{ id: 'txr_ae', category: 'AE', percentage: '0' }],
@@ -269,7 +269,7 @@ describe('toUbl and toCii', () => {
       assert.throws(
         () => write(m),
         (error: unknown) =>
-          error instanceof EinvoiceIncompleteError &&
+          error instanceof EinvoiceDataMissingError &&
           error.missing.join() === 'customer.taxIds' &&
           error.gaps[0]!.rule === 'BR-AE-02',
       );

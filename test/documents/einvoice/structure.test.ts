@@ -190,7 +190,7 @@ describe('CII (EN 16931, the XML of Factur-X)', () => {
     )[0]!;
     assert.equal(uri.getAttribute('schemeID'), 'EM');
     assert.throws(() => toUbl(model), {
-      name: 'EinvoiceIncompleteError',
+      name: 'EinvoiceDataMissingError',
       message: /seller\.electronicAddress/,
     });
   });

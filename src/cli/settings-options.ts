@@ -1,0 +1,68 @@
+// The settings options of `billing tenants update`, as the PATCH /v1/settings body they stand
+// for: one validation for both doors (the service checks what the schema does not).
+import type { SettingsUpdate } from '../settings/schemas.ts';
+import type { Environment } from '../tenancy.ts';
+
+type Options = Record<string, string | boolean | undefined>;
+
+export function parseEnvironments(value: unknown): Environment[] {
+  if (value === undefined) return ['live', 'test'];
+  if (value === 'live' || value === 'test') return [value];
+  throw new Error('--environment must be live or test');
+}
+
+export function settingsPatch(o: Options): SettingsUpdate {
+  const text = (name: string) => (typeof o[name] === 'string' ? (o[name] as string) : undefined);
+  const patch: SettingsUpdate = {};
+  const set = <K extends keyof SettingsUpdate>(key: K, value: SettingsUpdate[K] | undefined) => {
+    if (value !== undefined) patch[key] = value;
+  };
+  set('legalName', text('legalName'));
+  set('taxId', text('taxId'));
+  set('companyRegistration', text('companyRegistration'));
+  set('email', text('email'));
+  set('phone', text('phone'));
+  set('paymentTerms', text('paymentTerms'));
+  set('invoicePrefix', text('invoicePrefix'));
+  set('creditNotePrefix', text('creditNotePrefix'));
+  set('locale', text('locale'));
+  const addressKeys = ['addressLine1', 'addressLine2', 'city', 'state', 'postalCode', 'country'];
+  if (addressKeys.some((k) => text(k) !== undefined)) {
+    const country = text('country');
+    if (country !== undefined && !/^[A-Z]{2}$/.test(country)) {
+      throw new Error('--country must be an ISO 3166-1 alpha-2 code such as DE or US');
+    }
+    patch.address = {
+      line1: text('addressLine1') ?? null,
+      line2: text('addressLine2') ?? null,
+      city: text('city') ?? null,
+      state: text('state') ?? null,
+      postalCode: text('postalCode') ?? null,
+      country: country ?? null,
+    };
+  }
+  const paymentKeys = ['iban', 'bic', 'accountName', 'paymentInstructions'];
+  if (paymentKeys.some((k) => text(k) !== undefined)) {
+    patch.paymentDetails = {
+      iban: text('iban') ?? null,
+      bic: text('bic') ?? null,
+      accountName: text('accountName') ?? null,
+      instructions: text('paymentInstructions') ?? null,
+    };
+  }
+  const reminders = text('reminders');
+  if (reminders !== undefined) {
+    const days = reminders.split(',').map((d) => Number(d.trim()));
+    if (!days.every((d) => Number.isInteger(d) && d >= 1 && d <= 365)) {
+      throw new Error('--reminders must be whole days from 1 to 365, e.g. 3,14,30');
+    }
+    patch.reminders = days;
+  }
+  const address = text('electronicAddress');
+  if (address !== undefined) {
+    const [scheme, ...value] = address.split(':');
+    if (!scheme || value.length === 0) throw new Error('--electronic-address is scheme:value');
+    patch.electronicAddress = { scheme, value: value.join(':') };
+  }
+  return patch;
+}

@@ -1,0 +1,124 @@
+// Tenant settings: what documents print about the seller, how they are numbered, in which
+// language, and when reminders go out. One set per tenant and environment.
+import { Type, type Static } from '@sinclair/typebox';
+import { Address, CountryCode, ElectronicAddressIn } from '../customers/schemas.ts';
+import { LOCALES } from '../documents/model.ts';
+import { Environment, Nullable, Timestamp } from '../http/schemas.ts';
+
+export const MAX_REMINDERS = 10;
+
+export const ElectronicAddress = ElectronicAddressIn;
+export type ElectronicAddress = Static<typeof ElectronicAddress>;
+
+export const Locale = Type.String({
+  minLength: 2,
+  maxLength: 35,
+  description: `A BCP 47 language tag whose language has a catalogue: ${LOCALES.join(', ')} (e.g. de, de-AT, pl).`,
+});
+
+const PaymentDetailsIn = Type.Object(
+  {
+    iban: Type.Optional(Nullable(Type.String({ minLength: 5, maxLength: 42 }))),
+    bic: Type.Optional(
+      Nullable(
+        Type.String({
+          pattern: '^[A-Za-z0-9]{8}([A-Za-z0-9]{3})?$',
+          description: '8 or 11 characters.',
+        }),
+      ),
+    ),
+    accountName: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
+    instructions: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 1000 }))),
+  },
+  { additionalProperties: false, description: 'Replaced whole by PATCH.' },
+);
+
+const Prefix = Type.String({
+  pattern: '^[A-Za-z0-9/_.-]{1,20}$',
+  description: '1–20 letters, digits, / _ . or -.',
+});
+
+export const SettingsUpdate = Type.Object(
+  {
+    legalName: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 256 }))),
+    address: Type.Optional(Nullable(Address)),
+    taxId: Type.Optional(
+      Nullable(
+        Type.String({ minLength: 2, maxLength: 64, description: 'The VAT id, e.g. DE123456789.' }),
+      ),
+    ),
+    companyRegistration: Type.Optional(
+      Nullable(
+        Type.String({
+          minLength: 1,
+          maxLength: 200,
+          description: 'e.g. HRB 12345, Amtsgericht München.',
+        }),
+      ),
+    ),
+    email: Type.Optional(Nullable(Type.String({ format: 'email', maxLength: 512 }))),
+    phone: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 40 }))),
+    paymentDetails: Type.Optional(PaymentDetailsIn),
+    paymentTerms: Type.Optional(
+      Nullable(
+        Type.String({
+          minLength: 1,
+          maxLength: 500,
+          description: 'Printed when an invoice has no due date.',
+        }),
+      ),
+    ),
+    invoicePrefix: Type.Optional(Prefix),
+    creditNotePrefix: Type.Optional(Prefix),
+    locale: Type.Optional(Locale),
+    reminders: Type.Optional(
+      Type.Array(Type.Integer({ minimum: 1, maximum: 365 }), {
+        maxItems: MAX_REMINDERS,
+        uniqueItems: true,
+        description:
+          'Days after the due date on which an overdue invoice gets a reminder e-mail, e.g. [3, 14, 30].',
+      }),
+    ),
+    electronicAddress: Type.Optional(Nullable(ElectronicAddress)),
+  },
+  { additionalProperties: false },
+);
+export type SettingsUpdate = Static<typeof SettingsUpdate>;
+
+const AddressOut = Type.Object({
+  line1: Nullable(Type.String()),
+  line2: Nullable(Type.String()),
+  city: Nullable(Type.String()),
+  state: Nullable(Type.String()),
+  postalCode: Nullable(Type.String()),
+  country: Nullable(CountryCode),
+});
+
+export const Settings = Type.Object(
+  {
+    id: Type.String({ description: 'The tenant (ten_…).' }),
+    object: Type.Literal('settings'),
+    environment: Environment,
+    legalName: Nullable(Type.String()),
+    address: Nullable(AddressOut),
+    taxId: Nullable(Type.String()),
+    companyRegistration: Nullable(Type.String()),
+    email: Nullable(Type.String()),
+    phone: Nullable(Type.String()),
+    paymentDetails: Type.Object({
+      iban: Nullable(Type.String()),
+      bic: Nullable(Type.String()),
+      accountName: Nullable(Type.String()),
+      instructions: Nullable(Type.String()),
+    }),
+    paymentTerms: Nullable(Type.String()),
+    invoicePrefix: Type.String(),
+    creditNotePrefix: Type.String(),
+    locale: Type.String(),
+    reminders: Type.Array(Type.Integer()),
+    electronicAddress: Nullable(Type.Object({ scheme: Type.String(), value: Type.String() })),
+    updatedAt: Timestamp,
+  },
+  { title: 'Settings' },
+);
+export type Settings = Static<typeof Settings>;

@@ -1,0 +1,96 @@
+// SQL for tenant settings: one row per tenant and environment, made with the tenant.
+import type { Queryable } from '../db/pool.ts';
+import type { Environment, TenantScope } from '../tenancy.ts';
+
+export interface SettingsRow {
+  tenant_id: string;
+  environment: Environment;
+  legal_name: string | null;
+  address: {
+    line1: string | null;
+    line2: string | null;
+    city: string | null;
+    state: string | null;
+    postalCode: string | null;
+    country: string | null;
+  } | null;
+  tax_id: string | null;
+  company_registration: string | null;
+  email: string | null;
+  phone: string | null;
+  iban: string | null;
+  bic: string | null;
+  account_name: string | null;
+  payment_instructions: string | null;
+  payment_terms: string | null;
+  invoice_prefix: string;
+  credit_note_prefix: string;
+  locale: string;
+  reminders: number[];
+  electronic_address: { scheme: string; value: string } | null;
+  updated_at: Date;
+}
+
+export type SettingsFields = Omit<SettingsRow, 'tenant_id' | 'environment' | 'updated_at'>;
+
+const COLUMNS = `tenant_id, environment, legal_name, address, tax_id, company_registration, email,
+  phone, iban, bic, account_name, payment_instructions, payment_terms, invoice_prefix,
+  credit_note_prefix, locale, reminders, electronic_address, updated_at`;
+
+/** The two rows of a new tenant, with the defaults. */
+export async function insertSettings(db: Queryable, tenantId: string): Promise<void> {
+  await db.query(
+    `INSERT INTO tenant_settings (tenant_id, environment) VALUES ($1, 'live'), ($1, 'test')`,
+    [tenantId],
+  );
+}
+
+export async function selectSettings(
+  db: Queryable,
+  scope: TenantScope,
+  options: { forUpdate?: boolean } = {},
+): Promise<SettingsRow | undefined> {
+  const { rows } = await db.query<SettingsRow>(
+    `SELECT ${COLUMNS} FROM tenant_settings WHERE tenant_id = $1 AND environment = $2
+     ${options.forUpdate ? 'FOR UPDATE' : ''}`,
+    [scope.tenantId, scope.environment],
+  );
+  return rows[0];
+}
+
+export async function updateSettings(
+  db: Queryable,
+  scope: TenantScope,
+  f: SettingsFields,
+): Promise<SettingsRow> {
+  const { rows } = await db.query<SettingsRow>(
+    `UPDATE tenant_settings
+        SET legal_name = $3, address = $4, tax_id = $5, company_registration = $6, email = $7,
+            phone = $8, iban = $9, bic = $10, account_name = $11, payment_instructions = $12,
+            payment_terms = $13, invoice_prefix = $14, credit_note_prefix = $15, locale = $16,
+            reminders = $17, electronic_address = $18, updated_at = clock_timestamp()
+      WHERE tenant_id = $1 AND environment = $2
+      RETURNING ${COLUMNS}`,
+    [
+      scope.tenantId,
+      scope.environment,
+      f.legal_name,
+      f.address === null ? null : JSON.stringify(f.address),
+      f.tax_id,
+      f.company_registration,
+      f.email,
+      f.phone,
+      f.iban,
+      f.bic,
+      f.account_name,
+      f.payment_instructions,
+      f.payment_terms,
+      f.invoice_prefix,
+      f.credit_note_prefix,
+      f.locale,
+      f.reminders,
+      f.electronic_address === null ? null : JSON.stringify(f.electronic_address),
+    ],
+  );
+  return rows[0]!;
+}
