@@ -13,6 +13,7 @@ import { pino } from 'pino';
 import type { Config } from './config.ts';
 import type { Db } from './db/pool.ts';
 import { registerAuth } from './http/auth.ts';
+import { bodyStillArriving, limitConnections, serverTimeouts } from './http/connections.ts';
 import {
   clientErrorResponse,
   registerErrorHandler,
@@ -83,9 +84,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // While closing, new requests get the envelope's 503 from the onRequest hook below.
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
-    // Requests Node cannot parse (oversized headers, broken HTTP) get the envelope too...
+    // Slow clients are cut off (./http/connections.ts); Fastify applies these two itself.
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    http: serverTimeouts(config),
+    // Requests Node cannot parse (oversized headers, broken HTTP) or that arrive too slowly get
+    // the envelope too, unless part of a response already went out on the connection...
     clientErrorHandler: (error, socket) => {
-      const response = socket.destroyed ? null : clientErrorResponse(error, nextRequestId());
+      const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+      const response =
+        socket.destroyed || inFlight?.headersSent
+          ? null
+          : clientErrorResponse(error, nextRequestId(), securityHeaders);
       if (response && socket.writable) socket.write(response);
       socket.destroy(error);
     },
@@ -117,12 +127,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...(config.tlsCertFile && config.tlsKeyFile
       ? {
           https: {
+            ...serverTimeouts(config),
             cert: await import('node:fs/promises').then((fs) => fs.readFile(config.tlsCertFile!)),
             key: await import('node:fs/promises').then((fs) => fs.readFile(config.tlsKeyFile!)),
           },
         }
       : {}),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  limitConnections(app.server, config);
 
   // Only JSON bodies: anything else is 415 content_type_unsupported. An empty JSON body counts
   // as `{}` (many clients send the header on every POST); `__proto__` and `constructor` keys
@@ -182,9 +194,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   // While closing, each response ends its connection: requests in flight when close() began
   // are finished, but their keep-alive connections would otherwise stay open for the
-  // keep-alive timeout and hold close() up (until the process is forced out).
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    if (closing) reply.header('connection', 'close');
+  // keep-alive timeout and hold close() up (until the process is forced out). So does an
+  // answer given before the request's body has arrived (./http/connections.ts).
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (closing || bodyStillArriving(request.raw)) reply.header('connection', 'close');
     done(null, payload);
   });
 

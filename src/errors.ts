@@ -103,6 +103,10 @@ export class IdempotencyKeyInUseError extends ApiError {
   readonly status = 409;
   readonly code = 'idempotency_key_in_use';
 }
+export class RequestTimeoutError extends ApiError {
+  readonly status = 408;
+  readonly code = 'request_timeout';
+}
 export class BodyTooLargeError extends ApiError {
   readonly status = 413;
   readonly code = 'body_too_large';
@@ -155,6 +159,7 @@ export const ERROR_CODES = [
   'method_not_allowed',
   'state_invalid',
   'idempotency_key_in_use',
+  'request_timeout',
   'body_too_large',
   'content_type_unsupported',
   'idempotency_key_reused',

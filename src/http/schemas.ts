@@ -23,10 +23,13 @@ export const ErrorEnvelope = Type.Object(
   { $id: 'ErrorEnvelope', title: 'Error' },
 );
 
-/** The error responses every authenticated route may give, for the OpenAPI document. */
+/**
+ * The error responses every authenticated route may give, for the OpenAPI document. 408 and
+ * 431 come from the connection itself: a request too slow to arrive, or headers over 16 KiB.
+ */
 export function errorResponses(...statuses: number[]): Record<number, TSchema> {
   const out: Record<number, TSchema> = {};
-  for (const status of [400, 401, 403, 429, 500, 503, ...statuses]) {
+  for (const status of [400, 401, 403, 408, 429, 431, 500, 503, ...statuses]) {
     out[status] = Type.Ref('ErrorEnvelope');
   }
   return out;

@@ -132,6 +132,31 @@ describe('the error envelope', () => {
     assertEnvelope(res, 413, 'body_too_large');
   });
 
+  it('answers headers over 16 KiB with headers_too_large and the security headers of every answer', async () => {
+    const res = await raw('GET', '/v1/customers', {
+      authorization: `Bearer ${key.secret}`,
+      'x-padding': 'a'.repeat(20 * 1024),
+    });
+    assertEnvelope(res, 431, 'headers_too_large');
+    assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+    assert.equal(res.headers.get('cache-control'), 'no-store');
+    assert.equal(
+      res.headers.get('content-security-policy'),
+      "default-src 'none'; frame-ancestors 'none'",
+    );
+    const openapi = await call(server.url, 'GET', '/v1/openapi.json');
+    for (const [path, method] of [
+      ['/v1/customers', 'post'],
+      ['/v1/customers', 'get'],
+      ['/v1/invoices/{id}', 'delete'],
+    ] as const) {
+      const responses = openapi.body.paths[path][method].responses;
+      for (const status of ['408', '431']) {
+        assert.ok(responses[status], `${method} ${path} documents ${status}`);
+      }
+    }
+  });
+
   it('puts a Request-Id on every response, success or error', async () => {
     const ok = await call(server.url, 'GET', '/v1/auth/whoami', { key: key.secret });
     assert.match(ok.headers.get('request-id') ?? '', /^req_/);
