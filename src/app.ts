@@ -22,6 +22,7 @@ import {
 } from './http/error-handler.ts';
 import { MethodNotAllowedError, RouteNotFoundError, ServiceUnavailableError } from './errors.ts';
 import { AccessLog } from './http/observability.ts';
+import { hasEmptyParam, registerPathParamGuard } from './http/path-params.ts';
 import { registerOperationsRoutes } from './http/operations.ts';
 import type { CursorSigner } from './paging.ts';
 import { RateLimits } from './http/rate-limit.ts';
@@ -213,9 +214,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
-    const allowed = ['GET', 'POST', 'PATCH', 'DELETE', 'PUT'].filter(
-      (m) => known.find(m as 'GET', path) !== null,
-    );
+    const allowed = ['GET', 'POST', 'PATCH', 'DELETE', 'PUT'].filter((m) => {
+      const match = known.find(m as 'GET', path);
+      return match !== null && !hasEmptyParam(match.params);
+    });
     if (allowed.length > 0) {
       reply.header('allow', allowed.join(', '));
       return sendError(
@@ -260,6 +262,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Before any route: every route from here on (those of /docs excepted, above) needs a key.
   const limits = await RateLimits.create(config, app.log);
   app.addHook('onClose', () => limits.close());
+  registerPathParamGuard(app);
   registerAuth(app, deps.verifier, config, limits);
   registerStorableTextGuard(app);
   await app.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });

@@ -51,7 +51,7 @@ export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 86
 export const NullableTimestamp = Nullable(Timestamp);
 export const Environment = Type.Union([Type.Literal('live'), Type.Literal('test')]);
 
-export const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 
 // Metadata: at most 50 keys of up to 40 characters, string values of up to 500 characters.
 export const Metadata = Type.Record(Type.String(), Type.String({ maxLength: 500 }), {

@@ -66,6 +66,32 @@ describe('the error envelope', () => {
     }
   });
 
+  it('answers every path with an empty segment or a trailing slash with route_not_found', async () => {
+    const openapi = await call(server.url, 'GET', '/v1/openapi.json');
+    const tried: string[] = [];
+    for (const template of Object.keys(openapi.body.paths)) {
+      // Each parameter empty in turn ('/v1/customers/', '/v1/invoices//pdf'), and a slash more.
+      const params = template.match(/\{\w+\}/g) ?? [];
+      const paths = [
+        `${template.replace(/\{\w+\}/g, 'x_1')}/`,
+        ...params.map((param) => template.replace(/\{\w+\}/g, (p) => (p === param ? '' : 'x_1'))),
+      ];
+      for (const path of paths) {
+        for (const method of ['GET', 'POST', 'PATCH', 'DELETE', 'PUT']) {
+          for (const secret of [key.secret, undefined]) {
+            const res = await call(server.url, method, path, { key: secret });
+            assertEnvelope(res, 404, 'route_not_found');
+            assert.equal(res.headers.get('allow'), null, `${method} ${path}`);
+            tried.push(`${method} ${path}`);
+          }
+        }
+      }
+    }
+    assert.ok(tried.includes('GET /v1/customers/'));
+    assert.ok(tried.includes('DELETE /v1/invoices/x_1/lines/'));
+    assert.ok(tried.includes('GET /v1/invoices//pdf'));
+  });
+
   it('answers a known path with the wrong method with method_not_allowed and Allow', async () => {
     const res = await call(server.url, 'DELETE', '/v1/customers', { key: key.secret });
     assertEnvelope(res, 405, 'method_not_allowed');
