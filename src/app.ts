@@ -23,6 +23,7 @@ import {
 import { MethodNotAllowedError, RouteNotFoundError, ServiceUnavailableError } from './errors.ts';
 import { AccessLog } from './http/observability.ts';
 import { hasEmptyParam, registerPathParamGuard } from './http/path-params.ts';
+import { markOptionalBodies } from './http/openapi.ts';
 import { registerOperationsRoutes } from './http/operations.ts';
 import type { CursorSigner } from './paging.ts';
 import { RateLimits } from './http/rate-limit.ts';
@@ -250,6 +251,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`),
     },
+    transformObject: (document) =>
+      markOptionalBodies(
+        'openapiObject' in document ? document.openapiObject : document.swaggerObject,
+      ),
   });
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith('/docs')) {

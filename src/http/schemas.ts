@@ -70,6 +70,12 @@ export const IdempotencyHeaders = Type.Object({
   ),
 });
 
+/**
+ * For writes that take no body (actions, DELETE): none, or `{}`; any field is unknown and
+ * refused (400 parameter_invalid) rather than silently ignored.
+ */
+export const NoBody = Type.Object({}, { additionalProperties: false });
+
 /** For routes that take no query parameters: any parameter is unknown. */
 export const NoQuery = Type.Object({}, { additionalProperties: false });
 

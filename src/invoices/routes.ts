@@ -1,12 +1,11 @@
 // HTTP for invoices: schema, scope, call the service, shape the reply.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../app.ts';
 import { creditNotesForInvoicePdf } from '../credit-notes/service.ts';
 import { sendWrite } from '../http/idempotency.ts';
 import { buildPage, listBinding, readPageRequest } from '../paging.ts';
-import { errorResponses, IdempotencyHeaders, IdParams, Page } from '../http/schemas.ts';
+import { errorResponses, IdempotencyHeaders, IdParams, NoBody, Page } from '../http/schemas.ts';
 import { createInvoiceMailer } from './mail.ts';
 import {
   DeletedInvoice,
@@ -36,7 +35,6 @@ import {
 const tags = ['Invoices'];
 const write = { scope: 'invoices:write' as const };
 const read = { scope: 'invoices:read' as const };
-const NoBody = Type.Object({}, { additionalProperties: false });
 
 export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): void {
   const { db, cursors } = deps;
@@ -125,6 +123,7 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
         summary: 'Delete a draft invoice',
         params: IdParams,
         headers: IdempotencyHeaders,
+        body: NoBody,
         response: { 200: DeletedInvoice, ...errorResponses(404, 409, 422) },
       },
     },
@@ -161,6 +160,7 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
         summary: 'Remove a line from a draft invoice',
         params: LineParams,
         headers: IdempotencyHeaders,
+        body: NoBody,
         response: { 200: Invoice, ...errorResponses(404, 409, 422) },
       },
     },

@@ -225,6 +225,11 @@ describe('operations', () => {
     assert.ok(create.requestBody.content['application/json'].schema.properties.email);
     assert.ok(res.body.paths['/v1/customers'].get.parameters.some((p: any) => p.name === 'limit'));
     assert.ok(res.body.paths['/v1/auth/whoami'].get);
+    // A write without a body is read as {}: the body is required only where a field is.
+    assert.equal(res.body.paths['/v1/invoices'].post.requestBody.required, true);
+    assert.equal(create.requestBody.required, false, 'every field of a customer is optional');
+    assert.equal(res.body.paths['/v1/invoices/{id}'].delete.requestBody.required, false);
+    assert.equal(res.body.paths['/v1/invoices/{id}/issue'].post.requestBody.required, false);
     const docs = await fetch(`${server.url}/docs/`);
     assert.equal(docs.status, 200);
     assert.match(await docs.text(), /<html/i);
