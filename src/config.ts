@@ -38,9 +38,9 @@ export interface Config {
   keyCacheMs: number;
   /** Start the webhook delivery worker and periodic jobs in the server process. */
   runWorker: boolean;
-  /** A request's headers and body must have arrived this long after it began (src/http/connections.ts). */
+  /** A request's headers and body must arrive within this (src/http/connections.ts). */
   requestTimeoutMs: number;
-  /** A request's headers must have arrived this long after it began. */
+  /** A request's headers must arrive within this. */
   headersTimeoutMs: number;
   /** An idle keep-alive connection is closed after this long. */
   keepAliveTimeoutMs: number;

@@ -1,6 +1,7 @@
 // Slow and idle clients. One socket costs the server memory and a file descriptor for as long
 // as it is open, so a client may not keep one by sending its request slowly (a body trickled a
-// byte at a time held sockets for minutes) or by opening more than the server can carry:
+// byte at a time would hold it for as long as the client likes) or open more than the server
+// can carry:
 //
 // - REQUEST_TIMEOUT_MS (default 25 s): the headers and body of a request must have arrived
 //   this long after it began; HEADERS_TIMEOUT_MS (default 10 s) bounds the headers alone.
@@ -9,9 +10,10 @@
 //   request has arrived.
 // - KEEP_ALIVE_TIMEOUT_MS (default 72 s, Fastify's: longer than the 60 s idle timeout of
 //   common proxies and load balancers, so that they, not we, close an idle connection and
-//   never reuse one we are closing): how long a connection may wait for its next request.
-// - MAX_CONNECTIONS (default 10 000): connections beyond it are closed as soon as they are
-//   accepted, without a response.
+//   never reuse one we are closing): how long a connection may wait for its next request
+//   (Node allows a second more before it closes).
+// - MAX_CONNECTIONS (default 10 000, per process): connections beyond it are closed as soon
+//   as they are accepted, without a response.
 import type { IncomingMessage, Server } from 'node:http';
 import type { Config } from '../config.ts';
 
