@@ -13,6 +13,7 @@ import { pino } from 'pino';
 import type { Config } from './config.ts';
 import type { Db } from './db/pool.ts';
 import { registerAuth } from './http/auth.ts';
+import { bodyStillArriving, limitConnections, serverTimeouts } from './http/connections.ts';
 import {
   clientErrorResponse,
   registerErrorHandler,
@@ -21,6 +22,8 @@ import {
 } from './http/error-handler.ts';
 import { MethodNotAllowedError, RouteNotFoundError, ServiceUnavailableError } from './errors.ts';
 import { AccessLog } from './http/observability.ts';
+import { hasEmptyParam, registerPathParamGuard } from './http/path-params.ts';
+import { markOptionalBodies } from './http/openapi.ts';
 import { registerOperationsRoutes } from './http/operations.ts';
 import type { CursorSigner } from './paging.ts';
 import { RateLimits } from './http/rate-limit.ts';
@@ -90,9 +93,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // While closing, new requests get the envelope's 503 from the onRequest hook below.
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
-    // Requests Node cannot parse (oversized headers, broken HTTP) get the envelope too...
+    // Slow clients are cut off (./http/connections.ts); Fastify applies these two itself.
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    http: serverTimeouts(config),
+    // Requests Node cannot parse (oversized headers, broken HTTP) or that arrive too slowly get
+    // the envelope too, unless part of a response already went out on the connection...
     clientErrorHandler: (error, socket) => {
-      const response = socket.destroyed ? null : clientErrorResponse(error, nextRequestId());
+      const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+      const response =
+        socket.destroyed || inFlight?.headersSent
+          ? null
+          : clientErrorResponse(error, nextRequestId(), securityHeaders);
       if (response && socket.writable) socket.write(response);
       socket.destroy(error);
     },
@@ -124,12 +136,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...(config.tlsCertFile && config.tlsKeyFile
       ? {
           https: {
+            ...serverTimeouts(config),
             cert: await import('node:fs/promises').then((fs) => fs.readFile(config.tlsCertFile!)),
             key: await import('node:fs/promises').then((fs) => fs.readFile(config.tlsKeyFile!)),
           },
         }
       : {}),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  limitConnections(app.server, config);
 
   // Only JSON bodies: anything else is 415 content_type_unsupported. An empty JSON body counts
   // as `{}` (many clients send the header on every POST); `__proto__` and `constructor` keys
@@ -189,9 +203,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   // While closing, each response ends its connection: requests in flight when close() began
   // are finished, but their keep-alive connections would otherwise stay open for the
-  // keep-alive timeout and hold close() up (until the process is forced out).
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    if (closing) reply.header('connection', 'close');
+  // keep-alive timeout and hold close() up (until the process is forced out). So does an
+  // answer given before the request's body has arrived (./http/connections.ts).
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (closing || bodyStillArriving(request.raw)) reply.header('connection', 'close');
     done(null, payload);
   });
 
@@ -207,9 +222,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
-    const allowed = ['GET', 'POST', 'PATCH', 'DELETE', 'PUT'].filter(
-      (m) => known.find(m as 'GET', path) !== null,
-    );
+    const allowed = ['GET', 'POST', 'PATCH', 'DELETE', 'PUT'].filter((m) => {
+      const match = known.find(m as 'GET', path);
+      return match !== null && !hasEmptyParam(match.params);
+    });
     if (allowed.length > 0) {
       reply.header('allow', allowed.join(', '));
       return sendError(
@@ -242,6 +258,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`),
     },
+    transformObject: (document) =>
+      markOptionalBodies(
+        'openapiObject' in document ? document.openapiObject : document.swaggerObject,
+      ),
   });
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith('/docs')) {
@@ -254,6 +274,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Before any route: every route from here on (those of /docs excepted, above) needs a key.
   const limits = await RateLimits.create(config, app.log);
   app.addHook('onClose', () => limits.close());
+  registerPathParamGuard(app);
   registerAuth(app, deps.verifier, config, limits);
   registerStorableTextGuard(app);
   await app.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });

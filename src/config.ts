@@ -40,6 +40,14 @@ export interface Config {
   keyCacheMs: number;
   /** Start the webhook delivery worker and periodic jobs in the server process. */
   runWorker: boolean;
+  /** A request's headers and body must arrive within this (src/http/connections.ts). */
+  requestTimeoutMs: number;
+  /** A request's headers must arrive within this. */
+  headersTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this long. */
+  keepAliveTimeoutMs: number;
+  /** Connections open at once; further ones are closed as they arrive. */
+  maxConnections: number;
 }
 
 export class ConfigError extends Error {
@@ -134,7 +142,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretsKeyPrevious,
     keyCacheMs: int('KEY_CACHE_MS', 1000, 0, 1000),
     runWorker: bool('RUN_WORKER', true),
+    requestTimeoutMs: int('REQUEST_TIMEOUT_MS', 25_000, 100, 300_000),
+    headersTimeoutMs: int('HEADERS_TIMEOUT_MS', 10_000, 100, 300_000),
+    keepAliveTimeoutMs: int('KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 600_000),
+    maxConnections: int('MAX_CONNECTIONS', 10_000, 1, 1_000_000),
   };
+  // Node refuses a headers timeout longer than the request timeout (the headers are part of
+  // the request).
+  if (config.headersTimeoutMs > config.requestTimeoutMs) {
+    problems.push('HEADERS_TIMEOUT_MS must not be more than REQUEST_TIMEOUT_MS');
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

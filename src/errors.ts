@@ -115,6 +115,10 @@ export class IdempotencyKeyInUseError extends ApiError {
   readonly status = 409;
   readonly code = 'idempotency_key_in_use';
 }
+export class RequestTimeoutError extends ApiError {
+  readonly status = 408;
+  readonly code = 'request_timeout';
+}
 export class BodyTooLargeError extends ApiError {
   readonly status = 413;
   readonly code = 'body_too_large';
@@ -168,6 +172,7 @@ export const ERROR_CODES = [
   'state_invalid',
   'einvoice_incomplete',
   'idempotency_key_in_use',
+  'request_timeout',
   'body_too_large',
   'content_type_unsupported',
   'idempotency_key_reused',

@@ -1,11 +1,10 @@
 // HTTP for credit-notes: schema, scope, call the service, shape the reply.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../app.ts';
 import { sendWrite } from '../http/idempotency.ts';
 import { buildPage, listBinding, readPageRequest } from '../paging.ts';
-import { errorResponses, IdempotencyHeaders, IdParams, Page } from '../http/schemas.ts';
+import { errorResponses, IdempotencyHeaders, IdParams, NoBody, Page } from '../http/schemas.ts';
 import { EinvoiceQuery } from '../invoices/schemas.ts';
 import { getCreditNoteEinvoice, getCreditNotePdf, sendCreditNote } from './documents.ts';
 import { CreditNote, CreditNoteCreate, CreditNoteListQuery } from './schemas.ts';
@@ -14,7 +13,6 @@ import { createCreditNote, getCreditNote, listCreditNotes, voidCreditNote } from
 const tags = ['Credit notes'];
 const write = { scope: 'invoices:write' as const };
 const read = { scope: 'invoices:read' as const };
-const NoBody = Type.Object({}, { additionalProperties: false });
 
 export function registerCreditNoteRoutes(
   server: FastifyInstance,

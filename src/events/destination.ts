@@ -112,6 +112,15 @@ function loopbackAllowed(policy: DestinationPolicy): boolean {
   return policy.allowLoopback && policy.environment === 'test';
 }
 
+// What the client is told names the rule, never the address: what a name resolves to inside
+// our network is not the client's to learn.
+const REFUSALS: Record<Exclude<AddressClass, 'public'>, string> = {
+  loopback:
+    'Webhook URLs must not point at loopback addresses (test endpoints may, where the server runs with WEBHOOKS_ALLOW_LOOPBACK).',
+  internal:
+    'Webhook URLs must point at public addresses only: not private, link-local, shared (CGNAT), multicast, documentation or otherwise reserved ones.',
+};
+
 const LOOKUP_TIMEOUT_MS = 5000;
 
 async function resolve(hostname: string): Promise<{ address: string; family: number }[]> {
@@ -160,10 +169,9 @@ export async function resolveDestination(
     throw new DestinationRefusedError(`The host ${host} could not be resolved.`);
   }
   for (const { address } of addresses) {
-    if (!isAllowed(classifyAddress(address), policy)) {
-      throw new DestinationRefusedError(
-        `Webhook URLs must resolve to public addresses; ${host} resolves to ${address}.`,
-      );
+    const kind = classifyAddress(address);
+    if (kind !== 'public' && !isAllowed(kind, policy)) {
+      throw new DestinationRefusedError(REFUSALS[kind]);
     }
   }
   const chosen = addresses[0]!;

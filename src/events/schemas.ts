@@ -155,6 +155,6 @@ export const WebhookDelivery = Type.Object(
 export type WebhookDelivery = Static<typeof WebhookDelivery>;
 
 export const DeliveryParams = Type.Object({
-  id: Type.String({ maxLength: 100 }),
-  deliveryId: Type.String({ maxLength: 100 }),
+  id: Type.String({ minLength: 1, maxLength: 100 }),
+  deliveryId: Type.String({ minLength: 1, maxLength: 100 }),
 });

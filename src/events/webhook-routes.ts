@@ -6,7 +6,14 @@ import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../app.ts';
 import { sendWrite } from '../http/idempotency.ts';
 import { buildPage, listBinding, readPageRequest } from '../paging.ts';
-import { errorResponses, IdempotencyHeaders, IdParams, Page, PageQuery } from '../http/schemas.ts';
+import {
+  errorResponses,
+  IdempotencyHeaders,
+  IdParams,
+  NoBody,
+  Page,
+  PageQuery,
+} from '../http/schemas.ts';
 import { deliveryFromRow, listDeliveries, retryDelivery } from './deliveries.ts';
 import {
   changeEndpoint,
@@ -121,6 +128,7 @@ export function registerWebhookEndpointRoutes(
         summary: 'Delete a webhook endpoint with its deliveries',
         params: IdParams,
         headers: IdempotencyHeaders,
+        body: NoBody,
         response: { 200: DeletedWebhookEndpoint, ...errorResponses(404, 409, 422) },
       },
     },
@@ -163,6 +171,7 @@ export function registerWebhookEndpointRoutes(
           'Makes the delivery due at once, whatever its status (a succeeded one is sent again, with the same `webhook-id`). It then follows the retry schedule from the attempts it already had. 409 `state_invalid` while the endpoint is disabled or an attempt is in flight.',
         params: DeliveryParams,
         headers: IdempotencyHeaders,
+        body: NoBody,
         response: { 200: WebhookDelivery, ...errorResponses(404, 409, 413, 415, 422) },
       },
     },

@@ -113,8 +113,9 @@ export function registerAuth(
     try {
       key = await verifier.verify(secret);
     } catch (error) {
+      // Beyond the limit, the failure is answered 429 instead (see ./rate-limit.ts).
       if (error instanceof ApiKeyInvalidError || error instanceof ApiKeyRevokedError) {
-        await limits.noteAuthFailure(request.ip);
+        await limits.countAuthFailure(request.ip);
       }
       throw error;
     }

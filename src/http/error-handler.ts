@@ -17,6 +17,7 @@ import {
   InternalError,
   ParameterInvalidError,
   ParameterMissingError,
+  RequestTimeoutError,
   ServiceUnavailableError,
 } from '../errors.ts';
 
@@ -166,21 +167,31 @@ export function registerErrorHandler(app: FastifyInstance, log: FastifyBaseLogge
 
 /**
  * The raw HTTP response for a request Node could not even parse (oversized headers, a broken
- * request line, a bad Content-Length or chunk): the same envelope and Request-Id, written to
- * the socket, which is then closed. Null when nothing can be written any more.
+ * request line, a bad Content-Length or chunk) or that did not arrive in time: the same
+ * envelope, Request-Id and security headers as any other answer, written to the socket, which
+ * is then closed. Null when nothing can be written any more.
  */
-export function clientErrorResponse(error: { code?: string }, requestId: string): string | null {
+export function clientErrorResponse(
+  error: { code?: string },
+  requestId: string,
+  headers: Readonly<Record<string, string>>,
+): string | null {
   if (error.code === 'ECONNRESET') return null;
   const apiError =
     error.code === 'HPE_HEADER_OVERFLOW'
       ? new HeadersTooLargeError('The request line and headers are larger than 16 KiB.')
-      : new BodyInvalidError('The request is not valid HTTP/1.1 and could not be read.');
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new RequestTimeoutError(
+            'The request did not arrive in time: send the headers and body without pauses.',
+          )
+        : new BodyInvalidError('The request is not valid HTTP/1.1 and could not be read.');
   const body = JSON.stringify(envelope(apiError, requestId));
   return [
     `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status]}`,
     'Content-Type: application/json; charset=utf-8',
     `Content-Length: ${Buffer.byteLength(body)}`,
     `Request-Id: ${requestId}`,
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
     'Connection: close',
     '',
     body,

@@ -9,7 +9,10 @@
 // Failed authentication: after AUTH_FAILURE_LIMIT unknown or revoked keys (default 20) from one
 // address within AUTH_FAILURE_WINDOW_SECONDS (default 60), every key presented from that address
 // is refused with 429 before it is looked at, until the window passes: a guesser learns nothing,
-// right or wrong, and gets 20 guesses a minute against keys of 190 random bits.
+// right or wrong, and gets 20 guesses a minute against keys of 190 random bits. The keys of a
+// concurrent burst can all pass that check before the first of them has failed, so each failure
+// is also counted as it happens, and one beyond the limit is answered 429 rather than 401: at
+// most the limit of 401s per address and window, however the requests arrive.
 //
 // Without REDIS_URL the counters live in the instance's memory and are answered synchronously.
 // With REDIS_URL the counters live in Redis and every instance shares them. Redis helps but is
@@ -306,17 +309,33 @@ export class RateLimits {
     }
   }
 
-  /** Counts a presented key that was unknown or revoked against the address it came from. */
-  async noteAuthFailure(address: string): Promise<void> {
+  /**
+   * Counts a presented key that was unknown or revoked against the address it came from, and
+   * throws RateLimitedError when that failure is beyond the limit. The count and its answer
+   * are one step (an increment in memory, or Redis's atomic INCR): a check before the look-up
+   * alone would let a concurrent burst through, each of its requests checked before the first
+   * failure is counted.
+   */
+  async countAuthFailure(address: string): Promise<void> {
     if (this.local) {
-      this.local.authFailures.add(address, 1, Date.now());
+      const now = Date.now();
+      const window = this.local.authFailures.add(address, 1, now);
+      this.refuseFailure(window.points, window.endsAt - now);
       return;
     }
+    let state: RateLimiterRes;
     try {
-      await this.shared!.authFailures.penalty(address);
+      state = await this.shared!.authFailures.penalty(address);
     } catch (error) {
       this.log.warn({ err: error }, 'failed-authentication limiter failed');
+      return;
     }
+    this.refuseFailure(state.consumedPoints, state.msBeforeNext);
+  }
+
+  /** The failure that makes `failures` is answered 429 when it is beyond the limit. */
+  private refuseFailure(failures: number, msBeforeNext: number): void {
+    if (failures > this.config.authFailureLimit) this.refuseAddress(failures, msBeforeNext);
   }
 
   async close(): Promise<void> {

@@ -23,10 +23,13 @@ export const ErrorEnvelope = Type.Object(
   { $id: 'ErrorEnvelope', title: 'Error' },
 );
 
-/** The error responses every authenticated route may give, for the OpenAPI document. */
+/**
+ * The error responses every authenticated route may give, for the OpenAPI document. 408 and
+ * 431 come from the connection itself: a request too slow to arrive, or headers over 16 KiB.
+ */
 export function errorResponses(...statuses: number[]): Record<number, TSchema> {
   const out: Record<number, TSchema> = {};
-  for (const status of [400, 401, 403, 429, 500, 503, ...statuses]) {
+  for (const status of [400, 401, 403, 408, 429, 431, 500, 503, ...statuses]) {
     out[status] = Type.Ref('ErrorEnvelope');
   }
   return out;
@@ -48,7 +51,7 @@ export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 86
 export const NullableTimestamp = Nullable(Timestamp);
 export const Environment = Type.Union([Type.Literal('live'), Type.Literal('test')]);
 
-export const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 
 // Metadata: at most 50 keys of up to 40 characters, string values of up to 500 characters.
 export const Metadata = Type.Record(Type.String(), Type.String({ maxLength: 500 }), {
@@ -66,6 +69,12 @@ export const IdempotencyHeaders = Type.Object({
     }),
   ),
 });
+
+/**
+ * For writes that take no body (actions, DELETE): none, or `{}`; any field is unknown and
+ * refused (400 parameter_invalid) rather than silently ignored.
+ */
+export const NoBody = Type.Object({}, { additionalProperties: false });
 
 /** For routes that take no query parameters: any parameter is unknown. */
 export const NoQuery = Type.Object({}, { additionalProperties: false });

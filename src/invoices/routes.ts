@@ -1,13 +1,12 @@
 // HTTP for invoices: schema, scope, call the service, shape the reply.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../app.ts';
 import type { Db } from '../db/pool.ts';
 import type { WriteRequest } from '../db/unit-of-work.ts';
 import { sendWrite } from '../http/idempotency.ts';
 import { buildPage, listBinding, readPageRequest } from '../paging.ts';
-import { errorResponses, IdempotencyHeaders, IdParams, Page } from '../http/schemas.ts';
+import { errorResponses, IdempotencyHeaders, IdParams, NoBody, Page } from '../http/schemas.ts';
 import {
   DeletedInvoice,
   EinvoiceQuery,
@@ -38,7 +37,6 @@ import {
 const tags = ['Invoices'];
 const write = { scope: 'invoices:write' as const };
 const read = { scope: 'invoices:read' as const };
-const NoBody = Type.Object({}, { additionalProperties: false });
 
 export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): void {
   const { db, cursors, renderer } = deps;
@@ -126,6 +124,7 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
         summary: 'Delete a draft invoice',
         params: IdParams,
         headers: IdempotencyHeaders,
+        body: NoBody,
         response: { 200: DeletedInvoice, ...errorResponses(404, 409, 422) },
       },
     },
@@ -162,6 +161,7 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
         summary: 'Remove a line from a draft invoice',
         params: LineParams,
         headers: IdempotencyHeaders,
+        body: NoBody,
         response: { 200: Invoice, ...errorResponses(404, 409, 422) },
       },
     },

@@ -259,8 +259,8 @@ export const InvoiceListQuery = Type.Object(
 );
 
 export const LineParams = Type.Object({
-  id: Type.String({ maxLength: 100 }),
-  lineId: Type.String({ maxLength: 100 }),
+  id: Type.String({ minLength: 1, maxLength: 100 }),
+  lineId: Type.String({ minLength: 1, maxLength: 100 }),
 });
 
 export const EinvoiceQuery = Type.Object(

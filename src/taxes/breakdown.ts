@@ -3,6 +3,12 @@
 // half away from zero. Rounding per line instead would let a 19 % invoice of three lines of
 // 33.33 charge 18.99 rather than the 19.00 the authority expects on 99.99. Everything is exact
 // integer (BigInt) arithmetic, with percentages in units of 1/10000 percent.
+//
+// Taxable amounts add up: lines with the same rates form a group, and each rate's taxable
+// amount is the sum of the nets of its groups (for inclusive rates, gross less the tax of the
+// group's rates, each rate's rounded tax split over its groups). So where every line carries
+// the same rates, each rate's taxable amount is the document's totalExcludingTax, and
+// totalExcludingTax + tax = total always.
 import { divideRounded, sum } from '../money/amount.ts';
 import { UNITS_PER_WHOLE } from './percentage.ts';
 
@@ -24,7 +30,10 @@ export interface TaxableLine {
 
 export interface RateTax {
   rate: RateForBreakdown;
-  /** The amount the tax is levied on, excluding the tax (for inclusive rates: sum − tax). */
+  /**
+   * The amount the tax is levied on, excluding tax: the sum of the rate's lines, for inclusive
+   * rates less the tax included in them (see includedTaxByGroup).
+   */
   taxableAmount: bigint;
   amount: bigint;
 }
@@ -87,11 +96,61 @@ function exactTax(rate: RateForBreakdown, groups: readonly RateGroup[]): Fractio
   );
 }
 
-/** The tax included in these groups' gross amounts, for all their rates together. */
-function exactIncludedTax(groups: readonly RateGroup[]): Fraction {
-  return sumFractions(
-    groups.map((g): Fraction => [g.gross * g.percentage, UNITS_PER_WHOLE + g.percentage]),
-  );
+/** ⌊n/d⌋ for d > 0, rounding towards −∞ (BigInt division truncates towards 0). */
+function floorDivide(n: bigint, d: bigint): bigint {
+  const q = n / d;
+  return n % d !== 0n && n < 0n ? q - 1n : q;
+}
+
+/**
+ * Splits an integer `total` over exact shares n/d that add up to within a unit of it (total is
+ * their sum rounded): each part is its share rounded down, and the units left go to the
+ * shares with the largest remainders. Shares may be negative (a group of discount lines).
+ */
+function splitByShares(total: bigint, shares: readonly Fraction[]): bigint[] {
+  const parts = shares.map(([n, d]) => floorDivide(n, d));
+  const remainders = shares.map(([n, d], i): Fraction => [n - parts[i]! * d, d]);
+  let left = total - sum(parts);
+  const order = shares
+    .map((_, i) => i)
+    .sort((a, b) => {
+      const [an, ad] = remainders[a]!;
+      const [bn, bd] = remainders[b]!;
+      const difference = bn * ad - an * bd;
+      return difference > 0n ? 1 : difference < 0n ? -1 : a - b;
+    });
+  for (const i of order) {
+    if (left === 0n) break;
+    if (remainders[i]![0] === 0n) continue;
+    parts[i]! += 1n;
+    left -= 1n;
+  }
+  if (left !== 0n) throw new RangeError('the total is not the rounded sum of its shares');
+  return parts;
+}
+
+/**
+ * The tax included in each group's gross amount: each inclusive rate's tax, rounded once over
+ * all its groups, is split back over them in proportion to the exact tax of each. A group's
+ * net (gross − its included tax) is then what each of its rates taxes, and the nets of all
+ * groups add up to subtotal − tax exactly. Taking the rates of a group out together and
+ * rounding that once instead would leave the rates' taxable amounts a unit or so off the
+ * invoice's own totalExcludingTax.
+ */
+function includedTaxByGroup(
+  rates: readonly RateForBreakdown[],
+  groups: readonly RateGroup[],
+  amounts: ReadonlyMap<RateForBreakdown, bigint>,
+): Map<RateGroup, bigint> {
+  const included = new Map(groups.map((g) => [g, 0n]));
+  for (const rate of rates) {
+    const own = groups.filter((g) => g.rates.includes(rate));
+    const shares = own.map((g) => exactTax(rate, [g]));
+    splitByShares(amounts.get(rate)!, shares).forEach((part, i) => {
+      included.set(own[i]!, included.get(own[i]!)! + part);
+    });
+  }
+  return included;
 }
 
 /**
@@ -132,13 +191,19 @@ export function computeTaxBreakdown(
   if (used.some((rate) => rate.inclusive !== inclusive)) throw new MixedTaxBehaviourError();
 
   const charged = taxExempt === 'none';
+  const all = [...groups.values()];
+  const amounts = new Map(
+    used.map((rate) => {
+      const own = all.filter((g) => g.rates.includes(rate));
+      return [rate, charged ? divideRounded(...exactTax(rate, own)) : 0n] as const;
+    }),
+  );
+  const included =
+    inclusive && charged ? includedTaxByGroup(used, all, amounts) : new Map<RateGroup, bigint>();
   const taxAmounts = used.map((rate): RateTax => {
-    const own = [...groups.values()].filter((g) => g.rates.includes(rate));
-    const gross = sum(own.map((g) => g.gross));
-    if (!charged) return { rate, taxableAmount: gross, amount: 0n };
-    const amount = divideRounded(...exactTax(rate, own));
-    const included = inclusive ? divideRounded(...exactIncludedTax(own)) : 0n;
-    return { rate, taxableAmount: gross - included, amount };
+    const own = all.filter((g) => g.rates.includes(rate));
+    const taxableAmount = sum(own.map((g) => g.gross - (included.get(g) ?? 0n)));
+    return { rate, taxableAmount, amount: amounts.get(rate)! };
   });
   const subtotal = sum(lines.map((l) => l.amount));
   const tax = sum(taxAmounts.map((t) => t.amount));

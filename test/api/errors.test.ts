@@ -66,6 +66,32 @@ describe('the error envelope', () => {
     }
   });
 
+  it('answers every path with an empty segment or a trailing slash with route_not_found', async () => {
+    const openapi = await call(server.url, 'GET', '/v1/openapi.json');
+    const tried: string[] = [];
+    for (const template of Object.keys(openapi.body.paths)) {
+      // Each parameter empty in turn ('/v1/customers/', '/v1/invoices//pdf'), and a slash more.
+      const params = template.match(/\{\w+\}/g) ?? [];
+      const paths = [
+        `${template.replace(/\{\w+\}/g, 'x_1')}/`,
+        ...params.map((param) => template.replace(/\{\w+\}/g, (p) => (p === param ? '' : 'x_1'))),
+      ];
+      for (const path of paths) {
+        for (const method of ['GET', 'POST', 'PATCH', 'DELETE', 'PUT']) {
+          for (const secret of [key.secret, undefined]) {
+            const res = await call(server.url, method, path, { key: secret });
+            assertEnvelope(res, 404, 'route_not_found');
+            assert.equal(res.headers.get('allow'), null, `${method} ${path}`);
+            tried.push(`${method} ${path}`);
+          }
+        }
+      }
+    }
+    assert.ok(tried.includes('GET /v1/customers/'));
+    assert.ok(tried.includes('DELETE /v1/invoices/x_1/lines/'));
+    assert.ok(tried.includes('GET /v1/invoices//pdf'));
+  });
+
   it('answers a known path with the wrong method with method_not_allowed and Allow', async () => {
     const res = await call(server.url, 'DELETE', '/v1/customers', { key: key.secret });
     assertEnvelope(res, 405, 'method_not_allowed');
@@ -132,6 +158,31 @@ describe('the error envelope', () => {
     assertEnvelope(res, 413, 'body_too_large');
   });
 
+  it('answers headers over 16 KiB with headers_too_large and the security headers of every answer', async () => {
+    const res = await raw('GET', '/v1/customers', {
+      authorization: `Bearer ${key.secret}`,
+      'x-padding': 'a'.repeat(20 * 1024),
+    });
+    assertEnvelope(res, 431, 'headers_too_large');
+    assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+    assert.equal(res.headers.get('cache-control'), 'no-store');
+    assert.equal(
+      res.headers.get('content-security-policy'),
+      "default-src 'none'; frame-ancestors 'none'",
+    );
+    const openapi = await call(server.url, 'GET', '/v1/openapi.json');
+    for (const [path, method] of [
+      ['/v1/customers', 'post'],
+      ['/v1/customers', 'get'],
+      ['/v1/invoices/{id}', 'delete'],
+    ] as const) {
+      const responses = openapi.body.paths[path][method].responses;
+      for (const status of ['408', '431']) {
+        assert.ok(responses[status], `${method} ${path} documents ${status}`);
+      }
+    }
+  });
+
   it('puts a Request-Id on every response, success or error', async () => {
     const ok = await call(server.url, 'GET', '/v1/auth/whoami', { key: key.secret });
     assert.match(ok.headers.get('request-id') ?? '', /^req_/);
@@ -174,6 +225,11 @@ describe('operations', () => {
     assert.ok(create.requestBody.content['application/json'].schema.properties.email);
     assert.ok(res.body.paths['/v1/customers'].get.parameters.some((p: any) => p.name === 'limit'));
     assert.ok(res.body.paths['/v1/auth/whoami'].get);
+    // A write without a body is read as {}: the body is required only where a field is.
+    assert.equal(res.body.paths['/v1/invoices'].post.requestBody.required, true);
+    assert.equal(create.requestBody.required, false, 'every field of a customer is optional');
+    assert.equal(res.body.paths['/v1/invoices/{id}'].delete.requestBody.required, false);
+    assert.equal(res.body.paths['/v1/invoices/{id}/issue'].post.requestBody.required, false);
     const docs = await fetch(`${server.url}/docs/`);
     assert.equal(docs.status, 200);
     assert.match(await docs.text(), /<html/i);

@@ -107,13 +107,33 @@ describe('destinations', () => {
   });
 
   it('allows loopback only to test endpoints where configuration allows, and nothing internal', async () => {
-    await refused('https://127.0.0.1/x', live, /public addresses/);
-    await refused('https://[::1]/x', strictTest, /public addresses/);
-    await refused('http://10.0.0.1/x', test, /public addresses.*10\.0\.0\.1/);
-    await refused('https://0177.0.0.1/x', live, /public addresses.*127\.0\.0\.1/);
+    await refused('https://127.0.0.1/x', live, /loopback addresses/);
+    await refused('https://[::1]/x', strictTest, /loopback addresses/);
+    await refused('http://10.0.0.1/x', test, /public addresses only/);
+    await refused('https://0177.0.0.1/x', live, /loopback addresses/);
     const resolved = await resolveDestination('http://localhost/x', test);
     assert.equal(classifyAddress(resolved.address), 'loopback');
-    await refused('https://localhost/x', live, /public addresses/);
+    await refused('https://localhost/x', live, /loopback addresses/);
+  });
+
+  it('says which rule refused a URL, never what its host resolves to', async () => {
+    const anAddress = /\d+\.\d+\.\d+\.\d+|[0-9a-f]*::[0-9a-f]*/i;
+    for (const [url, policy] of [
+      ['https://localhost/x', live],
+      ['https://localhost:8443/x', strictTest],
+      ['https://0177.0.0.1/x', live],
+      ['https://0x7f.1/x', live],
+      ['https://[::ffff:10.1.2.3]/x', live],
+      ['https://169.254.169.254/latest', live],
+      ['https://[fd00::1]/x', live],
+    ] as const) {
+      await assert.rejects(resolveDestination(url, policy), (error: unknown) => {
+        assert.ok(error instanceof DestinationRefusedError);
+        assert.doesNotMatch(error.message, anAddress, `${url}: ${error.message}`);
+        assert.match(error.message, /loopback addresses|public addresses only/);
+        return true;
+      });
+    }
   });
 
   it('connects to the address it checked', async () => {

@@ -32,12 +32,15 @@ function whoami(base: string, from: string, authorization?: string): Promise<Api
   });
 }
 
-function assertSlowedDown(res: ApiResponse): void {
+function assertSlowedDown(res: ApiResponse, windowSeconds = 2): void {
   assert.equal(res.status, 429, res.text);
   assert.equal(res.body.error.code, 'rate_limited');
   assert.equal(res.body.error.requestId, res.headers.get('request-id'));
   const retryAfter = Number(res.headers.get('retry-after'));
-  assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 2, `${retryAfter}`);
+  assert.ok(
+    Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= windowSeconds,
+    `${retryAfter}`,
+  );
 }
 
 describe('slow-down of failed authentication', () => {
@@ -117,6 +120,52 @@ describe('slow-down of failed authentication', () => {
     }
     assertSlowedDown(await whoami(b.url, attacker, `Bearer ${valid.secret}`));
     assert.equal((await whoami(b.url, nextAddress(), `Bearer ${valid.secret}`)).status, 200);
+  });
+});
+
+describe('slow-down of failed authentication under a concurrent burst', () => {
+  // A window long enough for the whole burst to fall inside it.
+  const burstGuard = { trustProxy: true, authFailureLimit: 5, authFailureWindowSeconds: 60 };
+
+  /** 200 unknown keys at once from one address: exactly `limit` 401s, the rest 429. */
+  async function burst(base: string): Promise<void> {
+    const attacker = nextAddress();
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, () => whoami(base, attacker, `Bearer ${generateSecret('test')}`)),
+    );
+    const counts = new Map<string, number>();
+    for (const res of answers) {
+      const code = `${res.status} ${res.body.error.code}`;
+      counts.set(code, (counts.get(code) ?? 0) + 1);
+    }
+    assert.deepEqual(Object.fromEntries(counts), {
+      '401 api_key_invalid': 5,
+      '429 rate_limited': 195,
+    });
+    for (const res of answers.filter((r) => r.status === 429)) assertSlowedDown(res, 60);
+  }
+
+  it('answers at most the limit of 401s, then 429, counted in memory', async () => {
+    await burst((await startTestServer(url, burstGuard)).url);
+  });
+
+  it('answers at most the limit of 401s, then 429, counted in Redis', async () => {
+    const shared = { ...burstGuard, redisUrl: REDIS_URL, redisKeyPrefix: randomPrefix() };
+    await burst((await startTestServer(url, shared)).url);
+  });
+
+  it('answers at most the limit of 401s across two instances sharing Redis', async () => {
+    const shared = { ...burstGuard, redisUrl: REDIS_URL, redisKeyPrefix: randomPrefix() };
+    const a = await startTestServer(url, shared);
+    const b = await startTestServer(url, shared);
+    const attacker = nextAddress();
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        whoami(i % 2 ? a.url : b.url, attacker, `Bearer ${generateSecret('test')}`),
+      ),
+    );
+    assert.equal(answers.filter((r) => r.status === 401).length, 5);
+    assert.equal(answers.filter((r) => r.status === 429).length, 95);
   });
 });
 

@@ -119,6 +119,69 @@ describe('limits of the contract', () => {
     );
   });
 
+  it('refuses unknown fields on every write, DELETE included, before anything is looked up', async () => {
+    const everyScope = await createTenantWithKey(server.db);
+    const openapi = await call(server.url, 'GET', '/v1/openapi.json');
+    const writes: string[] = [];
+    for (const [template, operations] of Object.entries<Record<string, unknown>>(
+      openapi.body.paths,
+    )) {
+      for (const method of Object.keys(operations)) {
+        if (method === 'get') continue;
+        const path = template.replace(/\{\w+\}/g, 'x_1');
+        const res = await call(server.url, method.toUpperCase(), path, {
+          key: everyScope.secret,
+          body: { unexpectedField: 1 },
+        });
+        assert.equal(res.status, 400, `${method} ${path}: ${res.text}`);
+        assert.ok(
+          ['parameter_invalid', 'parameter_missing'].includes(res.body.error.code),
+          `${method} ${path}: ${res.text}`,
+        );
+        writes.push(`${method.toUpperCase()} ${template}`);
+      }
+    }
+    assert.ok(writes.includes('DELETE /v1/invoices/{id}'));
+    assert.ok(writes.includes('DELETE /v1/invoices/{id}/lines/{lineId}'));
+    assert.ok(writes.includes('DELETE /v1/webhook-endpoints/{id}'));
+  });
+
+  it('takes a DELETE with no body or an empty one, and refuses one with fields', async () => {
+    const everyScope = await createTenantWithKey(server.db);
+    const invoices = client(server.url, everyScope.secret);
+    const buyer = await invoices.post('/v1/customers', { name: 'Buyer' });
+    const draft = async () => {
+      const res = await invoices.post('/v1/invoices', {
+        customerId: buyer.body.id,
+        currency: 'eur',
+        lines: [{ description: 'Thing', unitAmount: 100 }],
+      });
+      assert.equal(res.status, 201, res.text);
+      return res.body.id as string;
+    };
+    const refused = await draft();
+    const remove = (id: string, options: { body?: unknown; rawBody?: string }) =>
+      call(server.url, 'DELETE', `/v1/invoices/${id}`, {
+        key: everyScope.secret,
+        ...options,
+        ...(options.rawBody === undefined
+          ? {}
+          : { headers: { 'content-type': 'application/json' } }),
+      });
+    assertRefused(
+      await remove(refused, { body: { force: true } }),
+      400,
+      'parameter_invalid',
+      'force',
+    );
+    assert.equal((await invoices.get(`/v1/invoices/${refused}`)).status, 200, 'still there');
+    for (const options of [{}, { body: {} }, { rawBody: '' }]) {
+      const res = await remove(await draft(), options);
+      assert.equal(res.status, 200, `${JSON.stringify(options)}: ${res.text}`);
+      assert.equal(res.body.deleted, true);
+    }
+  });
+
   it('stores nothing for a refused request, so the same Idempotency-Key works once fixed', async () => {
     const headers = { 'idempotency-key': 'fix-and-retry' };
     const refused = await api.post('/v1/customers', { name: 'x', nickname: 'y' }, headers);

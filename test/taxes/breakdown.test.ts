@@ -172,6 +172,27 @@ describe('tax breakdown: worked examples checked by hand', () => {
     });
   });
 
+  it('takes the net of several inclusive rates once: each rate taxes the same net amount', () => {
+    // 123.41 including 10 % and 10 %: each rate's tax is 123.41 × 10/120 = 10.2842 → 10.28, so
+    // the tax is 20.56 and the net 102.85. Taking the rates' tax out together (20.5683 → 20.57)
+    // would leave each rate a taxable amount of 102.84, a unit off the invoice's own net.
+    const b = computeTaxBreakdown(
+      [line(12341, 'a', 'b')],
+      rates(rate('a', '10', true), rate('b', '10', true)),
+      'none',
+    );
+    assert.deepEqual(summary(b), {
+      subtotal: 12341,
+      tax: 2056,
+      totalExcludingTax: 10285,
+      total: 12341,
+      amounts: [
+        ['a', 10285, 1028],
+        ['b', 10285, 1028],
+      ],
+    });
+  });
+
   it('leaves lines without rates untaxed', () => {
     const b = computeTaxBreakdown([line(500), line(1000, 'vat')], rates(rate('vat', '10')), 'none');
     assert.deepEqual(summary(b), {
@@ -251,6 +272,130 @@ describe('tax breakdown: properties', () => {
           assert.ok(t.taxableAmount >= 0n && t.amount >= 0n);
         }
         assert.ok(b.totalExcludingTax >= 0n);
+      }),
+    );
+  });
+});
+
+// Inclusive documents whose lines fall in groups with disjoint sets of 1–5 rates in all (a
+// group's rates appear on no other line), and lines without rates; amounts may be negative
+// (discount lines) as long as each group adds up to at least 0, as the API requires.
+const groupedDocuments = fc
+  .record({
+    percentages: fc.array(fc.integer({ min: 0, max: 999_999 }), { minLength: 1, maxLength: 5 }),
+    cuts: fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }),
+    lines: fc.array(
+      fc.record({
+        amount: fc.integer({ min: -1_000_000, max: 10_000_000_000 }),
+        group: fc.nat(5),
+      }),
+      { minLength: 1, maxLength: 12 },
+    ),
+  })
+  .map(({ percentages, cuts, lines }) => {
+    const list = percentages.map((p, i) => ({
+      id: `r${i}`,
+      displayName: `R${i}`,
+      percentage: BigInt(p),
+      inclusive: true,
+    }));
+    // Consecutive rates form a group until a cut; group index beyond the last: no rates.
+    const groups: string[][] = [[]];
+    list.forEach((r, i) => {
+      if (i > 0 && cuts[i - 1]) groups.push([]);
+      groups.at(-1)!.push(r.id);
+    });
+    const taxable = lines.map((l) => ({
+      amount: BigInt(l.amount),
+      taxRateIds: groups[l.group] ?? [],
+    }));
+    // No group (nor the document) may add up to less than 0.
+    for (const ids of [...groups, []]) {
+      const members = taxable.filter(
+        (l) => l.taxRateIds === ids || (ids.length === 0 && l.taxRateIds.length === 0),
+      );
+      const total = members.reduce((s, l) => s + l.amount, 0n);
+      if (total < 0n && members.length > 0) members[0]!.amount -= total;
+    }
+    return { rates: new Map(list.map((r) => [r.id, r])), groups, lines: taxable };
+  });
+
+describe('tax breakdown of inclusive rates: properties', () => {
+  it("adds up: every rate of a group has the group's net as its taxable amount, and the nets make totalExcludingTax", () => {
+    fc.assert(
+      fc.property(groupedDocuments, ({ rates, groups, lines }) => {
+        const b = computeTaxBreakdown(lines, rates, 'none');
+        const byRate = new Map(b.taxAmounts.map((t) => [t.rate.id, t]));
+        let nets = 0n;
+        for (const ids of groups) {
+          const members = lines.filter((l) => l.taxRateIds === ids);
+          if (members.length === 0) continue;
+          const gross = members.reduce((s, l) => s + l.amount, 0n);
+          const tax = ids.reduce((s, id) => s + byRate.get(id)!.amount, 0n);
+          for (const id of ids) {
+            assert.equal(byRate.get(id)!.taxableAmount, gross - tax, `${id} of ${ids}`);
+          }
+          nets += gross - tax;
+        }
+        const untaxed = lines.filter((l) => l.taxRateIds.length === 0);
+        nets += untaxed.reduce((s, l) => s + l.amount, 0n);
+        assert.equal(nets, b.totalExcludingTax);
+        assert.equal(b.totalExcludingTax + b.tax, b.total);
+        assert.equal(b.total, b.subtotal);
+      }),
+    );
+  });
+
+  it("gives every rate the invoice's net as its taxable amount when all lines carry the same rates", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 999_999 }), { minLength: 1, maxLength: 5 }),
+        fc.array(fc.integer({ min: 0, max: 10_000_000_000 }), { minLength: 1, maxLength: 12 }),
+        (percentages, amounts) => {
+          const list = percentages.map((p, i) => rate(`r${i}`, formatPercentage(BigInt(p)), true));
+          const ids = list.map((r) => r.id);
+          const b = computeTaxBreakdown(
+            amounts.map((a) => line(a, ...ids)),
+            rates(...list),
+            'none',
+          );
+          for (const t of b.taxAmounts) assert.equal(t.taxableAmount, b.totalExcludingTax);
+          assert.equal(b.totalExcludingTax + b.tax, b.total);
+        },
+      ),
+    );
+  });
+
+  it('keeps each taxable amount within a unit per rate and line group of the exact net', () => {
+    fc.assert(
+      fc.property(documents, ({ rates, lines }) => {
+        const b = computeTaxBreakdown(lines, rates, 'none');
+        if (!b.inclusive) return;
+        assert.equal(b.totalExcludingTax + b.tax, b.total);
+        for (const t of b.taxAmounts) {
+          // exact net = Σ over the rate's line groups of gross × D / (D + P); each group's
+          // share of each of its rates' tax is rounded down or up, so |error| < Σ |group's rates|.
+          const groups = new Map<string, { gross: bigint; together: bigint; size: bigint }>();
+          for (const l of lines.filter((l) => l.taxRateIds.includes(t.rate.id))) {
+            const key = [...l.taxRateIds].sort().join();
+            const group = groups.get(key) ?? {
+              gross: 0n,
+              together: l.taxRateIds.reduce((s, id) => s + rates.get(id)!.percentage, 0n),
+              size: BigInt(l.taxRateIds.length),
+            };
+            group.gross += l.amount;
+            groups.set(key, group);
+          }
+          let [n, d] = [0n, 1n];
+          let bound = 0n;
+          for (const g of groups.values()) {
+            const D = 1_000_000n + g.together;
+            [n, d] = [n * D + g.gross * 1_000_000n * d, d * D];
+            bound += g.size;
+          }
+          const error = t.taxableAmount * d - n;
+          assert.ok((error < 0n ? -error : error) < bound * d, `${t.rate.id}: ${t.taxableAmount}`);
+        }
       }),
     );
   });
