@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { after } from 'node:test';
 import { loadConfig, type Config } from '../src/config.ts';
-import { createDatabase, dropDatabase } from '../src/db/admin.ts';
+import { createDatabase, dropDatabase, withDatabase } from '../src/db/admin.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createPool, type Db } from '../src/db/pool.ts';
 import { SCOPES } from '../src/keys/scopes.ts';
@@ -17,12 +17,46 @@ function baseUrl(): string {
   return url;
 }
 
-/** Creates an empty database for this test file, dropped when the file's tests end. */
-export async function createTestDatabase(): Promise<string> {
+/**
+ * `url`'s database reached without the transaction pooler the run goes through (PgBouncer:
+ * npm run test:pgbouncer), for what needs a session; `url` itself when the run has none.
+ */
+export function directUrl(url: string): string {
+  const direct = process.env.TEST_DATABASE_DIRECT_URL;
+  return direct ? withDatabase(direct, new URL(url).pathname.slice(1)) : url;
+}
+
+/** The environment a child process (server, CLI, worker) needs to use `url`'s database. */
+export function databaseEnv(url: string): { DATABASE_URL: string; DATABASE_DIRECT_URL: string } {
+  return { DATABASE_URL: url, DATABASE_DIRECT_URL: directUrl(url) };
+}
+
+/**
+ * Hash partitions per tenant table in the databases the tests make (BILLING_PARTITIONS; 0, the
+ * default: plain tables). With them the whole suite runs on the layout that holds the schema
+ * to Citus's key rules (src/db/partitioning.ts).
+ */
+export function testPartitions(): number {
+  const raw = process.env.BILLING_PARTITIONS ?? '';
+  if (raw === '') return 0;
+  if (!/^\d+$/.test(raw)) throw new Error(`BILLING_PARTITIONS=${raw} must be a number`);
+  return Number(raw);
+}
+
+/**
+ * Creates an empty database for this test file, dropped when the file's tests end. Its tenant
+ * tables are partitioned as the run asks, unless `tenantPartitions` says otherwise.
+ */
+export async function createTestDatabase(
+  options: { tenantPartitions?: number } = {},
+): Promise<string> {
   const name = `billing_test_${randomBytes(6).toString('hex')}`;
-  const url = await createDatabase(baseUrl(), name);
-  after(() => dropDatabase(baseUrl(), name));
-  return url;
+  const admin = directUrl(baseUrl());
+  await createDatabase(admin, name, {
+    tenantPartitions: options.tenantPartitions ?? testPartitions(),
+  });
+  after(() => dropDatabase(admin, name));
+  return withDatabase(baseUrl(), name);
 }
 
 /** A migrated database and a pool on it. */
@@ -38,6 +72,7 @@ export function testConfig(databaseUrl: string, overrides: Partial<Config> = {})
   return {
     ...loadConfig({}),
     databaseUrl,
+    databaseDirectUrl: directUrl(databaseUrl),
     port: 0,
     logLevel: 'silent',
     // Tests make many quick requests with one key and present bad keys on purpose; the

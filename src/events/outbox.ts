@@ -45,9 +45,20 @@ export function discardQueuedEvents(tx: Tx): void {
 // In a batch of writes (src/http/write-batch.ts) parameter \`requests\` gives each event the
 // number of the write it belongs to, as \`q.n\`, for \`gate\` to hold back the events of the
 // writes not done.
+//
+// Outside a batch, every event of the statement belongs to one tenant and environment
+// (writeQueuedEvents writes each pair's events apart; a stored result's are its request's), and
+// the endpoints are read for that pair named as a constant: PostgreSQL then reads one
+// partition of webhook_endpoints when it is partitioned by tenant, and Citus can route the
+// statement to the tenant's shard, where a join on the arrays alone reads every one.
 export function eventsCte(first: number, gate = '', requests?: number): string {
   const p = (i: number) => `unnest($${first + i}::text[])`;
   const n = requests === undefined ? '' : `, unnest($${requests}::int[])`;
+  const scope =
+    requests === undefined
+      ? `AND e.tenant_id = ($${first}::text[])[1] COLLATE "C"
+       AND e.environment = ($${first + 1}::text[])[1]`
+      : '';
   return `
   queued AS (
     SELECT q.tenant_id COLLATE "C" AS tenant_id, q.environment, q.id COLLATE "C" AS id, q.type,
@@ -70,6 +81,7 @@ export function eventsCte(first: number, gate = '', requests?: number): string {
       JOIN webhook_endpoints e
         ON e.tenant_id = q.tenant_id AND e.environment = q.environment AND NOT e.disabled
        AND (e.enabled_events @> ARRAY[q.type] OR e.enabled_events @> ARRAY['*'])
+       ${scope}
   )`;
 }
 
@@ -91,13 +103,23 @@ export function eventColumns(events: QueuedEvent[]): unknown[] {
   ];
 }
 
-/** Writes the queued events of `tx`, if any: one statement. */
+/**
+ * Writes the queued events of `tx`, if any: one statement for each tenant and environment
+ * (one, in a transaction that acts for one key).
+ */
 export async function writeQueuedEvents(tx: Tx): Promise<void> {
-  const events = takeQueuedEvents(tx);
-  if (events.length === 0) return;
-  await tx.query({
-    name: 'write_events',
-    text: `WITH ${EVENTS_CTE} SELECT NULL`,
-    values: eventColumns(events),
-  });
+  const scopes = new Map<string, QueuedEvent[]>();
+  for (const event of takeQueuedEvents(tx)) {
+    const scope = `${event.tenantId} ${event.environment}`;
+    const events = scopes.get(scope);
+    if (events) events.push(event);
+    else scopes.set(scope, [event]);
+  }
+  for (const events of scopes.values()) {
+    await tx.query({
+      name: 'write_events',
+      text: `WITH ${EVENTS_CTE} SELECT NULL`,
+      values: eventColumns(events),
+    });
+  }
 }

@@ -143,7 +143,7 @@ export async function runStandaloneWorker(
 ): Promise<void> {
   const database = await openDatabase(config, log, 5);
   try {
-    await migrate(database.db);
+    await migrate(database.direct);
     const worker = new WebhookWorker(database.db, {
       allowLoopback: config.webhooksAllowLoopback,
       onError: (error, context) => log(`${context}: ${String(error)}`),

@@ -267,12 +267,17 @@ export async function sendWrite(
   }
 }
 
-/** Deletes records past their retention; run periodically. Returns how many went. */
+/**
+ * Deletes records past their retention; run periodically. Returns how many went. The rows are
+ * named by their key, not their ctid: a ctid is only unique within one table, and on a table
+ * partitioned (or sharded) by tenant the same ctid names a row in every partition.
+ */
 export async function purgeExpiredIdempotencyKeys(db: Db): Promise<number> {
   const { rowCount } = await db.query(
     `DELETE FROM idempotency_keys
-      WHERE ctid IN (SELECT ctid FROM idempotency_keys
-                      WHERE created_at < now() - make_interval(hours => $1) LIMIT 10000)`,
+      WHERE (tenant_id, environment, key) IN (
+              SELECT tenant_id, environment, key FROM idempotency_keys
+               WHERE created_at < now() - make_interval(hours => $1) LIMIT 10000)`,
     [RETENTION_HOURS],
   );
   return rowCount ?? 0;

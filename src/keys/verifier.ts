@@ -46,6 +46,8 @@ export class KeyVerifier {
   constructor(
     private readonly db: Db,
     private readonly cacheMs: number,
+    /** Where the LISTEN connection comes from: not a transaction pooler, which would lend it on. */
+    private readonly listenDb: Db = db,
   ) {}
 
   async start(): Promise<void> {
@@ -58,7 +60,7 @@ export class KeyVerifier {
     if (this.closed) return;
     let client: pg.PoolClient | undefined;
     try {
-      client = await this.db.connect();
+      client = await this.listenDb.connect();
       // close() ran while the connection was being made: it found nothing to hand back.
       if (this.closed) {
         client.release();

@@ -4,7 +4,13 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { createPool } from '../../src/db/pool.ts';
 import { WebhookWorker, type WorkerOptions } from '../../src/events/worker.ts';
-import { client, createTenantWithKey, createTestDatabase, startTestServer } from '../helpers.ts';
+import {
+  client,
+  createTenantWithKey,
+  createTestDatabase,
+  databaseEnv,
+  startTestServer,
+} from '../helpers.ts';
 import { startReceiver, waitFor } from './receiver.ts';
 
 // An API server without a worker of its own: the tests start and stop workers themselves.
@@ -153,7 +159,7 @@ describe('delivery workers', () => {
     const { api, receiver, endpoint } = await setUp('/standalone');
     await api.post('/v1/customers', { name: 'standalone' });
     const child = spawn(process.execPath, [path.resolve('bin/billing.js'), 'worker'], {
-      env: { ...process.env, DATABASE_URL: url, WEBHOOKS_ALLOW_LOOPBACK: 'true' },
+      env: { ...process.env, ...databaseEnv(url), WEBHOOKS_ALLOW_LOOPBACK: 'true' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';

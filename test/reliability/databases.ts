@@ -14,6 +14,7 @@ import { createPool, type Db } from '../../src/db/pool.ts';
 import { SCOPES } from '../../src/keys/scopes.ts';
 import { createApiKey, createTenant } from '../../src/keys/service.ts';
 import type { Environment } from '../../src/tenancy.ts';
+import { testPartitions } from '../helpers.ts';
 
 export interface ScratchDatabase {
   url: string;
@@ -25,7 +26,7 @@ export interface ScratchDatabase {
 /** A new, migrated database on the server at `adminUrl`; `drop()` removes it. */
 export async function createScratchDatabase(adminUrl: string): Promise<ScratchDatabase> {
   const name = `billing_rel_${randomBytes(6).toString('hex')}`;
-  const url = await createDatabase(adminUrl, name);
+  const url = await createDatabase(adminUrl, name, { tenantPartitions: testPartitions() });
   const db = createPool(url, 4);
   await migrate(db);
   return {
