@@ -55,14 +55,35 @@ export async function createTestDatabase(
   await createDatabase(admin, name, {
     tenantPartitions: options.tenantPartitions ?? testPartitions(),
   });
-  after(() => dropDatabase(admin, name));
+  const servers: TestServer[] = [];
+  serversOn.set(name, servers);
+  after(async () => {
+    // Its servers stop first (after-hooks run in the order they were added, this one before
+    // theirs): behind PgBouncer, a query of a dropped database waits for a server connection
+    // PgBouncer can no longer make, until query_wait_timeout (2 minutes), where PostgreSQL
+    // itself would refuse it at once.
+    for (const server of servers) await server.close().catch(() => undefined);
+    await dropDatabase(admin, name);
+  });
   return withDatabase(baseUrl(), name);
+}
+
+/** The servers started on each test database, by its name. */
+const serversOn = new Map<string, TestServer[]>();
+
+/**
+ * A pool on a test database as the server would make it: through the run's transaction pooler
+ * when there is one (then without startup parameters or named statements, which it refuses).
+ */
+export function testPool(url: string, max: number): Db {
+  const pooler = directUrl(url) !== url;
+  return createPool(url, max, { pooler, preparedStatements: !pooler });
 }
 
 /** A migrated database and a pool on it. */
 export async function createMigratedDatabase(): Promise<{ url: string; db: Db }> {
   const url = await createTestDatabase();
-  const db = createPool(url, 5);
+  const db = testPool(url, 5);
   after(() => db.end());
   await migrate(db);
   return { url, db };
@@ -95,8 +116,16 @@ export async function startTestServer(
   logStream?: { write(line: string): void },
 ): Promise<TestServer> {
   const server = await startServer(testConfig(databaseUrl, overrides), () => undefined, logStream);
-  after(() => server.close());
-  return Object.assign(server, { db: server.database.db });
+  // Closed once, by whichever comes first: this hook, or its database's.
+  let closing: Promise<void> | undefined;
+  const close = server.close.bind(server);
+  const started = Object.assign(server, {
+    db: server.database.db,
+    close: () => (closing ??= close()),
+  });
+  serversOn.get(new URL(databaseUrl).pathname.slice(1))?.push(started);
+  after(() => started.close());
+  return started;
 }
 
 /** A fresh migrated database with one server on it. */

@@ -18,7 +18,7 @@ export type Queryable = pg.Pool | pg.PoolClient;
 export interface PoolOptions {
   /**
    * The URL is a transaction pooler (PgBouncer): it refuses startup parameters it does not
-   * know, so the session's settings go another way (below).
+   * know, so none are sent.
    */
   pooler?: boolean;
   /** Named prepared statements; off behind a pooler that cannot keep them (PgBouncer < 1.21). */
@@ -33,11 +33,12 @@ export function createPool(url: string, max = 20, options: PoolOptions = {}): Db
     connectionTimeoutMillis: 5000,
     idleTimeoutMillis: 30000,
     application_name: 'billing-api',
-    // Sent when connecting, where a pooler would refuse them. A statement that hangs (locks,
-    // an outage) must not hang the request forever; behind a pooler this timeout is the
-    // server's or the pooler's to set (docs/scaling.md). Timestamps are sent as UTC text
-    // whatever the server's default zone (src/db/text-rows.ts renders them without building a
-    // Date on that path).
+    // Sent when connecting, where PgBouncer refuses them (and a SET of them would stay on
+    // whichever server connection ran it): behind a pooler both are the server's settings for
+    // the app's role (docs/scaling.md). A statement that hangs (locks, an outage) must not
+    // hang the request forever. Timestamps are sent as UTC text whatever the server's default
+    // zone (src/db/text-rows.ts renders them without building a Date on that path, and takes
+    // the slow way for any other zone).
     ...(pooler ? {} : { statement_timeout: 15000, options: '-c TimeZone=UTC' }),
   });
   // An idle client losing its connection (database restart) must not crash the process.
@@ -49,9 +50,6 @@ export function createPool(url: string, max = 20, options: PoolOptions = {}): Db
     // on release, so the event needs no handling of its own.
     client.on('error', () => undefined);
     if (!preparedStatements) sendStatementsUnnamed(client);
-    // PgBouncer tracks TimeZone for each client and sets it on whichever server connection
-    // runs the client's next transaction. Queued before anything the client is lent for.
-    if (pooler) client.query("SET TimeZone TO 'UTC'").catch(() => undefined);
   });
   return pool;
 }

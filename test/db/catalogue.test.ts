@@ -5,13 +5,12 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
 import { migrate } from '../../src/db/migrate.ts';
-import { createPool } from '../../src/db/pool.ts';
 import {
   CROSS_TENANT_INDEXES,
   DISTRIBUTION_COLUMN,
   REFERENCE_TABLES,
 } from '../../src/db/sharding.ts';
-import { createMigratedDatabase, createTestDatabase } from '../helpers.ts';
+import { createMigratedDatabase, createTestDatabase, testPool } from '../helpers.ts';
 import { shardingViolations, type ShardingRules } from './catalogue.ts';
 
 const rules: ShardingRules = {
@@ -45,7 +44,7 @@ describe('sharding by tenant', () => {
   it('fails when a later migration adds a table or a key that breaks the rules', async () => {
     // Plain tables: hash partitioning would refuse some of these keys outright.
     const url = await createTestDatabase({ tenantPartitions: 0 });
-    const db = createPool(url, 1);
+    const db = testPool(url, 1);
     try {
       await migrate(db);
       await db.query(`

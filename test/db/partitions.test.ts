@@ -24,6 +24,7 @@ import {
   directUrl,
   startTestServer,
   testPartitions,
+  testPool,
   type TestServer,
 } from '../helpers.ts';
 import { shardingViolations } from './catalogue.ts';
@@ -219,7 +220,7 @@ describe(`tenant tables in ${PARTITIONS} hash partitions by tenant_id`, () => {
 
   it('applies later migrations on top, converts the tables they add, and refuses a key without tenant_id', async () => {
     const url = await createTestDatabase({ tenantPartitions: PARTITIONS });
-    const db = createPool(url, 1);
+    const db = testPool(url, 1);
     try {
       await migrate(db);
       const before = await db.query(`SELECT oid::int FROM pg_class WHERE relname = 'invoices'`);
@@ -273,7 +274,7 @@ describe(`tenant tables in ${PARTITIONS} hash partitions by tenant_id`, () => {
 
   it('purges expired Idempotency-Key results in every partition, and only those', async () => {
     const url = await createTestDatabase({ tenantPartitions: PARTITIONS });
-    const db = createPool(url, 1);
+    const db = testPool(url, 1);
     try {
       await migrate(db);
       // Two tenants whose rows are each the first of their partition: the same ctid, (0,1).
@@ -467,10 +468,13 @@ async function flow(
   ok(rotated, 201);
   ok(await api.post(`/v1/api-keys/${rotated.body.id}/revoke`));
 
-  await waitFor(() => receiver.at('/flow').length >= 10, 'webhook deliveries');
-  const deliveries = await api.get(`/v1/webhook-endpoints/${endpoint.body.id}/deliveries`);
-  ok(deliveries);
-  const delivered = deliveries.body.data[0];
+  // Every event so far delivered and its attempt recorded, before one is sent again.
+  const delivered = await waitFor(async () => {
+    const deliveries = await api.get(`/v1/webhook-endpoints/${endpoint.body.id}/deliveries`);
+    ok(deliveries);
+    const all = deliveries.body.data as { id: string; status: string }[];
+    return all.length >= 10 && all.every((d) => d.status === 'succeeded') ? all[0] : undefined;
+  }, 'webhook deliveries');
   const deliveredBefore = receiver.at('/flow').length;
   ok(await api.post(`/v1/webhook-endpoints/${endpoint.body.id}/deliveries/${delivered.id}/retry`));
   await waitFor(() => receiver.at('/flow').length > deliveredBefore, 'the retried delivery');

@@ -2,15 +2,15 @@
 // and still see every write that committed before they arrived.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createPool, snapshotOn } from '../../src/db/pool.ts';
+import { snapshotOn, type Db } from '../../src/db/pool.ts';
 import { ResourceMissingError } from '../../src/http/errors.ts';
 import { SharedReads } from '../../src/db/shared-reads.ts';
-import { createTestDatabase } from '../helpers.ts';
+import { createTestDatabase, testPool } from '../helpers.ts';
 
 const url = await createTestDatabase();
 
 /** Waits until a statement containing `fragment` is running in the database. */
-async function untilRunning(db: ReturnType<typeof createPool>, fragment: string): Promise<void> {
+async function untilRunning(db: Db, fragment: string): Promise<void> {
   for (let i = 0; i < 500; i++) {
     const { rows } = await db.query(
       `SELECT count(*)::int AS n FROM pg_stat_activity
@@ -25,7 +25,7 @@ async function untilRunning(db: ReturnType<typeof createPool>, fragment: string)
 
 describe('shared reads', () => {
   it('answers identical reads queued behind a busy pool with one query', async (t) => {
-    const db = createPool(url, 1);
+    const db = testPool(url, 1);
     t.after(() => db.end());
     const reads = new SharedReads(db);
     // Hold the only connection so the reads queue.
@@ -43,7 +43,7 @@ describe('shared reads', () => {
   });
 
   it('does not share between different keys', async (t) => {
-    const db = createPool(url, 1);
+    const db = testPool(url, 1);
     t.after(() => db.end());
     const reads = new SharedReads(db);
     const holder = await db.connect();
@@ -54,7 +54,7 @@ describe('shared reads', () => {
   });
 
   it('never joins a query already sent: a read after a commit sees that commit', async (t) => {
-    const db = createPool(url, 3);
+    const db = testPool(url, 3);
     t.after(() => db.end());
     await db.query('CREATE TABLE counter (n int NOT NULL)');
     await db.query('INSERT INTO counter VALUES (0)');
@@ -78,7 +78,7 @@ describe('shared reads', () => {
   });
 
   it('runs one query of a key at a time: reads that come meanwhile share the next, which sees what committed before them', async (t) => {
-    const db = createPool(url, 4);
+    const db = testPool(url, 4);
     t.after(() => db.end());
     await db.query('CREATE TABLE burst (n int NOT NULL)');
     await db.query('INSERT INTO burst VALUES (0)');
@@ -104,7 +104,7 @@ describe('shared reads', () => {
   });
 
   it('lets a read through after the query it waited for failed', async (t) => {
-    const db = createPool(url, 2);
+    const db = testPool(url, 2);
     t.after(() => db.end());
     const reads = new SharedReads(db);
     let sent!: () => void;
@@ -122,7 +122,7 @@ describe('shared reads', () => {
   });
 
   it('keeps the connection after an answer such as 404, and discards it after a failure', async (t) => {
-    const db = createPool(url, 1);
+    const db = testPool(url, 1);
     t.after(() => db.end());
     const reads = new SharedReads(db);
     const pid = () =>
@@ -154,7 +154,7 @@ describe('shared reads', () => {
   });
 
   it('passes a failure to every joined read and serves the next read afresh', async (t) => {
-    const db = createPool(url, 1);
+    const db = testPool(url, 1);
     t.after(() => db.end());
     const reads = new SharedReads(db);
     const holder = await db.connect();

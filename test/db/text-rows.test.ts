@@ -3,13 +3,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pg from 'pg';
 import { isoFromTimestamptz, jsonString } from '../../src/db/text-rows.ts';
-import { createTestDatabase } from '../helpers.ts';
+import { createTestDatabase, directUrl } from '../helpers.ts';
 
 const url = await createTestDatabase();
 
 describe('timestamps as text', () => {
   it('renders a UTC session text like toISOString, for every fraction length', async () => {
-    const client = new pg.Client({ connectionString: url, options: '-c TimeZone=UTC' });
+    const client = new pg.Client({ connectionString: directUrl(url), options: '-c TimeZone=UTC' });
     await client.connect();
     try {
       const { rows } = await client.query<{ text: string; ms: string }>(

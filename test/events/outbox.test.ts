@@ -2,15 +2,15 @@
 // left on a pooled connection for another transaction to write.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { createPool, inTransaction } from '../../src/db/pool.ts';
+import { inTransaction } from '../../src/db/pool.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { recordEvent } from '../../src/events/service.ts';
 import { createTenant } from '../../src/keys/service.ts';
-import { createTestDatabase } from '../helpers.ts';
+import { createTestDatabase, testPool } from '../helpers.ts';
 
 const url = await createTestDatabase();
 // One connection: every transaction below runs on the same pooled client.
-const db = createPool(url, 1);
+const db = testPool(url, 1);
 after(() => db.end());
 await migrate(db);
 const tenant = await createTenant(db, 'Outbox');

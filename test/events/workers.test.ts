@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { createPool } from '../../src/db/pool.ts';
 import { WebhookWorker, type WorkerOptions } from '../../src/events/worker.ts';
 import {
   client,
@@ -10,6 +9,7 @@ import {
   createTestDatabase,
   databaseEnv,
   startTestServer,
+  testPool,
 } from '../helpers.ts';
 import { startReceiver, waitFor } from './receiver.ts';
 
@@ -23,7 +23,7 @@ after(() => Promise.all(running.map((w) => w.stop())));
 
 /** A worker as another instance would run it: its own pool on the same database. */
 function startWorker(options: Partial<WorkerOptions> = {}): WebhookWorker {
-  const pool = createPool(url, 4);
+  const pool = testPool(url, 4);
   after(() => pool.end());
   const worker = new WebhookWorker(pool, { allowLoopback: true, pollMs: 50, ...options });
   running.push(worker);
