@@ -70,8 +70,7 @@ export class BatchedStatement {
     spec: { columns: string; requires: (r: string) => string; ctes: (go: string) => string },
   ) {
     this.#name = name;
-    this.#text = `-- spans tenants: batched drafts
-WITH
+    this.#text = `WITH -- spans tenants: batched drafts
   request AS (
     SELECT * FROM json_to_recordset($1::json)
       AS r(n int, ${spec.columns}, key text COLLATE "C", fingerprint text, status_code int,

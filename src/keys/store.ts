@@ -267,8 +267,7 @@ export async function touchKeysLastUsed(
 ): Promise<void> {
   if (uses.length === 0) return;
   await db.query(
-    `-- spans tenants: keys last used
-     UPDATE api_keys k SET last_used_at = u.minute
+    `UPDATE api_keys k SET last_used_at = u.minute -- spans tenants: keys last used
        FROM unnest($1::text[], $2::text[], $3::timestamptz[]) AS u(tenant_id, id, minute)
       WHERE k.tenant_id = u.tenant_id AND k.id = u.id
         AND (k.last_used_at IS NULL OR k.last_used_at < u.minute)`,
