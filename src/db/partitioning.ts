@@ -110,7 +110,10 @@ export async function partitionTenantTables(tx: Queryable, partitions: number): 
     DISTRIBUTION_COLUMN,
     Object.keys(REFERENCE_TABLES),
   ]);
-  if (tables.length === 0) return [];
+  if (tables.length === 0) {
+    await namePartitionIndexes(tx);
+    return [];
+  }
   const refused = tables.find((t) => t.unsupported !== null);
   if (refused) {
     throw new Error(
@@ -172,5 +175,32 @@ export async function partitionTenantTables(tx: Queryable, partitions: number): 
   for (const key of foreignKeys) {
     await tx.query(`ALTER TABLE ${key.table} ADD CONSTRAINT ${id(key.name)} ${key.definition}`);
   }
+  await namePartitionIndexes(tx);
   return tables.map((t) => t.name);
+}
+
+// Each partition's copy of an index, as PostgreSQL named it (invoices_p7_tenant_id_..._idx),
+// and the name it gets: its parent's and the partition's number (invoices_number_p7), so that
+// an error or a plan names the index a reader knows. Names longer than PostgreSQL keeps are
+// left as they are.
+const PARTITION_INDEXES_SQL = `
+  SELECT child.relname AS name, parent.relname || '_' || substring(part.relname FROM '_(p[0-9]+)$') AS wanted
+    FROM pg_inherits i
+    JOIN pg_class child ON child.oid = i.inhrelid AND child.relkind = 'i'
+    JOIN pg_class parent ON parent.oid = i.inhparent
+    JOIN pg_index x ON x.indexrelid = child.oid
+    JOIN pg_class part ON part.oid = x.indrelid
+   WHERE child.relnamespace = 'public'::regnamespace AND part.relispartition
+     AND part.relname ~ '_p[0-9]+$'
+     AND child.relname <> parent.relname || '_' || substring(part.relname FROM '_(p[0-9]+)$')
+     AND octet_length(parent.relname) + 1 + octet_length(substring(part.relname FROM '_(p[0-9]+)$')) < 64`;
+
+/** Names the partitions' indexes after their parents' (also those later migrations made). */
+async function namePartitionIndexes(tx: Queryable): Promise<void> {
+  const { rows } = await tx.query<{ name: string; wanted: string }>(PARTITION_INDEXES_SQL);
+  for (const index of rows) {
+    await tx.query(
+      `ALTER INDEX ${pg.escapeIdentifier(index.name)} RENAME TO ${pg.escapeIdentifier(index.wanted)}`,
+    );
+  }
 }

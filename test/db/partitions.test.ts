@@ -249,6 +249,11 @@ describe(`tenant tables in ${PARTITIONS} hash partitions by tenant_id`, () => {
          WHERE p.relname = 'invoices' AND a.attname = 'purchase_order'`,
       );
       assert.equal(partitionColumns[0].n, PARTITIONS);
+      // The partitions' copies of the new index are named after it, as the others are.
+      const { rows: copies } = await db.query(
+        `SELECT count(*)::int AS n FROM pg_class WHERE relname ~ '^invoices_by_purchase_order_p[0-9]+$'`,
+      );
+      assert.equal(copies[0].n, PARTITIONS);
       const { rows: keys } = await db.query(
         `SELECT pg_get_constraintdef(oid) AS definition FROM pg_constraint
           WHERE conrelid = 'payments'::regclass AND contype = 'f' AND conparentid = 0`,
