@@ -9,6 +9,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createConnection, createServer } from 'node:net';
 import path from 'node:path';
+import pg from 'pg';
 
 const DIR = path.resolve('data/pgbouncer');
 const server = new URL(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test');
@@ -54,6 +55,7 @@ unix_socket_dir =
 auth_type = ${password ? 'md5' : 'trust'}
 auth_file = ${path.join(DIR, 'userlist.txt')}
 pool_mode = transaction
+admin_users = ${user}
 ; The suite runs three files at once; a reliability scenario holds 18 requests waiting on
 ; locks in the database at once, so a database's pool must let 20 through.
 default_pool_size = 25
@@ -118,8 +120,22 @@ const tests = spawn(
     },
   },
 );
-const code: number = await new Promise((resolve) => tests.on('exit', (c) => resolve(c ?? 1)));
+let code: number = await new Promise((resolve) => tests.on('exit', (c) => resolve(c ?? 1)));
 console.error(`test:pgbouncer: the suite took ${Math.round((Date.now() - started) / 1000)} s`);
+
+// What went through PgBouncer (its admin console): a pass that routed nothing proves nothing.
+const consoleUrl = new URL(pooled);
+consoleUrl.pathname = '/pgbouncer';
+const admin = new pg.Client({ connectionString: consoleUrl.toString() });
+await admin.connect();
+const { rows } = await admin.query<{ database: string; total_xact_count: string }>('SHOW STATS');
+await admin.end();
+const served = rows.filter((r) => r.database !== 'pgbouncer');
+const transactions = served.reduce((n, r) => n + Number(r.total_xact_count), 0);
+console.error(
+  `test:pgbouncer: PgBouncer ran ${transactions} transactions (test databases: ${served.length})`,
+);
+if (transactions === 0) code ||= 1;
 // SIGTERM: PgBouncer closes every connection at once.
 bouncer.kill('SIGTERM');
 await writeFile(path.join(DIR, 'pgbouncer.log'), log);

@@ -19,11 +19,13 @@ function baseUrl(): string {
 
 /**
  * `url`'s database reached without the transaction pooler the run goes through (PgBouncer:
- * npm run test:pgbouncer), for what needs a session; `url` itself when the run has none.
+ * npm run test:pgbouncer), for what needs a session; `url` itself when the run has none, or
+ * when `url` does not go through it (a server a scenario runs for itself).
  */
 export function directUrl(url: string): string {
   const direct = process.env.TEST_DATABASE_DIRECT_URL;
-  return direct ? withDatabase(direct, new URL(url).pathname.slice(1)) : url;
+  if (!direct || new URL(url).host !== new URL(baseUrl()).host) return url;
+  return withDatabase(direct, new URL(url).pathname.slice(1));
 }
 
 /** The environment a child process (server, CLI, worker) needs to use `url`'s database. */
