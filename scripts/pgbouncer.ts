@@ -60,9 +60,9 @@ admin_users = ${user}
 ; locks in the database at once, so a database's pool must let 20 through.
 default_pool_size = 25
 max_client_conn = 2000
-; Prepared statements: PgBouncer 1.21 and later keep them with max_prepared_statements; the
-; app turns them off behind a pooler unless DATABASE_PREPARED_STATEMENTS=true.
 server_idle_timeout = 30
+; No max_prepared_statements (PgBouncer 1.21+): behind a pooler the app sends statements
+; unnamed unless DATABASE_PREPARED_STATEMENTS=true.
 logfile =
 pidfile =
 `;
@@ -88,6 +88,14 @@ bouncer.stdout.on('data', keep);
 bouncer.stderr.on('data', keep);
 let exited = false;
 bouncer.once('exit', () => (exited = true));
+// SIGTERM: PgBouncer closes every connection at once.
+const stopBouncer = () => void (exited || bouncer.kill('SIGTERM'));
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    stopBouncer();
+    process.exit(130);
+  });
+}
 
 const listening = async () =>
   new Promise<boolean>((resolve) => {
@@ -99,7 +107,10 @@ const listening = async () =>
   });
 const deadline = Date.now() + 10_000;
 while (!(await listening())) {
-  if (exited || Date.now() > deadline) fail(`PgBouncer did not start:\n${log}`);
+  if (exited || Date.now() > deadline) {
+    stopBouncer();
+    fail(`PgBouncer did not start:\n${log}`);
+  }
   await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
@@ -124,19 +135,21 @@ let code: number = await new Promise((resolve) => tests.on('exit', (c) => resolv
 console.error(`test:pgbouncer: the suite took ${Math.round((Date.now() - started) / 1000)} s`);
 
 // What went through PgBouncer (its admin console): a pass that routed nothing proves nothing.
-const consoleUrl = new URL(pooled);
-consoleUrl.pathname = '/pgbouncer';
-const admin = new pg.Client({ connectionString: consoleUrl.toString() });
-await admin.connect();
-const { rows } = await admin.query<{ database: string; total_xact_count: string }>('SHOW STATS');
-await admin.end();
-const served = rows.filter((r) => r.database !== 'pgbouncer');
-const transactions = served.reduce((n, r) => n + Number(r.total_xact_count), 0);
-console.error(
-  `test:pgbouncer: PgBouncer ran ${transactions} transactions (test databases: ${served.length})`,
-);
-if (transactions === 0) code ||= 1;
-// SIGTERM: PgBouncer closes every connection at once.
-bouncer.kill('SIGTERM');
-await writeFile(path.join(DIR, 'pgbouncer.log'), log);
+try {
+  const consoleUrl = new URL(pooled);
+  consoleUrl.pathname = '/pgbouncer';
+  const admin = new pg.Client({ connectionString: consoleUrl.toString() });
+  await admin.connect();
+  const { rows } = await admin.query<{ database: string; total_xact_count: string }>('SHOW STATS');
+  await admin.end();
+  const served = rows.filter((r) => r.database !== 'pgbouncer');
+  const transactions = served.reduce((n, r) => n + Number(r.total_xact_count), 0);
+  console.error(
+    `test:pgbouncer: PgBouncer ran ${transactions} transactions (test databases: ${served.length})`,
+  );
+  if (transactions === 0) code ||= 1;
+} finally {
+  stopBouncer();
+  await writeFile(path.join(DIR, 'pgbouncer.log'), log);
+}
 process.exit(code);
