@@ -1,7 +1,9 @@
 // `npm test`: runs every test file under test/ with node's test runner against a real
 // PostgreSQL: the server at DATABASE_URL when set (CI), otherwise an embedded PostgreSQL
 // started here for the run (data under ./data/test-pg). Each test file makes its own
-// database on that server.
+// database on that server. DATABASE_DIRECT_URL: DATABASE_URL is a transaction pooler and this
+// the server behind it (npm run test:pgbouncer). BILLING_PARTITIONS=N: the tenant tables of
+// every test database are hash-partitioned into N partitions (src/db/partitioning.ts).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
@@ -46,7 +48,9 @@ const child = spawn(
     env: {
       ...process.env,
       TEST_DATABASE_URL: baseUrl,
+      TEST_DATABASE_DIRECT_URL: process.env.DATABASE_DIRECT_URL ?? '',
       DATABASE_URL: '',
+      DATABASE_DIRECT_URL: '',
       SECRETS_KEY: randomBytes(32).toString('base64'),
     },
   },

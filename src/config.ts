@@ -11,6 +11,14 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl: string | undefined;
+  /**
+   * PostgreSQL itself, for what needs a session of its own (LISTEN for key revocations,
+   * migrations), when DATABASE_URL is a transaction pooler such as PgBouncer. Unset: the
+   * DATABASE_URL is direct and serves both.
+   */
+  databaseDirectUrl: string | undefined;
+  /** Named prepared statements; unset: on, unless DATABASE_URL is a pooler (DATABASE_DIRECT_URL). */
+  databasePreparedStatements: boolean | undefined;
   /** Connections each instance keeps to PostgreSQL. */
   databasePoolSize: number;
   /** Port of the embedded PostgreSQL (only used without DATABASE_URL). */
@@ -107,6 +115,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if ((tlsCertFile === undefined) !== (tlsKeyFile === undefined)) {
     problems.push('TLS_CERT_FILE and TLS_KEY_FILE must be set together');
   }
+  const databaseUrl = url('DATABASE_URL', ['postgres:', 'postgresql:']);
+  const databaseDirectUrl = url('DATABASE_DIRECT_URL', ['postgres:', 'postgresql:']);
+  if (databaseDirectUrl !== undefined && databaseUrl === undefined) {
+    problems.push('DATABASE_DIRECT_URL needs DATABASE_URL (the embedded database has no pooler)');
+  }
   const key32 = (name: string, raw: string | undefined) => {
     const ok = (text: string) =>
       /^[0-9a-f]{64}$/i.test(text) || Buffer.from(text, 'base64').length === 32;
@@ -121,7 +134,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const config: Config = {
     port: int('PORT', 3000, 0, 65535),
     host: env.HOST || '127.0.0.1',
-    databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
+    databaseUrl,
+    databaseDirectUrl,
+    databasePreparedStatements: str('DATABASE_PREPARED_STATEMENTS')
+      ? bool('DATABASE_PREPARED_STATEMENTS', true)
+      : undefined,
     databasePoolSize: int('DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 2, 1000),
     embeddedPgPort: int('EMBEDDED_PG_PORT', 54329, 1, 65535),
     dataDir: env.DATA_DIR || './data',

@@ -38,14 +38,14 @@ export async function startServer(
   // say): the verifier's LISTEN connection would otherwise hold the pool, and the process, open.
   const undo: (() => Promise<unknown>)[] = [() => database.close()];
   try {
-    const applied = await migrate(database.db);
+    const applied = await migrate(database.direct);
     if (applied.length > 0) log(`applied migrations: ${applied.join(', ')}`);
     const firstKey = database.embedded ? await bootstrapFirstTenant(database.db) : null;
     const secrets = await SecretsKeyring.load(config);
     await checkSecretsKey(database.db, secrets);
     await resealEndpointSecrets(database.db, secrets);
     const cursors = new CursorSigner(secrets.derive('cursor signing'));
-    const verifier = new KeyVerifier(database.db, config.keyCacheMs);
+    const verifier = new KeyVerifier(database.db, config.keyCacheMs, database.direct);
     undo.push(() => verifier.close());
     await verifier.start();
     const renderer = createRenderPool();

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { after } from 'node:test';
 import { loadConfig, type Config } from '../src/config.ts';
-import { createDatabase, dropDatabase } from '../src/db/admin.ts';
+import { createDatabase, dropDatabase, withDatabase } from '../src/db/admin.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createPool, type Db } from '../src/db/pool.ts';
 import { SCOPES } from '../src/keys/scopes.ts';
@@ -28,18 +28,75 @@ function baseUrl(): string {
   return url;
 }
 
-/** Creates an empty database for this test file, dropped when the file's tests end. */
-export async function createTestDatabase(): Promise<string> {
+/**
+ * `url`'s database reached without the transaction pooler the run goes through (PgBouncer:
+ * npm run test:pgbouncer), for what needs a session; `url` itself when the run has none, or
+ * when `url` does not go through it (a server a scenario runs for itself).
+ */
+export function directUrl(url: string): string {
+  const direct = process.env.TEST_DATABASE_DIRECT_URL;
+  if (!direct || new URL(url).host !== new URL(baseUrl()).host) return url;
+  return withDatabase(direct, new URL(url).pathname.slice(1));
+}
+
+/** The environment a child process (server, CLI, worker) needs to use `url`'s database. */
+export function databaseEnv(url: string): { DATABASE_URL: string; DATABASE_DIRECT_URL: string } {
+  return { DATABASE_URL: url, DATABASE_DIRECT_URL: directUrl(url) };
+}
+
+/**
+ * Hash partitions per tenant table in the databases the tests make (BILLING_PARTITIONS; 0, the
+ * default: plain tables). With them the whole suite runs on the layout that holds the schema
+ * to Citus's key rules (src/db/partitioning.ts).
+ */
+export function testPartitions(): number {
+  const raw = process.env.BILLING_PARTITIONS ?? '';
+  if (raw === '') return 0;
+  if (!/^\d+$/.test(raw)) throw new Error(`BILLING_PARTITIONS=${raw} must be a number`);
+  return Number(raw);
+}
+
+/**
+ * Creates an empty database for this test file, dropped when the file's tests end. Its tenant
+ * tables are partitioned as the run asks, unless `tenantPartitions` says otherwise.
+ */
+export async function createTestDatabase(
+  options: { tenantPartitions?: number } = {},
+): Promise<string> {
   const name = `billing_test_${randomBytes(6).toString('hex')}`;
-  const url = await createDatabase(baseUrl(), name);
-  after(() => dropDatabase(baseUrl(), name));
-  return url;
+  const admin = directUrl(baseUrl());
+  await createDatabase(admin, name, {
+    tenantPartitions: options.tenantPartitions ?? testPartitions(),
+  });
+  const servers: TestServer[] = [];
+  serversOn.set(name, servers);
+  after(async () => {
+    // Its servers stop first (after-hooks run in the order they were added, this one before
+    // theirs): behind PgBouncer, a query of a dropped database waits for a server connection
+    // PgBouncer can no longer make, until query_wait_timeout (2 minutes), where PostgreSQL
+    // itself would refuse it at once.
+    for (const server of servers) await server.close().catch(() => undefined);
+    await dropDatabase(admin, name);
+  });
+  return withDatabase(baseUrl(), name);
+}
+
+/** The servers started on each test database, by its name. */
+const serversOn = new Map<string, TestServer[]>();
+
+/**
+ * A pool on a test database as the server would make it: through the run's transaction pooler
+ * when there is one (then without startup parameters or named statements, which it refuses).
+ */
+export function testPool(url: string, max: number): Db {
+  const pooler = directUrl(url) !== url;
+  return createPool(url, max, { pooler, preparedStatements: !pooler });
 }
 
 /** A migrated database and a pool on it. */
 export async function createMigratedDatabase(): Promise<{ url: string; db: Db }> {
   const url = await createTestDatabase();
-  const db = createPool(url, 5);
+  const db = testPool(url, 5);
   after(() => db.end());
   await migrate(db);
   return { url, db };
@@ -49,6 +106,7 @@ export function testConfig(databaseUrl: string, overrides: Partial<Config> = {})
   return {
     ...loadConfig({}),
     databaseUrl,
+    databaseDirectUrl: directUrl(databaseUrl),
     port: 0,
     logLevel: 'silent',
     // Tests make many quick requests with one key and present bad keys on purpose; the
@@ -72,8 +130,16 @@ export async function startTestServer(
   logStream?: { write(line: string): void },
 ): Promise<TestServer> {
   const server = await startServer(testConfig(databaseUrl, overrides), () => undefined, logStream);
-  after(() => server.close());
-  return Object.assign(server, { db: server.database.db });
+  // Closed once, by whichever comes first: this hook, or its database's.
+  let closing: Promise<void> | undefined;
+  const close = server.close.bind(server);
+  const started = Object.assign(server, {
+    db: server.database.db,
+    close: () => (closing ??= close()),
+  });
+  serversOn.get(new URL(databaseUrl).pathname.slice(1))?.push(started);
+  after(() => started.close());
+  return started;
 }
 
 /** A fresh migrated database with one server on it. */

@@ -9,7 +9,7 @@ export async function withDatabase<T>(work: (db: Db) => Promise<T>): Promise<T> 
   const config = loadConfig();
   const database = await openDatabase(config, (m) => console.error(m), 2);
   try {
-    await migrate(database.db);
+    await migrate(database.direct);
     return await work(database.db);
   } finally {
     await database.close();

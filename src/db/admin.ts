@@ -2,6 +2,7 @@
 // database on it: the tests' database per file, the reliability scenarios' scratch databases
 // and the benchmarks' databases.
 import pg from 'pg';
+import { TENANT_PARTITIONS_SETTING } from './partitioning.ts';
 
 /** `url` with its database replaced by `name`. */
 export function withDatabase(url: string, name: string): string {
@@ -21,9 +22,23 @@ async function onServer(url: string, sql: string): Promise<void> {
   }
 }
 
-/** Creates the empty database `name` on the server of `serverUrl`; its URL. */
-export async function createDatabase(serverUrl: string, name: string): Promise<string> {
+/**
+ * Creates the empty database `name` on the server of `serverUrl`; its URL. With
+ * `tenantPartitions`, a database whose tenant tables the migrator hash-partitions by tenant
+ * (src/db/partitioning.ts).
+ */
+export async function createDatabase(
+  serverUrl: string,
+  name: string,
+  options: { tenantPartitions?: number } = {},
+): Promise<string> {
   await onServer(serverUrl, `CREATE DATABASE ${pg.escapeIdentifier(name)}`);
+  if (options.tenantPartitions) {
+    await onServer(
+      serverUrl,
+      `ALTER DATABASE ${pg.escapeIdentifier(name)} SET ${TENANT_PARTITIONS_SETTING} = ${pg.escapeLiteral(String(options.tenantPartitions))}`,
+    );
+  }
   return withDatabase(serverUrl, name);
 }
 

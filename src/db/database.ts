@@ -6,6 +6,11 @@ import { createPool, type Db } from './pool.ts';
 
 export interface OpenDatabase {
   db: Db;
+  /**
+   * For what needs a session of its own (LISTEN, migrations): a small pool on
+   * DATABASE_DIRECT_URL when DATABASE_URL is a transaction pooler, else `db` itself.
+   */
+  direct: Db;
   embedded: boolean;
   /** Closes the pool, then stops the embedded server if this process started it. */
   close(): Promise<void>;
@@ -17,13 +22,29 @@ export async function openDatabase(
   poolSize = config.databasePoolSize,
 ): Promise<OpenDatabase> {
   if (config.databaseUrl) {
-    const db = createPool(config.databaseUrl, poolSize);
-    return { db, embedded: false, close: () => db.end() };
+    const directUrl = config.databaseDirectUrl;
+    const pooler = directUrl !== undefined && directUrl !== config.databaseUrl;
+    const db = createPool(config.databaseUrl, poolSize, {
+      pooler,
+      preparedStatements: config.databasePreparedStatements ?? !pooler,
+    });
+    if (!pooler) return { db, direct: db, embedded: false, close: () => db.end() };
+    // One connection listens, one migrates (at start only).
+    const direct = createPool(directUrl, 2);
+    return {
+      db,
+      direct,
+      embedded: false,
+      close: async () => {
+        await Promise.all([db.end(), direct.end()]);
+      },
+    };
   }
   const server = await startEmbeddedDatabase(config.dataDir, config.embeddedPgPort, log);
   const db = createPool(server.url, poolSize);
   return {
     db,
+    direct: db,
     embedded: true,
     // The embedded PostgreSQL is stopped even if the pool fails to end: it must not outlive us.
     close: async () => {

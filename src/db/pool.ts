@@ -15,27 +15,60 @@ export type Tx = pg.PoolClient;
 /** Anything that runs a query: the pool or a client inside a transaction. */
 export type Queryable = pg.Pool | pg.PoolClient;
 
-export function createPool(url: string, max = 20): Db {
+export interface PoolOptions {
+  /**
+   * The URL is a transaction pooler (PgBouncer): it refuses startup parameters it does not
+   * know, so none are sent.
+   */
+  pooler?: boolean;
+  /** Named prepared statements; off behind a pooler that cannot keep them (PgBouncer < 1.21). */
+  preparedStatements?: boolean;
+}
+
+export function createPool(url: string, max = 20, options: PoolOptions = {}): Db {
+  const { pooler = false, preparedStatements = true } = options;
   const pool = new pg.Pool({
     connectionString: url,
     max,
     connectionTimeoutMillis: 5000,
     idleTimeoutMillis: 30000,
-    // A statement that hangs (locks, an outage) must not hang the request forever.
-    statement_timeout: 15000,
     application_name: 'billing-api',
-    // Timestamps are sent as UTC text whatever the server's default zone (src/db/text-rows.ts
-    // renders them without building a Date on that path).
-    options: '-c TimeZone=UTC',
+    // Sent when connecting, where PgBouncer refuses them (and a SET of them would stay on
+    // whichever server connection ran it): behind a pooler both are the server's settings for
+    // the app's role (docs/scaling.md). A statement that hangs (locks, an outage) must not
+    // hang the request forever. Timestamps are sent as UTC text whatever the server's default
+    // zone (src/db/text-rows.ts renders them without building a Date on that path, and takes
+    // the slow way for any other zone).
+    ...(pooler ? {} : { statement_timeout: 15000, options: '-c TimeZone=UTC' }),
   });
   // An idle client losing its connection (database restart) must not crash the process.
   pool.on('error', () => undefined);
-  // Nor may a client that is checked out (a transaction in flight when the database stops):
-  // pg-pool listens for errors only on idle clients, and an unheard 'error' event kills the
-  // process. The query in flight fails by itself (→ 503) and the pool drops the dead client
-  // on release, so the event needs no handling of its own.
-  pool.on('connect', (client) => client.on('error', () => undefined));
+  pool.on('connect', (client) => {
+    // Nor may a client that is checked out (a transaction in flight when the database stops):
+    // pg-pool listens for errors only on idle clients, and an unheard 'error' event kills the
+    // process. The query in flight fails by itself (→ 503) and the pool drops the dead client
+    // on release, so the event needs no handling of its own.
+    client.on('error', () => undefined);
+    if (!preparedStatements) sendStatementsUnnamed(client);
+  });
   return pool;
+}
+
+/**
+ * Makes `client` send every statement unnamed. A named statement is prepared once on the
+ * server connection that first ran it; a transaction pooler may run the next use on another,
+ * where it does not exist (or exists already, for another client).
+ */
+function sendStatementsUnnamed(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  const unnamed = (...args: unknown[]) => {
+    const [config] = args;
+    if (typeof config === 'object' && config !== null && 'name' in config && 'text' in config) {
+      args[0] = { ...config, name: undefined };
+    }
+    return query(...args);
+  };
+  client.query = unnamed as typeof client.query;
 }
 
 /**

@@ -1,5 +1,5 @@
 // SQL of the unit of work (./unit-of-work.ts): Idempotency-Key records and the event outbox.
-import type { Environment } from '../tenancy.ts';
+import type { Environment, TenantScope } from '../tenancy.ts';
 import type { Queryable, Tx } from './pool.ts';
 
 /** A key's slot: scoped to tenant and environment (a retry with a rotated key still matches). */
@@ -88,13 +88,18 @@ export async function insertStoredResult(
   });
 }
 
-/** Deletes records past their retention, a batch at a time; returns how many went. */
+/**
+ * Deletes records past their retention, a batch at a time; returns how many went. Rows are
+ * named by their key, not their ctid: a ctid is unique only within one table, and on a table
+ * partitioned (or sharded) by tenant the same ctid names a row in every partition.
+ */
 export async function purgeStoredResults(db: Queryable, retentionHours: number): Promise<number> {
-  // Index idempotency_keys_by_age.
+  // Index idempotency_keys_by_age; spans tenants: idempotency_keys_by_age (src/db/sharding.ts).
   const { rowCount } = await db.query(
     `DELETE FROM idempotency_keys
-      WHERE ctid IN (SELECT ctid FROM idempotency_keys
-                      WHERE created_at < now() - make_interval(hours => $1) LIMIT 10000)`,
+      WHERE (tenant_id, environment, key) IN (
+              SELECT tenant_id, environment, key FROM idempotency_keys
+               WHERE created_at < now() - make_interval(hours => $1) LIMIT 10000)`,
     [retentionHours],
   );
   return rowCount ?? 0;
@@ -114,9 +119,16 @@ export interface OutboxEvent {
  * The events of a unit of work, and one webhook delivery per enabled endpoint of the tenant
  * and environment that takes each event's type (partial index webhook_endpoints_enabled): one
  * statement. Delivery ids share their event id's time part; their random part is made here
- * because the number of rows is only known to the database.
+ * because the number of rows is only known to the database. Every event of a unit of work is
+ * its tenant's and environment's, named as constants ($7, $8): PostgreSQL then reads one
+ * partition of webhook_endpoints when it is partitioned by tenant, and Citus can route the
+ * statement to the tenant's shard.
  */
-export async function insertEvents(tx: Tx, events: readonly OutboxEvent[]): Promise<void> {
+export async function insertEvents(
+  tx: Tx,
+  scope: TenantScope,
+  events: readonly OutboxEvent[],
+): Promise<void> {
   await tx.query({
     name: 'outbox_events',
     text: `WITH queued AS (
@@ -139,7 +151,8 @@ export async function insertEvents(tx: Tx, events: readonly OutboxEvent[]): Prom
              FROM queued q
              JOIN webhook_endpoints e
                ON e.tenant_id = q.tenant_id AND e.environment = q.environment AND NOT e.disabled
-              AND (e.enabled_events @> ARRAY[q.type] OR e.enabled_events @> ARRAY['*'])`,
+              AND (e.enabled_events @> ARRAY[q.type] OR e.enabled_events @> ARRAY['*'])
+              AND e.tenant_id = $7 AND e.environment = $8`,
     values: [
       events.map((e) => e.tenantId),
       events.map((e) => e.environment),
@@ -148,6 +161,8 @@ export async function insertEvents(tx: Tx, events: readonly OutboxEvent[]): Prom
       events.map((e) => e.objectId),
       // The data is JSON already: joined, it needs no escaping, and PostgreSQL parses it once.
       `[${events.map((e) => e.data).join(',')}]`,
+      scope.tenantId,
+      scope.environment,
     ],
   });
 }

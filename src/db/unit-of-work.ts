@@ -199,7 +199,7 @@ async function claim(
 }
 
 async function commit(work: Work): Promise<void> {
-  if (work.events.length > 0) await insertEvents(work.tx, work.events);
+  if (work.events.length > 0) await insertEvents(work.tx, work.actor, work.events);
   await work.tx.query('COMMIT');
 }
 

@@ -186,7 +186,8 @@ export async function selectEndpointSecrets(
 ): Promise<EndpointSecretRow[]> {
   // The resealing pass of every start and of `billing secrets reseal`.
   const { rows } = await db.query<EndpointSecretRow>(
-    `SELECT tenant_id, environment, id, secret FROM webhook_endpoints
+    `-- spans tenants: endpoint secrets reseal
+     SELECT tenant_id, environment, id, secret FROM webhook_endpoints
       WHERE (tenant_id, environment, id) > ($1, $2, $3)
       ORDER BY tenant_id, environment, id LIMIT $4`,
     [after?.tenant_id ?? '', after?.environment ?? '', after?.id ?? '', limit],

@@ -69,7 +69,7 @@ export async function runStandaloneWorker(
 ): Promise<void> {
   const database = await openDatabase(config, log, 5);
   try {
-    await migrate(database.db);
+    await migrate(database.direct);
     const secrets = await SecretsKeyring.load(config);
     await checkSecretsKey(database.db, secrets);
     const renderer = createRenderPool();

@@ -63,6 +63,11 @@ export async function renameTenant(
   return rows[0];
 }
 
+/**
+ * Inserts a key and its row in api_key_lookup (the look-up by hash). Two statements: the caller
+ * runs them in its transaction, so a key is never found without its lookup row or the other
+ * way round.
+ */
 export async function insertApiKey(
   db: Queryable,
   key: {
@@ -93,18 +98,32 @@ export async function insertApiKey(
       key.lineageId,
     ],
   );
+  await db.query(
+    'INSERT INTO api_key_lookup (secret_hash, tenant_id, key_id) VALUES ($1, $2, $3)',
+    [key.secretHash, key.tenantId, key.id],
+  );
   return rows[0]!;
 }
 
-/** Authentication's look-up: by hash alone (index api_keys_by_secret_hash). */
+/**
+ * Authentication's look-up by hash alone: api_key_lookup names the key's tenant (its primary
+ * key), then the key is read by its own primary key. Two statements, not a join, so that on a
+ * database sharded by tenant each reads one node (src/db/sharding.ts).
+ */
 export async function selectKeyBySecretHash(
   db: Queryable,
   secretHash: Buffer,
 ): Promise<ApiKeyRow | undefined> {
-  const { rows } = await db.query<ApiKeyRow>({
-    name: 'api_key_by_secret_hash',
-    text: `SELECT ${KEY_COLUMNS} FROM api_keys WHERE secret_hash = $1`,
+  const { rows: found } = await db.query<{ tenant_id: string; key_id: string }>({
+    name: 'api_key_lookup',
+    text: 'SELECT tenant_id, key_id FROM api_key_lookup WHERE secret_hash = $1',
     values: [secretHash],
+  });
+  if (found.length === 0) return undefined;
+  const { rows } = await db.query<ApiKeyRow>({
+    name: 'api_key_by_id',
+    text: `SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = $1 AND id = $2`,
+    values: [found[0]!.tenant_id, found[0]!.key_id],
   });
   return rows[0];
 }
@@ -194,7 +213,7 @@ export async function touchKeysLastUsed(
 ): Promise<void> {
   if (uses.length === 0) return;
   await db.query(
-    `UPDATE api_keys k SET last_used_at = u.minute
+    `UPDATE api_keys k SET last_used_at = u.minute -- spans tenants: keys last used
        FROM unnest($1::text[], $2::text[], $3::timestamptz[]) AS u(tenant_id, id, minute)
       WHERE k.tenant_id = u.tenant_id AND k.id = u.id
         AND (k.last_used_at IS NULL OR k.last_used_at < u.minute)`,

@@ -45,13 +45,14 @@ export class KeyVerifier {
   lookups = 0;
 
   private readonly db: Db;
-
   private readonly cacheMs: number;
+  /** Where the LISTEN connection comes from: not a transaction pooler, which would lend it on. */
+  private readonly listenDb: Db;
 
-  constructor(db: Db, cacheMs: number) {
+  constructor(db: Db, cacheMs: number, listenDb: Db = db) {
     this.db = db;
-
     this.cacheMs = cacheMs;
+    this.listenDb = listenDb;
   }
 
   async start(): Promise<void> {
@@ -64,7 +65,7 @@ export class KeyVerifier {
     if (this.closed) return;
     let client: pg.PoolClient | undefined;
     try {
-      client = await this.db.connect();
+      client = await this.listenDb.connect();
       // close() ran while the connection was being made: it found nothing to hand back.
       if (this.closed) {
         client.release();

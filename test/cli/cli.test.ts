@@ -7,7 +7,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { loadConfig } from '../../src/config.ts';
-import { call, createTestDatabase, sleep } from '../helpers.ts';
+import { call, createTestDatabase, databaseEnv, sleep } from '../helpers.ts';
 
 const run = promisify(execFile);
 const BIN = path.resolve('bin/billing.js');
@@ -21,7 +21,7 @@ async function billing(env: Record<string, string>, ...args: string[]) {
 
 describe('billing CLI', () => {
   it('creates tenants and keys, lists without secrets, rotates and revokes, with --json', async () => {
-    const env = { DATABASE_URL: await createTestDatabase() };
+    const env = databaseEnv(await createTestDatabase());
     const tenant = JSON.parse(await billing(env, 'tenants', 'create', '--name', 'Acme', '--json'));
     assert.match(tenant.id, /^ten_/);
     assert.equal(tenant.name, 'Acme');
@@ -75,7 +75,7 @@ describe('billing CLI', () => {
   });
 
   it('refuses bad arguments with a message and a non-zero exit', async () => {
-    const env = { DATABASE_URL: await createTestDatabase() };
+    const env = databaseEnv(await createTestDatabase());
     await assert.rejects(
       billing(
         env,

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { loadMigrations, migrate, migrationsApplied } from '../../src/db/migrate.ts';
-import { createPool } from '../../src/db/pool.ts';
-import { createTestDatabase } from '../helpers.ts';
+import { createTestDatabase, testPool } from '../helpers.ts';
 
 it('applies migrations concurrently from several instances and again without harm', async () => {
   const url = await createTestDatabase();
-  const pools = [createPool(url, 2), createPool(url, 2), createPool(url, 2)];
+  const pools = [testPool(url, 2), testPool(url, 2), testPool(url, 2)];
   try {
     const results = await Promise.all(pools.map((p) => migrate(p)));
     const all = await loadMigrations();

@@ -2,9 +2,15 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { createPool } from '../../src/db/pool.ts';
 import { WebhookWorker, type WorkerOptions } from '../../src/events/worker.ts';
-import { client, createTenantWithKey, createTestDatabase, startTestServer } from '../helpers.ts';
+import {
+  client,
+  createTenantWithKey,
+  createTestDatabase,
+  databaseEnv,
+  startTestServer,
+  testPool,
+} from '../helpers.ts';
 import { startReceiver, waitFor } from './receiver.ts';
 
 // An API server without a worker of its own: the tests start and stop workers themselves.
@@ -17,7 +23,7 @@ after(() => Promise.all(running.map((w) => w.stop())));
 
 /** A worker as another instance would run it: its own pool on the same database. */
 function startWorker(options: Partial<WorkerOptions> = {}): WebhookWorker {
-  const pool = createPool(url, 4);
+  const pool = testPool(url, 4);
   after(() => pool.end());
   const worker = new WebhookWorker(pool, {
     allowLoopback: true,
@@ -159,7 +165,7 @@ describe('delivery workers', () => {
     const { api, receiver, endpoint } = await setUp('/standalone');
     await api.post('/v1/customers', { name: 'standalone' });
     const child = spawn(process.execPath, [path.resolve('bin/billing.js'), 'worker'], {
-      env: { ...process.env, DATABASE_URL: url, WEBHOOKS_ALLOW_LOOPBACK: 'true' },
+      env: { ...process.env, ...databaseEnv(url), WEBHOOKS_ALLOW_LOOPBACK: 'true' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';

@@ -471,7 +471,8 @@ describe('money on invoices', () => {
         issued[0].number,
         issued[1].id,
       ]),
-      /duplicate key value violates unique constraint "invoices_number"/,
+      // (On a table partitioned by tenant, the partition's copy of it: invoices_number_p3.)
+      /duplicate key value violates unique constraint "invoices_number(_p\d+)?"/,
     );
   });
 });

@@ -6,12 +6,12 @@ import { after, describe, it } from 'node:test';
 import pg from 'pg';
 import { createPool } from '../../src/db/pool.ts';
 import { KeyVerifier } from '../../src/keys/verifier.ts';
-import { createTestDatabase, sleep } from '../helpers.ts';
+import { createTestDatabase, directUrl, sleep } from '../helpers.ts';
 
 const url = await createTestDatabase();
 const database = new URL(url).pathname.slice(1);
 // A pool: its connection, idle when the file's database is dropped, may end without a word.
-const admin = createPool(url, 1);
+const admin = createPool(directUrl(url), 1);
 after(() => admin.end());
 
 /** The one connection of this database whose last statement is `query`, other than `except`. */
@@ -30,7 +30,7 @@ async function connectionRunning(query: string, except?: number): Promise<number
 
 describe('key verifier', () => {
   it('leaves its connection to the pool after close(), even if the database then ends it', async () => {
-    const db = createPool(url, 2);
+    const db = createPool(directUrl(url), 2);
     const errors: unknown[] = [];
     const onUncaught = (error: unknown) => errors.push(error);
     process.on('uncaughtException', onUncaught);
@@ -54,7 +54,7 @@ describe('key verifier', () => {
   });
 
   it('hands back a connection still being made when close() is called', async () => {
-    const db = createPool(url, 2);
+    const db = createPool(directUrl(url), 2);
     // Every connection handed out, so that a leaked one can be ended and the test fail rather
     // than hang.
     const handedOut: pg.PoolClient[] = [];
@@ -80,7 +80,7 @@ describe('key verifier', () => {
   });
 
   it('listens again on a new connection when its connection ends while it runs', async () => {
-    const db = createPool(url, 2);
+    const db = createPool(directUrl(url), 2);
     const verifier = new KeyVerifier(db, 1000);
     try {
       await verifier.start();

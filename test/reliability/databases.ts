@@ -10,11 +10,12 @@ import pg from 'pg';
 import { createDatabase, dropDatabase } from '../../src/db/admin.ts';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from '../../src/db/embedded.ts';
 import { migrate } from '../../src/db/migrate.ts';
-import { createPool, type Db } from '../../src/db/pool.ts';
+import type { Db } from '../../src/db/pool.ts';
 import { SCOPES } from '../../src/keys/scopes.ts';
 import { writtenValue } from '../../src/db/unit-of-work.ts';
 import { createApiKey, createTenant, operator } from '../../src/keys/service.ts';
 import type { Environment } from '../../src/tenancy.ts';
+import { testPartitions, testPool } from '../helpers.ts';
 
 export interface ScratchDatabase {
   url: string;
@@ -26,8 +27,8 @@ export interface ScratchDatabase {
 /** A new, migrated database on the server at `adminUrl`; `drop()` removes it. */
 export async function createScratchDatabase(adminUrl: string): Promise<ScratchDatabase> {
   const name = `billing_rel_${randomBytes(6).toString('hex')}`;
-  const url = await createDatabase(adminUrl, name);
-  const db = createPool(url, 4);
+  const url = await createDatabase(adminUrl, name, { tenantPartitions: testPartitions() });
+  const db = testPool(url, 4);
   await migrate(db);
   return {
     url,

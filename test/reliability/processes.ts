@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { databaseEnv } from '../helpers.ts';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const KEEP_OUTPUT = 64 * 1024;
@@ -34,7 +35,7 @@ export function startChildServer(
     cwd: REPO,
     env: {
       ...process.env,
-      DATABASE_URL: databaseUrl,
+      ...databaseEnv(databaseUrl),
       PORT: '0',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'info',

@@ -1,0 +1,59 @@
+// How the tables spread over shards when the database outgrows one server (Citus, sharded by
+// tenant). Every table is either a tenant table, distributed by `tenant_id` (it leads the
+// primary key, and every unique key and foreign key between tenant tables includes it), or a
+// reference table below: small, copied to every node, holding no tenant's data in its key.
+// test/db/catalogue.test.ts holds the schema to these lists, and docs/scaling.md explains them.
+
+/** The distribution column of every tenant table (and the hash partition key). */
+export const DISTRIBUTION_COLUMN = 'tenant_id';
+
+/** Tables that are not sharded by tenant, and why each is not. */
+export const REFERENCE_TABLES: Readonly<Record<string, string>> = {
+  schema_migrations:
+    "The migrator's ledger of applied migrations: one row per migration, no tenant. On Citus " +
+    'it stays on the coordinator, where the migrator runs.',
+  server_secrets:
+    "Server-wide values every instance reads at start: the check that it holds the database's " +
+    'secrets key (src/secrets/check.ts); no tenant owns them, and none is a secret.',
+  api_key_lookup:
+    "Authentication knows only the secret's hash, not yet the tenant: this table maps the hash " +
+    "to the key's tenant and id, so the look-up reads one copy on the node it runs on instead " +
+    "of asking every shard, and the key itself is then read from its tenant's shard. Written " +
+    'with the key, in the same transaction; it has no foreign key to api_keys (a reference ' +
+    'table cannot refer to a sharded one).',
+};
+
+/**
+ * Indexes of tenant tables that do not lead with tenant_id: the queries they serve span every
+ * tenant by design, so on Citus they run on every shard (each shard has its own part of the
+ * index). Not unique, so they do not constrain the distribution.
+ */
+export const CROSS_TENANT_INDEXES: Readonly<Record<string, string>> = {
+  idempotency_keys_by_age:
+    'The purge job deletes stored Idempotency-Key results of every tenant by age; on Citus ' +
+    'the delete runs on each shard in parallel.',
+  mail_outbox_due:
+    "The mail worker's queue: queued messages of every tenant, oldest due first, claimed as " +
+    'the webhook worker claims its deliveries (and polled per shard on Citus likewise).',
+  webhook_deliveries_due:
+    "The webhook worker's queue: due deliveries of every tenant, oldest first, claimed with " +
+    "FOR UPDATE SKIP LOCKED. On Citus each shard's queue is polled on its own (a row lock is " +
+    'only taken by a single-shard query).',
+};
+
+/**
+ * Statements that span tenants by design without such an index, each marked in its SQL with
+ * the comment `-- spans tenants: NAME`. On Citus each is a multi-shard statement.
+ */
+export const CROSS_TENANT_STATEMENTS: Readonly<Record<string, string>> = {
+  'keys last used':
+    'The key verifier writes the lastUsedAt of every key it saw in the last 10 s, whatever ' +
+    'their tenants, in one statement: one multi-shard update per instance every 10 s instead ' +
+    'of one statement per tenant.',
+  'endpoint secrets reseal':
+    'Sealing every webhook signing secret under a new secrets key pages through all ' +
+    'endpoints in primary-key order: at start and by `billing secrets reseal`, rare.',
+};
+
+/** The marker of a statement in CROSS_TENANT_STATEMENTS, as its SQL carries it. */
+export const CROSS_TENANT_MARKER = /-- spans tenants: ([a-z ]+)/;

@@ -1,0 +1,156 @@
+// Work over the API for the partitioning tests: tenants with books of their own, and one
+// tenant's day that runs the reads and writes of every module.
+import assert from 'node:assert/strict';
+import { waitFor, type startReceiver } from '../events/receiver.ts';
+import { client, createTenantWithKey, type TestServer } from '../helpers.ts';
+
+/** Tenants with customers, issued invoices, credit notes, keys and webhook endpoints. */
+export async function bookkeeping(server: TestServer, tenants: number): Promise<void> {
+  for (let n = 0; n < tenants; n++) {
+    const key = await createTenantWithKey(server.db);
+    const api = client(server.url, key.secret);
+    const customer = await api.post('/v1/customers', {
+      name: `Customer ${n}`,
+      email: 'a@b.example',
+    });
+    const rate = await api.post('/v1/tax-rates', {
+      displayName: 'VAT',
+      percentage: 19,
+      inclusive: false,
+    });
+    const invoice = await api.post(
+      '/v1/invoices',
+      {
+        customerId: customer.body.id,
+        currency: 'eur',
+        defaultTaxRates: [rate.body.id],
+        lines: [
+          { description: 'Consulting', unitAmount: 10000, quantity: 2 },
+          { description: 'Travel', unitAmount: 2500 },
+        ],
+      },
+      { 'idempotency-key': `invoice-${n}` },
+    );
+    assert.equal(invoice.status, 201, invoice.text);
+    assert.equal((await api.post(`/v1/invoices/${invoice.body.id}/issue`)).status, 200);
+    const note = await api.post('/v1/credit-notes', { invoiceId: invoice.body.id, amount: 1190 });
+    assert.equal(note.status, 201, note.text);
+  }
+}
+
+/** One tenant's day: every module's reads and writes over the API. */
+export async function tenantDay(
+  serverUrl: string,
+  api: ReturnType<typeof client>,
+  receiver: Awaited<ReturnType<typeof startReceiver>>,
+) {
+  const ok = (res: { status: number; text: string }, status = 200) =>
+    assert.equal(res.status, status, res.text);
+
+  const endpoint = await api.post('/v1/webhook-endpoints', {
+    url: receiver.url('/flow'),
+    enabledEvents: ['*'],
+  });
+  ok(endpoint, 201);
+  receiver.expectSecret('/flow', endpoint.body.secret);
+  ok(await api.get('/v1/webhook-endpoints'));
+  ok(await api.get(`/v1/webhook-endpoints/${endpoint.body.id}`));
+  ok(await api.patch(`/v1/webhook-endpoints/${endpoint.body.id}`, { description: 'Books' }));
+
+  const customer = await api.post(
+    '/v1/customers',
+    { name: 'Ada', email: 'ada@example.com' },
+    { 'idempotency-key': 'customer-ada' },
+  );
+  ok(customer, 201);
+  ok(await api.post('/v1/customers', { name: 'Grace' }), 201);
+  ok(await api.get(`/v1/customers/${customer.body.id}`));
+  const page = await api.get('/v1/customers?limit=1');
+  ok(page);
+  ok(await api.get(`/v1/customers?limit=1&cursor=${encodeURIComponent(page.body.nextCursor)}`));
+  ok(await api.get('/v1/customers?email=ada@example.com'));
+  ok(await api.patch(`/v1/customers/${customer.body.id}`, { phone: '+49 30 1234567' }));
+
+  const rate = await api.post('/v1/tax-rates', {
+    displayName: 'VAT',
+    percentage: 19,
+    inclusive: false,
+  });
+  ok(rate, 201);
+  ok(await api.get('/v1/tax-rates'));
+  ok(await api.get(`/v1/tax-rates/${rate.body.id}`));
+
+  const invoice = await api.post(
+    '/v1/invoices',
+    {
+      customerId: customer.body.id,
+      currency: 'eur',
+      defaultTaxRates: [rate.body.id],
+      daysUntilDue: 30,
+      lines: [{ description: 'Consulting', unitAmount: 10000, quantity: 3 }],
+    },
+    { 'idempotency-key': 'invoice-1' },
+  );
+  ok(invoice, 201);
+  const id = invoice.body.id;
+  const line = await api.post(`/v1/invoices/${id}/lines`, {
+    description: 'Travel',
+    unitAmount: 4000,
+  });
+  ok(line);
+  const travel = line.body.lines.at(-1).id;
+  ok(await api.delete(`/v1/invoices/${id}/lines/${travel}`));
+  ok(await api.patch(`/v1/invoices/${id}`, { memo: 'Thank you' }));
+  ok(await api.get(`/v1/invoices/${id}`));
+  ok(await api.get('/v1/invoices'));
+  ok(await api.get(`/v1/invoices?customerId=${customer.body.id}`));
+  ok(await api.get('/v1/invoices?status=draft'));
+  ok(await api.get(`/v1/invoices?customerId=${customer.body.id}&status=draft`));
+  ok(await api.post(`/v1/invoices/${id}/issue`));
+  ok(await api.get(`/v1/invoices/${id}/pdf`));
+
+  const note = await api.post('/v1/credit-notes', {
+    invoiceId: id,
+    amount: 1190,
+    reason: 'duplicate',
+  });
+  ok(note, 201);
+  ok(await api.get(`/v1/credit-notes/${note.body.id}`));
+  ok(await api.get('/v1/credit-notes'));
+  ok(await api.get(`/v1/credit-notes?invoiceId=${id}`));
+  ok(await api.post(`/v1/credit-notes/${note.body.id}/void`));
+  ok(await api.post(`/v1/invoices/${id}/pay`));
+  const other = await api.post('/v1/invoices', {
+    customerId: customer.body.id,
+    currency: 'eur',
+    lines: [{ description: 'Support', unitAmount: 500 }],
+  });
+  ok(other, 201);
+  ok(await api.post(`/v1/invoices/${other.body.id}/issue`));
+  ok(await api.post(`/v1/invoices/${other.body.id}/void`));
+
+  const events = await api.get('/v1/events?limit=5');
+  ok(events);
+  ok(await api.get('/v1/events?type=invoice.created'));
+  ok(await api.get(`/v1/events/${events.body.data[0].id}`));
+
+  ok(await api.get('/v1/api-keys'));
+  const key = await api.post('/v1/api-keys', { name: 'Books', scopes: ['invoices:read'] });
+  ok(key, 201);
+  ok(await client(serverUrl, key.body.secret).get('/v1/auth/whoami'));
+  const rotated = await api.post(`/v1/api-keys/${key.body.id}/rotate`, {});
+  ok(rotated, 201);
+  ok(await api.post(`/v1/api-keys/${rotated.body.id}/revoke`));
+
+  // Every event so far delivered and its attempt recorded, before one is sent again.
+  const delivered = await waitFor(async () => {
+    const deliveries = await api.get(`/v1/webhook-endpoints/${endpoint.body.id}/deliveries`);
+    ok(deliveries);
+    const all = deliveries.body.data as { id: string; status: string }[];
+    return all.length >= 10 && all.every((d) => d.status === 'succeeded') ? all[0] : undefined;
+  }, 'webhook deliveries');
+  const deliveredBefore = receiver.at('/flow').length;
+  ok(await api.post(`/v1/webhook-endpoints/${endpoint.body.id}/deliveries/${delivered.id}/retry`));
+  await waitFor(() => receiver.at('/flow').length > deliveredBefore, 'the retried delivery');
+  ok(await api.delete(`/v1/webhook-endpoints/${endpoint.body.id}`));
+}
