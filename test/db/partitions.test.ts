@@ -193,11 +193,11 @@ describe(`tenant tables in ${PARTITIONS} hash partitions by tenant_id`, () => {
       // Again: nothing to convert, nothing converted.
       assert.deepEqual(await migrate(db), []);
       await db.query(`
-        ALTER TABLE invoices ADD COLUMN purchase_order text;
-        CREATE INDEX invoices_by_purchase_order
-          ON invoices (tenant_id, environment, purchase_order);
+        ALTER TABLE invoices ADD COLUMN probe_reference text;
+        CREATE INDEX invoices_by_probe_reference
+          ON invoices (tenant_id, environment, probe_reference);
         ALTER TABLE customers ADD CONSTRAINT customers_name_length CHECK (length(name) < 1000);
-        CREATE TABLE payments (
+        CREATE TABLE probe_ledger (
           tenant_id text COLLATE "C" NOT NULL, environment text NOT NULL,
           id text COLLATE "C" NOT NULL, invoice_id text COLLATE "C" NOT NULL,
           amount bigint NOT NULL CHECK (amount > 0),
@@ -208,21 +208,21 @@ describe(`tenant tables in ${PARTITIONS} hash partitions by tenant_id`, () => {
       const after = await db.query(`SELECT oid::int FROM pg_class WHERE relname = 'invoices'`);
       assert.deepEqual(after.rows, before.rows);
       const layout = await layoutOf(db);
-      assert.deepEqual(layout.get('payments'), { kind: 'p', partitions: PARTITIONS });
+      assert.deepEqual(layout.get('probe_ledger'), { kind: 'p', partitions: PARTITIONS });
       const { rows: partitionColumns } = await db.query(
         `SELECT count(*)::int AS n FROM pg_attribute a JOIN pg_inherits i ON i.inhrelid = a.attrelid
           JOIN pg_class p ON p.oid = i.inhparent
-         WHERE p.relname = 'invoices' AND a.attname = 'purchase_order'`,
+         WHERE p.relname = 'invoices' AND a.attname = 'probe_reference'`,
       );
       assert.equal(partitionColumns[0].n, PARTITIONS);
       // The partitions' copies of the new index are named after it, as the others are.
       const { rows: copies } = await db.query(
-        `SELECT count(*)::int AS n FROM pg_class WHERE relname ~ '^invoices_by_purchase_order_p[0-9]+$'`,
+        `SELECT count(*)::int AS n FROM pg_class WHERE relname ~ '^invoices_by_probe_reference_p[0-9]+$'`,
       );
       assert.equal(copies[0].n, PARTITIONS);
       const { rows: keys } = await db.query(
         `SELECT pg_get_constraintdef(oid) AS definition FROM pg_constraint
-          WHERE conrelid = 'payments'::regclass AND contype = 'f' AND conparentid = 0`,
+          WHERE conrelid = 'probe_ledger'::regclass AND contype = 'f' AND conparentid = 0`,
       );
       assert.deepEqual(
         keys.map((k) => k.definition),
@@ -252,8 +252,8 @@ describe(`tenant tables in ${PARTITIONS} hash partitions by tenant_id`, () => {
       const insert = (tenant: string, age: string) =>
         db.query(
           `INSERT INTO idempotency_keys (tenant_id, environment, key, fingerprint, status_code,
-                                         response_body, created_at)
-           VALUES ($1, 'test', 'k', '\\x00', 200, '{}', now() - $2::interval)
+                                         response_body, key_id, lineage_id, created_at)
+           VALUES ($1, 'test', 'k', '\\x00', 200, '{}', 'key_x', 'key_x', now() - $2::interval)
            RETURNING tableoid::regclass::text AS partition, ctid::text`,
           [tenant, age],
         );

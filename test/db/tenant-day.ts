@@ -108,6 +108,9 @@ export async function tenantDay(
   ok(await api.get(`/v1/invoices?customerId=${customer.body.id}&status=draft`));
   ok(await api.post(`/v1/invoices/${id}/issue`));
   ok(await api.get(`/v1/invoices/${id}/pdf`));
+  ok(await api.post(`/v1/invoices/${id}/send`));
+  ok(await api.get('/v1/settings'));
+  ok(await api.patch('/v1/settings', { locale: 'de' }));
 
   const note = await api.post('/v1/credit-notes', {
     invoiceId: id,
@@ -118,6 +121,7 @@ export async function tenantDay(
   ok(await api.get(`/v1/credit-notes/${note.body.id}`));
   ok(await api.get('/v1/credit-notes'));
   ok(await api.get(`/v1/credit-notes?invoiceId=${id}`));
+  ok(await api.get(`/v1/credit-notes/${note.body.id}/pdf`));
   ok(await api.post(`/v1/credit-notes/${note.body.id}/void`));
   ok(await api.post(`/v1/invoices/${id}/pay`));
   const other = await api.post('/v1/invoices', {
