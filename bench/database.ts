@@ -1,6 +1,7 @@
 // The PostgreSQL server the benchmarks run on: DATABASE_URL's, or an embedded one under
 // ./data/bench-pg on a port of its own (BENCH_PG_PORT, default 54349), so it never meets the
 // development server's data. Each benchmark makes its own databases there and drops them.
+import { readFile } from 'node:fs/promises';
 import pg from 'pg';
 import { startEmbeddedDatabase } from '../src/db/embedded.ts';
 
@@ -57,18 +58,22 @@ export async function freshDatabase(serverUrl: string, name: string): Promise<st
 
 /**
  * The process id of the server's postmaster, when the server runs on this machine: the parent
- * of the backend that serves a connection (every backend is a child of the postmaster). Null
- * when it is elsewhere (no such process here, or one that is not PostgreSQL).
+ * of the backend that serves a connection (every backend is a child of the postmaster), read
+ * while that connection is open. Null when it is elsewhere (no such process here, or one that
+ * is not PostgreSQL).
  */
 export async function postmasterPid(serverUrl: string): Promise<number | null> {
-  const [row] = await queryOnce<{ pid: number }>(serverUrl, 'SELECT pg_backend_pid() AS pid');
-  const { readFile } = await import('node:fs/promises');
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
   try {
-    const stat = await readFile(`/proc/${row!.pid}/stat`, 'utf8');
+    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    const stat = await readFile(`/proc/${rows[0]!.pid}/stat`, 'utf8');
     const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
     const comm = await readFile(`/proc/${ppid}/comm`, 'utf8');
     return /postgres|postmaster/.test(comm) ? ppid : null;
   } catch {
     return null;
+  } finally {
+    await client.end();
   }
 }

@@ -112,7 +112,7 @@ const INVOICES = `INSERT INTO invoices (tenant_id, environment, id, customer_id,
         FROM (
           SELECT p.tenant_id, p.idx, n,
                  'inv_t' || ${T3('p.idx')} || '_' || lpad(n::text, 8, '0') AS id,
-                 1 + (n * 7919) % p.customers AS c,
+                 1 + (n::bigint * 7919) % p.customers AS c,
                  CASE WHEN n % 10 < 2 THEN 'draft' WHEN n % 10 < 7 THEN 'open' ELSE 'paid' END AS status,
                  n % 4 = 3 AS taxed,
                  'txr_t' || ${T3('p.idx')} || '_vat19' AS rate,

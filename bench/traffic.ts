@@ -104,7 +104,8 @@ class TenantState {
   readonly opens: Open[] = [];
   /** Cursors of pages it has read and not followed yet (at most CURSORS, newest kept). */
   readonly cursors: Cursor[] = [];
-  /** Invoices it created lately, for reads of fresh objects. */
+  /** Customers and invoices it created lately, for reads of fresh objects. */
+  readonly recentCustomers: string[] = [];
   readonly recentInvoices: string[] = [];
 
   constructor(
@@ -216,8 +217,12 @@ export class TrafficState {
         return get(op, '/v1/auth/whoami');
       case 'bare':
         return get(op, '/whoami');
-      case 'getCustomer':
-        return get(op, `/v1/customers/${customerId(index, 1 + random(customers))}`);
+      // One read in ten is of an object the client created lately, if it has one.
+      case 'getCustomer': {
+        const fresh = t.recentCustomers.length > 0 && Math.random() < 0.1;
+        const id = fresh ? pick(t.recentCustomers) : customerId(index, 1 + random(customers));
+        return get(op, `/v1/customers/${id}`);
+      }
       case 'getInvoice': {
         const fresh = t.recentInvoices.length > 0 && Math.random() < 0.1;
         const id = fresh ? pick(t.recentInvoices) : invoiceId(index, 1 + random(invoices));
@@ -250,13 +255,18 @@ export class TrafficState {
       }
       case 'createCustomer': {
         const n = randomUUID().slice(0, 8);
-        return post(op, '/v1/customers', {
-          name: `New customer ${n}`,
-          email: `new-${n}@t${index}.example.com`,
-          ...(Math.random() < 0.5
-            ? { address: { line1: `${random(200)} Harbour Road`, city: 'Hamburg', country: 'DE' } }
-            : {}),
-        });
+        return {
+          ...post(op, '/v1/customers', {
+            name: `New customer ${n}`,
+            email: `new-${n}@t${index}.example.com`,
+            ...(Math.random() < 0.5
+              ? {
+                  address: { line1: `${random(200)} Harbour Road`, city: 'Hamburg', country: 'DE' },
+                }
+              : {}),
+          }),
+          onSuccess: (body) => remember(t.recentCustomers, (body as { id: string }).id),
+        };
       }
       case 'createInvoice':
         return {
@@ -264,8 +274,7 @@ export class TrafficState {
           onSuccess: (body) => {
             const id = (body as { id: string }).id;
             t.createdDrafts.push(id);
-            t.recentInvoices.push(id);
-            if (t.recentInvoices.length > RECENT) t.recentInvoices.shift();
+            remember(t.recentInvoices, id);
           },
         };
       case 'issueInvoice': {
@@ -320,6 +329,11 @@ export class TrafficState {
     }
     return null;
   }
+}
+
+function remember(recent: string[], id: string): void {
+  recent.push(id);
+  if (recent.length > RECENT) recent.shift();
 }
 
 function keepCursor(t: TenantState, body: unknown, depth: number): void {
