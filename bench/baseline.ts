@@ -32,9 +32,17 @@ export async function checkOutBaseline(ref: string, log: (m: string) => void): P
   return { root, commit, remove };
 }
 
-/** The commit this checkout is at, and whether it has changes not committed. */
+/** The commit this checkout is at, and whether it has changes not committed (results aside). */
 export async function describeHead(): Promise<string> {
   const commit = (await run('git', ['rev-parse', '--short', 'HEAD'])).stdout.trim();
-  const dirty = (await run('git', ['status', '--porcelain'])).stdout.trim() !== '';
+  const status = await run('git', [
+    'status',
+    '--porcelain',
+    '--',
+    '.',
+    ':!bench/results.md',
+    ':!bench/results.json',
+  ]);
+  const dirty = status.stdout.trim() !== '';
   return dirty ? `${commit} with uncommitted changes` : commit;
 }

@@ -42,8 +42,8 @@ export function planTenants(count: number, scale: number): TenantPlan[] {
 const pad = (n: number, width: number) => String(n).padStart(width, '0');
 const t3 = (tenant: number) => `t${pad(tenant, 3)}`;
 
-// Ids the seeder writes, 1-based numbers within a tenant. The SQL in seed.ts builds the same
-// strings; seed.test-free check: run.ts asks the API for a few of them before measuring.
+// Ids the seeder writes, of 1-based numbers within a tenant. The SQL in seed.ts builds the same
+// strings; before measuring, api.ts checks that the API serves a customer and an invoice by them.
 export const customerId = (tenant: number, n: number) => `cus_${t3(tenant)}_${pad(n, 8)}`;
 export const invoiceId = (tenant: number, n: number) => `inv_${t3(tenant)}_${pad(n, 8)}`;
 export const customerEmail = (tenant: number, n: number) => `c${n}@${t3(tenant)}.example.com`;
