@@ -6,7 +6,7 @@
 // open invoices) from round to round, per API under test.
 import * as hdr from 'hdr-histogram-js';
 import { randomUUID } from 'node:crypto';
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { setTimeout as sleep, setImmediate as yieldToLoop } from 'node:timers/promises';
 import { Client, request } from 'undici';
 import type { TenantPlan } from './dataset.ts';
 import { TrafficState, type Operation, type Scenario } from './traffic.ts';
@@ -26,6 +26,13 @@ export type Command =
       connections: number;
       /** Stop after this many requests instead (bench/instructions.ts). */
       amount?: number;
+      /**
+       * Requests per second over all connections, each connection sending at even intervals
+       * (without: each sends as soon as its last answer is in). Two servers compared at the
+       * same rate do the same number of requests per wake-up of their event loop: CPU per
+       * request is then compared like for like.
+       */
+      rate?: number;
     }
   /** Does the API offer POST /v1/invoices/{id}/payments? */
   | { type: 'probe'; target: string };
@@ -110,8 +117,16 @@ async function round(command: Extract<Command, { type: 'round' }>): Promise<Roun
     command.amount === undefined ? performance.now() < deadline : sent < command.amount;
 
   await Promise.all(
-    target.connections(command.connections).map(async (client) => {
+    target.connections(command.connections).map(async (client, index) => {
+      // Paced: connection i sends at started + (i / connections + k) × interval, k = 0, 1, …
+      const interval = command.rate ? (1000 * command.connections) / command.rate : 0;
+      let due = started + (index * interval) / command.connections;
       while (more()) {
+        if (interval > 0) {
+          const wait = due - performance.now();
+          if (wait > 0) await sleep(wait);
+          due += interval;
+        }
         const next = target.state.next(command.scenario);
         if (next === null) {
           skipped++;

@@ -41,8 +41,17 @@ export class Meter {
       : postgresCpu(this.postmaster, databases, this.wholeServer);
   }
 
-  /** A round of `scenario` against the generator's `target`, served by process `pid`. */
-  load(target: string, pid: number, database: string, scenario: Scenario): Side<Round> {
+  /**
+   * A round of `scenario` against the generator's `target`, served by process `pid`; at
+   * `rate` requests per second, or as fast as the server answers.
+   */
+  load(
+    target: string,
+    pid: number,
+    database: string,
+    scenario: Scenario,
+    rate?: number,
+  ): Side<Round> {
     const databases = new Set([database]);
     return async (seconds) => {
       const [cpu0, pg0] = [await processCpu(pid), await this.postgres(databases)];
@@ -51,6 +60,7 @@ export class Meter {
         scenario,
         seconds,
         connections: this.connections,
+        ...(rate === undefined ? {} : { rate }),
       });
       const [cpu1, pg1] = [await processCpu(pid), await this.postgres(databases)];
       return {
