@@ -1,10 +1,13 @@
 // An API under test: a checkout's code (this one or a baseline's), a database of its own seeded
-// with the data set, and the API process started from that checkout as `npm start` runs it.
+// with the data set, and the API process started from that checkout as its `npm start` runs it.
 import type { ChildProcess } from 'node:child_process';
-import { API_NODE_ARGS, API_READY, apiEnv, startChild } from './child.ts';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { API_READY, apiEnv, startChild } from './child.ts';
 import { dropDatabase, freshDatabase, queryOnce } from './database.ts';
 import { customerId, invoiceId, type TenantPlan } from './dataset.ts';
-import { makeTenants, type TenantKeys } from './project.ts';
+import { makeTenants, startCommand, type TenantKeys } from './project.ts';
 import type { SeedReport } from './report.ts';
 import { seed } from './seed.ts';
 
@@ -70,10 +73,13 @@ export async function startApi(
   seeded: Seeded,
   cleanups: (() => Promise<unknown> | void)[],
 ): Promise<Api> {
+  const { flags, entry } = await startCommand(root);
+  const dataDir = await mkdtemp(join(tmpdir(), `billing-bench-${name}-`));
+  cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
   const { child, match } = await startChild(
     process.execPath,
-    API_NODE_ARGS,
-    apiEnv(seeded.url),
+    [...flags, entry],
+    apiEnv(seeded.url, dataDir),
     API_READY,
     root,
   );

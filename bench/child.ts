@@ -1,6 +1,7 @@
 // Child processes of the benchmarks: the API (of this checkout or a baseline's), the bare
-// route, and the load generator.
+// route, and the load generator. The benchmark's own code runs on Node's type stripping.
 import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import type { Command, Reply, RoundFigures } from './generator.ts';
 
 /**
@@ -38,22 +39,20 @@ export function startChild(
   });
 }
 
-/** The API's node arguments, as `npm start` runs it (package.json), heap bound included. */
-export const API_NODE_ARGS = [
-  '--max-old-space-size=1536',
-  '--max-semi-space-size=16',
-  '--import',
-  'tsx',
-  'src/main.ts',
-];
 /** The line the API prints once it listens; the match's group 1 is its base URL. */
 export const API_READY = /listening on (https?:\/\/[^"\s]+)/;
 
-/** The API's environment in a benchmark: logging on as in production, rate limits raised. */
-export function apiEnv(databaseUrl: string): NodeJS.ProcessEnv {
+/**
+ * The API's environment in a benchmark: logging on as in production, rate limits raised, its
+ * local state (mail outbox, stored documents) in `dataDir`, and a secrets key of the run's own
+ * (servers that seal secrets need one; older ones ignore it).
+ */
+export function apiEnv(databaseUrl: string, dataDir: string): NodeJS.ProcessEnv {
   return {
     ...process.env,
     DATABASE_URL: databaseUrl,
+    DATA_DIR: dataDir,
+    SECRETS_KEY: randomBytes(32).toString('base64'),
     PORT: '0',
     LOG_LEVEL: 'info',
     RATE_LIMIT_TEST: '1000000',
@@ -63,7 +62,7 @@ export function apiEnv(databaseUrl: string): NodeJS.ProcessEnv {
 
 /** The bare route's node arguments: one route per body, named by the key (bench/bare.ts). */
 export function bareNodeArgs(bodies: Record<string, string>): string[] {
-  return ['--import', 'tsx', 'bench/bare.ts', JSON.stringify(bodies)];
+  return ['bench/bare.ts', JSON.stringify(bodies)];
 }
 /** The line the bare route prints once it listens; the match's group 1 is its port. */
 export const BARE_READY = /"port":(\d+)/;
@@ -75,7 +74,7 @@ export class Generator {
 
   constructor() {
     this.child = fork('bench/generator.ts', [], {
-      execArgv: ['--import', 'tsx'],
+      execArgv: [],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     this.child.on('message', (reply: Reply) => {

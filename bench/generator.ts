@@ -67,10 +67,12 @@ export type Reply =
 
 class Target {
   private clients: Client[] = [];
-  constructor(
-    readonly origin: string,
-    readonly state: TrafficState,
-  ) {}
+  readonly origin: string;
+  readonly state: TrafficState;
+  constructor(origin: string, state: TrafficState) {
+    this.origin = origin;
+    this.state = state;
+  }
 
   connections(count: number): Client[] {
     while (this.clients.length < count) {

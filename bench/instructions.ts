@@ -17,18 +17,10 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import {
-  API_NODE_ARGS,
-  API_READY,
-  apiEnv,
-  BARE_READY,
-  bareNodeArgs,
-  Generator,
-  startChild,
-} from './child.ts';
+import { API_READY, apiEnv, BARE_READY, bareNodeArgs, Generator, startChild } from './child.ts';
 import { benchServer, dropDatabase, freshDatabase } from './database.ts';
 import { planTenants } from './dataset.ts';
-import { makeTenants } from './project.ts';
+import { makeTenants, startCommand } from './project.ts';
 
 const run = promisify(execFile);
 const WARM_UP = Number(process.env.BENCH_IR_WARM_UP ?? 100_000);
@@ -57,11 +49,12 @@ const callgrind = [
   '--instr-atstart=no',
   `--callgrind-out-file=${join(dumps, 'callgrind.%p')}`,
 ];
+const start = await startCommand(process.cwd());
 console.error('starting the API and the bare route under callgrind (slow: about a minute) …');
 const api = await startChild(
   'valgrind',
-  [...callgrind, process.execPath, ...API_NODE_ARGS],
-  apiEnv(benchUrl),
+  [...callgrind, process.execPath, ...start.flags, start.entry],
+  apiEnv(benchUrl, dumps), // its local state goes with the dumps, removed at the end
   API_READY,
 );
 const base = api.match[1]!;

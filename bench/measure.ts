@@ -26,14 +26,24 @@ export async function inTurn<T>(
 export type PgbenchMeasured = PgbenchRound & { postgresCpu: number | null };
 
 export class Meter {
+  private readonly generator: Generator;
+  private readonly connections: number;
+  /** The postmaster's pid, or null when PostgreSQL is not on this machine. */
+  private readonly postmaster: number | null;
+  /** Whether the server is the benchmark's own (every process of it counts). */
+  private readonly wholeServer: boolean;
+
   constructor(
-    private readonly generator: Generator,
-    private readonly connections: number,
-    /** The postmaster's pid, or null when PostgreSQL is not on this machine. */
-    private readonly postmaster: number | null,
-    /** Whether the server is the benchmark's own (every process of it counts). */
-    private readonly wholeServer: boolean,
-  ) {}
+    generator: Generator,
+    connections: number,
+    postmaster: number | null,
+    wholeServer: boolean,
+  ) {
+    this.generator = generator;
+    this.connections = connections;
+    this.postmaster = postmaster;
+    this.wholeServer = wholeServer;
+  }
 
   private postgres(databases: ReadonlySet<string>): Promise<number | null> {
     return this.postmaster === null

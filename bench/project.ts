@@ -1,9 +1,14 @@
-// The little the benchmark takes from a checkout's own code, loaded from that checkout (this
-// one, or a baseline's worktree): its migrations, and its tenants and API keys, made by its own
-// service functions. Secrets are stored hashed, so a key is usable only if the benchmark made
-// it and kept the secret it was shown once. Everything else goes over HTTP or plain SQL.
+// The little the benchmark takes from a checkout's own code (this one, or a baseline's
+// worktree): how it starts its API (its `npm start`), its migrations, and its tenants and API
+// keys, made by its own service functions (bench/tenants.ts). Secrets are stored hashed, so a
+// key is usable only if the benchmark made it and kept the secret it was shown once.
+// Everything else goes over HTTP or plain SQL.
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
 
 export interface TenantKeys {
   tenantId: string;
@@ -11,46 +16,28 @@ export interface TenantKeys {
   secrets: [string, string];
 }
 
-interface Pool {
-  end(): Promise<void>;
+/**
+ * How the checkout at `root` runs its code, read from its `npm start` (`node [flags] entry`):
+ * the flags (a loader, heap bounds) and the entry, to be run with this benchmark's Node.
+ */
+export async function startCommand(root: string): Promise<{ flags: string[]; entry: string }> {
+  const manifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as {
+    scripts?: { start?: string };
+  };
+  const words = (manifest.scripts?.start ?? '').trim().split(/\s+/);
+  if (words[0] !== 'node' || words.length < 2) {
+    throw new Error(`${root}: npm start is not "node [flags] entry": ${manifest.scripts?.start}`);
+  }
+  return { flags: words.slice(1, -1), entry: words.at(-1)! };
 }
 
-/**
- * Migrates the empty database `url` with the code of the checkout at `root`, then makes
- * `count` tenants named after their plan index, each with two keys.
- */
+/** Migrates the empty database `url` and makes `count` tenants with two keys each. */
 export async function makeTenants(root: string, url: string, count: number): Promise<TenantKeys[]> {
-  const load = (file: string) => import(pathToFileURL(join(root, 'src', file)).href);
-  const { createPool } = (await load('db/pool.ts')) as {
-    createPool(url: string, max: number): Pool;
-  };
-  const { migrate } = (await load('db/migrate.ts')) as { migrate(db: Pool): Promise<unknown> };
-  const { SCOPES } = (await load('keys/scopes.ts')) as { SCOPES: readonly string[] };
-  const service = (await load('keys/service.ts')) as {
-    createTenant(db: Pool, name: string): Promise<{ id: string }>;
-    createApiKey(
-      db: Pool,
-      input: { tenantId: string; environment: 'test'; scopes: readonly string[]; name: string },
-      actor: null,
-    ): Promise<{ secret: string }>;
-  };
-  const db = createPool(url, 4);
-  try {
-    await migrate(db);
-    const tenants: TenantKeys[] = [];
-    for (let index = 0; index < count; index++) {
-      const tenant = await service.createTenant(db, `Bench tenant ${index}`);
-      const key = (name: string) =>
-        service.createApiKey(
-          db,
-          { tenantId: tenant.id, environment: 'test', scopes: SCOPES, name },
-          null,
-        );
-      const [a, b] = await Promise.all([key('bench a'), key('bench b')]);
-      tenants.push({ tenantId: tenant.id, secrets: [a.secret, b.secret] });
-    }
-    return tenants;
-  } finally {
-    await db.end();
-  }
+  const { flags } = await startCommand(root);
+  const script = join(import.meta.dirname, 'tenants.ts');
+  const { stdout } = await run(process.execPath, [...flags, script, url, String(count)], {
+    cwd: root,
+    maxBuffer: 1 << 26,
+  });
+  return JSON.parse(stdout.trim().split('\n').at(-1)!) as TenantKeys[];
 }

@@ -108,10 +108,13 @@ class TenantState {
   readonly recentCustomers: string[] = [];
   readonly recentInvoices: string[] = [];
 
-  constructor(
-    readonly plan: TenantPlan,
-    readonly secrets: readonly string[],
-  ) {}
+  readonly plan: TenantPlan;
+  readonly secrets: readonly string[];
+
+  constructor(plan: TenantPlan, secrets: readonly string[]) {
+    this.plan = plan;
+    this.secrets = secrets;
+  }
 
   /** A draft nobody has issued yet, or null: half the time one it created, if it has one. */
   takeDraft(): string | null {
@@ -147,10 +150,9 @@ const pick = <T>(items: readonly T[]): T => items[random(items.length)]!;
 class Chooser<T> {
   private readonly cumulative: number[] = [];
   private total = 0;
-  constructor(
-    private readonly items: readonly T[],
-    weight: (item: T) => number,
-  ) {
+  private readonly items: readonly T[];
+  constructor(items: readonly T[], weight: (item: T) => number) {
+    this.items = items;
     for (const item of items) this.cumulative.push((this.total += weight(item)));
   }
   next(): T {
