@@ -1,6 +1,6 @@
 // The run's figures as markdown (stdout and bench/results.md) beside the JSON of the same
 // (bench/results.json): targets first, then the mixed load, the single paths, the data set.
-import { fmt, spread, table, type Summary } from './figures.ts';
+import { fmt, medianRatio, spread, table, type Summary } from './figures.ts';
 import type { PgbenchRound } from './pgbench.ts';
 import type { SeedTimes } from './seed.ts';
 import { OPERATION_NAMES, type Operation } from './traffic.ts';
@@ -257,6 +257,10 @@ export function report(r: Results): string {
       '',
     );
     if (r.mixed.baseline && r.mixed.ratio) {
+      const cpu = medianRatio(
+        r.mixed.current.serverCpuUsRounds,
+        r.mixed.baseline.serverCpuUsRounds,
+      );
       out.push(
         `### Baseline ${r.code.baseline!.ref}, same load, rounds in turn with the above`,
         '',
@@ -265,6 +269,7 @@ export function report(r: Results): string {
         cpuLine(r.mixed.baseline),
         '',
         `Throughput current / baseline: **${r.mixed.ratio.median.toFixed(2)}** (median of the round pairs: ${ratios(r.mixed.ratio)}). ` +
+          `API CPU per request current / baseline: ${cpu.median.toFixed(2)} (${ratios(cpu)}). ` +
           `Peak RSS current ${r.peakRssMb.current} MB, baseline ${r.peakRssMb.baseline} MB.`,
         '',
       );
