@@ -1,19 +1,22 @@
-// Child processes of the benchmarks: the API, the bare route and the load generator.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { promisify } from 'node:util';
+// Child processes of the benchmarks: the API (of this checkout or a baseline's), the bare
+// route, and the load generator. The benchmark's own code runs on Node's type stripping.
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import type { Command, Reply, RoundFigures } from './generator.ts';
 
 /**
- * Starts `command args` and waits for the first line of its output (stdout or stderr) that
- * matches `ready`; its output is drained from then on.
+ * Starts `command args` in `cwd` and waits for the first line of its output (stdout or
+ * stderr) that matches `ready`; its output is drained from then on.
  */
 export function startChild(
   command: string,
   args: string[],
   env: NodeJS.ProcessEnv,
   ready: RegExp,
+  cwd = process.cwd(),
 ): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let seen = '';
     const onData = (chunk: Buffer) => {
       seen += chunk.toString();
@@ -36,16 +39,20 @@ export function startChild(
   });
 }
 
-/** The API's node arguments, as `npm start` runs it (package.json). */
-export const API_NODE_ARGS = ['src/main.ts'];
 /** The line the API prints once it listens; the match's group 1 is its base URL. */
-export const API_READY = /listening on (http:\/\/[^"\s]+)/;
+export const API_READY = /listening on (https?:\/\/[^"\s]+)/;
 
-/** The API's environment in a benchmark: logging on as in production, rate limits raised. */
-export function apiEnv(databaseUrl: string): NodeJS.ProcessEnv {
+/**
+ * The API's environment in a benchmark: logging on as in production, rate limits raised, its
+ * local state (mail outbox, stored documents) in `dataDir`, and a secrets key of the run's own
+ * (servers that seal secrets need one; older ones ignore it).
+ */
+export function apiEnv(databaseUrl: string, dataDir: string): NodeJS.ProcessEnv {
   return {
     ...process.env,
     DATABASE_URL: databaseUrl,
+    DATA_DIR: dataDir,
+    SECRETS_KEY: randomBytes(32).toString('base64'),
     PORT: '0',
     LOG_LEVEL: 'info',
     RATE_LIMIT_TEST: '1000000',
@@ -60,15 +67,46 @@ export function bareNodeArgs(bodies: Record<string, string>): string[] {
 /** The line the bare route prints once it listens; the match's group 1 is its port. */
 export const BARE_READY = /"port":(\d+)/;
 
-const run = promisify(execFile);
+/** The load generator (bench/generator.ts) in its own process, one command at a time. */
+export class Generator {
+  private readonly child: ChildProcess;
+  private pending: ((reply: Reply) => void) | null = null;
 
-/**
- * One run of the load generator (bench/load.ts) in its own process, with `spec` as its
- * LoadSpec; its one JSON line of figures.
- */
-export async function runLoad<T>(spec: Record<string, unknown>): Promise<T> {
-  const { stdout } = await run(process.execPath, ['bench/load.ts', JSON.stringify(spec)], {
-    maxBuffer: 1 << 24,
-  });
-  return JSON.parse(stdout.trim().split('\n').pop()!) as T;
+  constructor() {
+    this.child = fork('bench/generator.ts', [], {
+      execArgv: [],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    this.child.on('message', (reply: Reply) => {
+      const pending = this.pending;
+      this.pending = null;
+      pending?.(reply);
+    });
+    this.child.on('exit', (code) => {
+      if (this.pending) throw new Error(`the load generator exited (${code})`);
+    });
+  }
+
+  private ask<T extends Reply['type']>(command: Command): Promise<Extract<Reply, { type: T }>> {
+    return new Promise((resolve) => {
+      this.pending = resolve as (reply: Reply) => void;
+      this.child.send(command);
+    });
+  }
+
+  async setup(command: Extract<Command, { type: 'setup' }>): Promise<void> {
+    await this.ask<'ready'>(command);
+  }
+
+  async round(command: Omit<Extract<Command, { type: 'round' }>, 'type'>): Promise<RoundFigures> {
+    return (await this.ask<'round'>({ type: 'round', ...command })).figures;
+  }
+
+  async offersPayments(target: string): Promise<boolean> {
+    return (await this.ask<'probe'>({ type: 'probe', target })).payments;
+  }
+
+  stop(): void {
+    this.child.kill('SIGTERM');
+  }
 }

@@ -13,22 +13,14 @@
 // Without DATABASE_URL it runs on an embedded PostgreSQL (./data/bench-pg, as `npm run bench`);
 // with it, a database `billing_bench_ir` is made on that server and dropped at the end.
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { createPool } from '../src/db/pool.ts';
-import {
-  API_NODE_ARGS,
-  API_READY,
-  apiEnv,
-  BARE_READY,
-  bareNodeArgs,
-  runLoad,
-  startChild,
-} from './child.ts';
-import { dropDatabase } from '../src/db/admin.ts';
-import { benchServer, benchTenant, freshDatabase } from './database.ts';
+import { API_READY, apiEnv, BARE_READY, bareNodeArgs, Generator, startChild } from './child.ts';
+import { benchServer, dropDatabase, freshDatabase } from './database.ts';
+import { planTenants } from './dataset.ts';
+import { makeTenants, startCommand } from './project.ts';
 
 const run = promisify(execFile);
 const WARM_UP = Number(process.env.BENCH_IR_WARM_UP ?? 100_000);
@@ -43,12 +35,11 @@ try {
   process.exit(1);
 }
 
-const server = await benchServer();
+const server = await benchServer((m) => console.error(m));
 const serverUrl = server.url;
 const benchUrl = await freshDatabase(serverUrl, 'billing_bench_ir');
-const db = createPool(benchUrl, 2);
-const key = await benchTenant(db);
-const auth = { authorization: `Bearer ${key.secret}` };
+const [tenant] = await makeTenants(process.cwd(), benchUrl, 1);
+const auth = { authorization: `Bearer ${tenant!.secrets[0]}` };
 
 const dumps = await mkdtemp(join(tmpdir(), 'billing-callgrind-'));
 const callgrind = [
@@ -58,11 +49,12 @@ const callgrind = [
   '--instr-atstart=no',
   `--callgrind-out-file=${join(dumps, 'callgrind.%p')}`,
 ];
+const start = await startCommand(process.cwd());
 console.error('starting the API and the bare route under callgrind (slow: about a minute) …');
 const api = await startChild(
   'valgrind',
-  [...callgrind, process.execPath, ...API_NODE_ARGS],
-  apiEnv(benchUrl),
+  [...callgrind, process.execPath, ...start.flags, start.entry],
+  apiEnv(benchUrl, dumps), // its local state goes with the dumps, removed at the end
   API_READY,
 );
 const base = api.match[1]!;
@@ -75,15 +67,32 @@ const bare = await startChild(
 );
 const bareBase = `http://127.0.0.1:${bare.match[1]}`;
 
-async function load(url: string, amount: number): Promise<void> {
-  const result = await runLoad<{ errors: number }>({
-    url,
-    headers: auth,
+// The load generator of `npm run bench` (bench/generator.ts), asked for a fixed number of
+// whoami requests with the tenant's key (the bare route answers them alike).
+const generator = new Generator();
+await generator.setup({
+  type: 'setup',
+  plan: planTenants(1, 0),
+  targets: {
+    api: { origin: base, secrets: [tenant!.secrets] },
+    bare: { origin: bareBase, secrets: [tenant!.secrets] },
+  },
+});
+
+async function load(target: 'api' | 'bare', amount: number): Promise<void> {
+  const figures = await generator.round({
+    target,
+    scenario: {
+      weights: target === 'api' ? { whoami: 1 } : { bare: 1 },
+      tenants: 'traffic',
+      payments: false,
+    },
+    seconds: 3600,
     connections: CONNECTIONS,
-    seconds: 1,
     amount,
   });
-  if (result.errors > 0) throw new Error(`${url}: ${result.errors} errors`);
+  const errors = Object.values(figures.operations).reduce((n, o) => n + (o?.errors ?? 0), 0);
+  if (errors > 0) throw new Error(`${target}: ${errors} errors`);
 }
 
 /** The newest dump of process `pid`, and its instruction total. */
@@ -96,11 +105,14 @@ async function lastDump(pid: number): Promise<{ file: string; instructions: numb
 }
 
 /** Instructions per request of `REQUESTS` requests to `url` on process `pid`. */
-async function count(pid: number, url: string): Promise<{ perRequest: number; file: string }> {
+async function count(
+  pid: number,
+  target: 'api' | 'bare',
+): Promise<{ perRequest: number; file: string }> {
   const control = (...args: string[]) => run('callgrind_control', [...args, String(pid)]);
   await control('-z');
   await control('-i', 'on');
-  await load(url, REQUESTS);
+  await load(target, REQUESTS);
   await control('-i', 'off');
   await control('-d');
   const dump = await lastDump(pid);
@@ -108,15 +120,15 @@ async function count(pid: number, url: string): Promise<{ perRequest: number; fi
 }
 
 const sides = [
-  { name: 'bare Fastify, whoami-sized body', pid: bare.child.pid!, url: `${bareBase}/whoami` },
-  { name: 'GET /v1/auth/whoami', pid: api.child.pid!, url: `${base}/v1/auth/whoami` },
+  { name: 'bare Fastify, whoami-sized body', pid: bare.child.pid!, target: 'bare' as const },
+  { name: 'GET /v1/auth/whoami', pid: api.child.pid!, target: 'api' as const },
 ];
-for (const side of sides) await load(side.url, WARM_UP);
+for (const side of sides) await load(side.target, WARM_UP);
 const results = sides.map((): number[] => []);
 const lastDumps: string[] = [];
 for (let round = 0; round < ROUNDS; round++) {
   for (const [i, side] of sides.entries()) {
-    const counted = await count(side.pid, side.url);
+    const counted = await count(side.pid, side.target);
     results[i]!.push(counted.perRequest);
     lastDumps[i] = counted.file;
     console.error(
@@ -154,9 +166,9 @@ async function v8Items(file: string): Promise<string> {
 }
 const v8 = [await v8Items(lastDumps[0]!), await v8Items(lastDumps[1]!)];
 
+generator.stop();
 api.child.kill('SIGTERM');
 bare.child.kill('SIGTERM');
-await db.end();
 await dropDatabase(serverUrl, 'billing_bench_ir');
 await server.stop();
 await rm(dumps, { recursive: true, force: true });
@@ -176,5 +188,4 @@ const report = [
   '',
 ].join('\n');
 console.log(report);
-await writeFile('bench/results-instructions.md', report);
 process.exit(0);

@@ -1,430 +1,289 @@
-// `npm run bench`: the service under load next to its physical ceilings, in one run on one
-// machine. Targets are ratios to baselines measured side by side, never absolute times.
-//   - read paths against a bare Fastify route answering a constant body of the same size;
-//   - write paths against pgbench's TPC-B-like transaction at the same concurrency;
-//   - list depth: a page deep in a tenant of 1,000,000 customers against its first page.
-// Without DATABASE_URL it runs on an embedded PostgreSQL (./data/bench-pg); with it, on that
-// server (a database `billing_bench` is created there and dropped at the end).
-import { execFile } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
-import { promisify } from 'node:util';
-import { createPool } from '../src/db/pool.ts';
-import { CursorSigner, listBinding } from '../src/paging.ts';
-import { loadConfig } from '../src/config.ts';
-import { SecretsKeyring } from '../src/secrets/keyring.ts';
-import {
-  API_NODE_ARGS,
-  API_READY,
-  apiEnv,
-  BARE_READY,
-  bareNodeArgs,
-  runLoad,
-  startChild,
-} from './child.ts';
-import { dropDatabase } from '../src/db/admin.ts';
-import { benchServer, benchTenant, freshDatabase } from './database.ts';
-import { seedCustomers, seedInvoices } from './seed.ts';
+// `npm run bench`: the API under traffic shaped like real use, on a data set shaped like a
+// real installation's, next to its physical ceilings, in one run on one machine. See
+// bench/README.md for the method; the figures go to stdout, bench/results.md and
+// bench/results.json.
+//
+// `npm run bench -- --baseline <git-ref>` (or BENCH_BASELINE=<ref>) also checks that ref out
+// into a temporary git worktree, seeds it a database of its own, and runs the mixed load
+// against both, round by round in turn.
+import { writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { authorization, seedDatabase, startApi, type Api } from './api.ts';
+import { checkOutBaseline, describeHead, type Checkout } from './baseline.ts';
+import { BARE_READY, bareNodeArgs, Generator, startChild } from './child.ts';
+import { peakRssMb } from './cpu.ts';
+import { benchServer, dropDatabase, freshDatabase, postmasterPid, queryOnce } from './database.ts';
+import { planTenants } from './dataset.ts';
+import { medianRatio, summarise, type Round, type Summary } from './figures.ts';
+import { inTurn, Meter, type PgbenchMeasured } from './measure.ts';
+import { hasPgbench, initPgbench } from './pgbench.ts';
+import { report, type Results } from './report.ts';
+import { MIX, type Operation, type Scenario } from './traffic.ts';
 
-const run = promisify(execFile);
-// Each comparison alternates its two sides, ROUNDS times SECONDS each, after a warm-up of each
-// side: a drift of this shared VM's speed during the run then falls on both sides alike.
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const WARM_UP_SECONDS = 2;
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
-// BENCH_ONLY=whoami,list,invoice,writes measures only those groups (all of them by default):
-// for working on one path without the whole run.
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'whoami,list,invoice,writes').split(','));
+const env = process.env;
+const SECONDS = Number(env.BENCH_SECONDS ?? 5);
+const MIXED_SECONDS = Number(env.BENCH_MIXED_SECONDS ?? 10);
+const ROUNDS = Number(env.BENCH_ROUNDS ?? 5);
+const WARM_UP = Number(env.BENCH_WARM_UP ?? 3);
+const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 32);
+const PACED_RATE = Number(env.BENCH_PACED_RATE ?? 10_000);
+const TENANTS = Number(env.BENCH_TENANTS ?? 200);
+const SCALE = Number(env.BENCH_SCALE ?? 1);
+// BENCH_ONLY=mixed,whoami,customer,list,next,invoice,create,issue: only those (all by default).
+const GROUPS = ['mixed', 'whoami', 'customer', 'list', 'next', 'invoice', 'create', 'issue'];
+const ONLY = new Set(env.BENCH_ONLY ? env.BENCH_ONLY.split(',') : GROUPS);
+const flag = process.argv.indexOf('--baseline');
+const BASELINE = flag >= 0 ? process.argv[flag + 1] : env.BENCH_BASELINE || undefined;
 
-async function peakRssMb(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return Math.round(kb / 1024);
+const log = (message: string) => console.error(`[bench] ${message}`);
+const startedAt = new Date();
+const plan = planTenants(TENANTS, SCALE);
+
+// What to undo at the end, last first, whether the run succeeded or not: processes, the
+// databases, the baseline's worktree, the embedded server.
+const cleanups: (() => Promise<unknown> | void)[] = [];
+try {
+  await main();
+} catch (error) {
+  console.error(error);
+  process.exitCode = 1;
+} finally {
+  for (const step of cleanups.reverse()) await Promise.resolve(step()).catch(() => undefined);
 }
+process.exit();
 
-interface LoadResult {
-  rps: number;
-  requests: number;
-  p50: number;
-  p99: number;
-  errors: number;
-  /** The load generator's CPU, as a share of one core (mean of the rounds). */
-  cpu?: number;
-  /** Throughput of each round, when the result combines rounds. */
-  rounds?: number[];
-}
+async function main(): Promise<void> {
+  const server = await benchServer(log);
+  cleanups.push(() => server.stop());
+  const postmaster = await postmasterPid(server.url);
+  if (postmaster === null) log('PostgreSQL is not on this machine: its CPU is not reported');
 
-function load(spec: Record<string, unknown>, seconds = SECONDS): Promise<LoadResult> {
-  return runLoad<LoadResult>({ connections: CONNECTIONS, seconds, ...spec });
-}
-
-/**
- * The rounds of one side as one result: mean throughput, mean p50, the worst round's p99 (a
- * p99 over all requests would need the rounds' histograms), errors summed.
- */
-function combine(results: LoadResult[]): LoadResult {
-  const sum = (f: (r: LoadResult) => number) => results.reduce((total, r) => total + f(r), 0);
-  const mean = (f: (r: LoadResult) => number) => sum(f) / results.length;
-  return {
-    rps: mean((r) => r.rps),
-    requests: sum((r) => r.requests),
-    p50: mean((r) => r.p50),
-    p99: Math.max(...results.map((r) => r.p99)),
-    errors: sum((r) => r.errors),
-    ...(results.every((r) => r.cpu !== undefined) ? { cpu: mean((r) => r.cpu!) } : {}),
-    rounds: results.map((r) => r.rps),
-  };
-}
-
-/** Round by round, a side's throughput over its baseline's (each pair ran side by side). */
-function roundRatios(side: LoadResult, baseline: LoadResult): number[] {
-  return side.rounds!.map((rps, i) => rps / baseline.rounds![i]!);
-}
-
-/**
- * A side's ratio to its baseline: the median of the round-by-round ratios. This shared VM's
- * speed drifts by tens of per cent from one round to the next, and a round pair shares one
- * state of it; the median of the pairs is not pulled by a single disturbed round as a ratio of
- * means is. Every round's ratio is listed in the report.
- */
-function ratio(side: LoadResult, baseline: LoadResult): number {
-  const sorted = roundRatios(side, baseline).sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
-
-const spreads: string[] = [];
-function noteSpread(name: string, side: LoadResult, baseline: LoadResult): void {
-  spreads.push(
-    `${name} ${roundRatios(side, baseline)
-      .map((r) => r.toFixed(2))
-      .join(', ')}`,
-  );
-}
-
-type Side = (seconds: number) => Promise<LoadResult>;
-
-/** Sides measured in turn (a, b, …, a, b, …) after a warm-up of each; one result per side. */
-async function inTurn(...sides: Side[]): Promise<LoadResult[]> {
-  for (const side of sides) await side(WARM_UP_SECONDS);
-  const results = sides.map((): LoadResult[] => []);
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const [i, side] of sides.entries()) results[i]!.push(await side(SECONDS));
+  let checkout: Checkout | null = null;
+  if (BASELINE) {
+    checkout = await checkOutBaseline(BASELINE, log);
+    cleanups.push(() => checkout!.remove());
   }
-  return results.map(combine);
-}
 
-const loader =
-  (spec: Record<string, unknown>): Side =>
-  (seconds) =>
-    load(spec, seconds);
-
-function pgbenchArgs(url: string) {
-  const u = new URL(url);
-  const env = { ...process.env, PGPASSWORD: decodeURIComponent(u.password) };
-  const common = [
-    '-h',
-    u.hostname,
-    '-p',
-    u.port || '5432',
-    '-U',
-    decodeURIComponent(u.username) || 'postgres',
-  ];
-  return { env, common, db: u.pathname.slice(1) };
-}
-
-/** pgbench's own tables (pgbench vacuums them), made before anything is measured. */
-async function initPgbench(url: string): Promise<void> {
-  const { env, common, db } = pgbenchArgs(url);
-  await run('pgbench', [...common, '-i', '-q', '-s', '10', db], { env });
-}
-
-/** pgbench's TPC-B-like run as a load result (p50 is its average latency; no p99). */
-async function pgbench(url: string, seconds: number): Promise<LoadResult> {
-  const { env, common, db } = pgbenchArgs(url);
-  const { stdout } = await run(
-    'pgbench',
-    [...common, '-c', String(CONNECTIONS), '-j', '2', '-T', String(seconds), '-M', 'prepared', db],
-    { env },
+  // The data, then the processes: nothing else runs while a database is seeded.
+  const named = (name: string) => (m: string) => log(`${name}: ${m}`);
+  const ours = await seedDatabase(
+    server.url,
+    'billing_bench',
+    process.cwd(),
+    plan,
+    named('current'),
+    cleanups,
   );
-  const tps = Number(/tps = ([\d.]+)/.exec(stdout)?.[1] ?? 0);
-  const latency = Number(/latency average = ([\d.]+) ms/.exec(stdout)?.[1] ?? 0);
-  const failed = Number(/number of failed transactions: (\d+)/.exec(stdout)?.[1] ?? 0);
-  return { rps: tps, requests: Math.round(tps * seconds), p50: latency, p99: 0, errors: failed };
-}
+  const theirs = checkout
+    ? await seedDatabase(
+        server.url,
+        'billing_bench_base',
+        checkout.root,
+        plan,
+        named('baseline'),
+        cleanups,
+      )
+    : null;
+  const pgbenchUrl = ONLY.has('create') ? await preparePgbench(server.url) : null;
 
-const rows: string[][] = [];
-const notes: string[] = [];
-const generator: string[] = [];
-const fmt = (n: number, d = 0) =>
-  n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
-function record(
-  name: string,
-  r: LoadResult,
-  baseline: string,
-  ratio: number | null,
-  memory: number | null,
-  target: string,
-) {
-  rows.push([
-    name,
-    fmt(r.rps),
-    fmt(r.p50, 1),
-    fmt(r.p99, 1),
-    String(r.errors),
-    memory === null ? '' : String(memory),
-    baseline,
-    ratio === null ? '' : ratio.toFixed(2),
-    target,
-  ]);
-  if (r.cpu !== undefined) generator.push(`${name} ${r.cpu.toFixed(2)}`);
-  console.error(
-    `${name}: ${fmt(r.rps)} req/s, p50 ${fmt(r.p50, 1)} ms, p99 ${fmt(r.p99, 1)} ms, errors ${r.errors}${ratio === null ? '' : `, ratio ${ratio.toFixed(2)}`}`,
+  const current = await startApi('current', process.cwd(), 'billing_bench', ours, cleanups);
+  const baseline =
+    checkout && theirs
+      ? await startApi('baseline', checkout.root, 'billing_bench_base', theirs, cleanups)
+      : null;
+  const apis = [current, ...(baseline ? [baseline] : [])];
+  const whoami = await fetch(`${current.origin}/v1/auth/whoami`, {
+    headers: authorization(current.tenants[0]!),
+  });
+  const bare = await startChild(
+    process.execPath,
+    bareNodeArgs({ whoami: await whoami.text() }),
+    env,
+    BARE_READY,
   );
-}
+  cleanups.push(() => void bare.child.kill('SIGTERM'));
 
-// --- database -----------------------------------------------------------------------------
-const server = await benchServer();
-const external = server.external;
-const serverUrl = server.url;
-const benchDb = await freshDatabase(serverUrl, 'billing_bench');
-const pgbenchDb = await freshDatabase(serverUrl, 'billing_pgbench');
-const db = createPool(benchDb, 4);
-const tenant = await benchTenant(db);
-
-const scope = { tenantId: tenant.tenantId, environment: 'test' as const };
-
-console.error(`seeding ${ROWS.toLocaleString()} customers and ${ROWS.toLocaleString()} invoices …`);
-let t0 = Date.now();
-await seedCustomers(db, scope, ROWS);
-const customersSeconds = (Date.now() - t0) / 1000;
-t0 = Date.now();
-const invoiceIds = await seedInvoices(db, scope, ROWS);
-const invoicesSeconds = (Date.now() - t0) / 1000;
-// The drafts the issue benchmark issues, one per request.
-const drafts = await seedInvoices(db, scope, 200_000, { draftsOnly: true });
-await initPgbench(pgbenchDb);
-// Settle before measuring: no autovacuum or checkpoint of the fresh rows during the runs.
-await db.query('VACUUM (ANALYZE)');
-await db.query('CHECKPOINT');
-notes.push(
-  `Data set: ${ROWS.toLocaleString()} customers in ${customersSeconds.toFixed(1)} s and ${invoiceIds.seeded.toLocaleString()} invoices in ${invoicesSeconds.toFixed(1)} s (bulk INSERT … SELECT generate_series).`,
-);
-
-// --- processes ----------------------------------------------------------------------------
-const api = await startChild(process.execPath, API_NODE_ARGS, apiEnv(benchDb), API_READY);
-const base = api.match[1]!;
-// The API drops log lines, and says how many, when its standard output is not drained in time
-// (src/http/log-lines.ts): the run reports them.
-let droppedLogLines = 0;
-api.child.stdout?.on('data', (chunk: Buffer) => {
-  if (!chunk.includes('log lines dropped')) return;
-  for (const match of chunk.toString().matchAll(/"dropped":(\d+)/g)) {
-    droppedLogLines += Number(match[1]);
-  }
-});
-const auth = { authorization: `Bearer ${tenant.secret}` };
-const get = async (path: string) => (await fetch(`${base}${path}`, { headers: auth })).text();
-
-const whoamiBody = await get('/v1/auth/whoami');
-const firstPageBody = await get('/v1/customers?limit=25');
-const signer = new CursorSigner((await SecretsKeyring.load(loadConfig())).derive('cursor signing'));
-const deepRow = (
-  await db.query(
-    `SELECT created_at, id FROM customers WHERE tenant_id = $1 AND environment = 'test'
-      ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1`,
-    [tenant.tenantId, Math.floor(ROWS * 0.99)],
-  )
-).rows[0] as { created_at: Date; id: string };
-const deepCursor = signer.sign({
-  t: deepRow.created_at.toISOString(),
-  i: deepRow.id,
-  b: listBinding(scope, 'customers', {}),
-});
-const deepPath = `/v1/customers?limit=25&cursor=${encodeURIComponent(deepCursor)}`;
-const deepBody = await get(deepPath);
-const invoicePath = invoiceIds.sample ? `/v1/invoices/${invoiceIds.sample}` : null;
-const invoiceBody = invoicePath ? await get(invoicePath) : '{}';
-
-const bare = await startChild(
-  process.execPath,
-  bareNodeArgs({ whoami: whoamiBody, list: firstPageBody, invoice: invoiceBody }),
-  process.env,
-  BARE_READY,
-);
-const bareBase = `http://127.0.0.1:${bare.match[1]}`;
-
-// --- read paths ---------------------------------------------------------------------------
-if (ONLY.has('whoami')) {
-  const [bareWhoami, whoami] = await inTurn(
-    loader({ url: `${bareBase}/whoami` }),
-    loader({ url: `${base}/v1/auth/whoami`, headers: auth }),
-  );
-  record('bare Fastify, whoami-sized body', bareWhoami!, '', null, null, '');
-  noteSpread('whoami', whoami!, bareWhoami!);
-  record(
-    'GET /v1/auth/whoami',
-    whoami!,
-    'bare',
-    ratio(whoami!, bareWhoami!),
-    await peakRssMb(api.child.pid!),
-    '≥ 0.70',
-  );
-}
-
-if (ONLY.has('list')) {
-  const [bareList, first, deep] = await inTurn(
-    loader({ url: `${bareBase}/list` }),
-    loader({ url: `${base}/v1/customers?limit=25`, headers: auth }),
-    loader({ url: `${base}${deepPath}`, headers: auth }),
-  );
-  record('bare Fastify, page-sized body', bareList!, '', null, null, '');
-  noteSpread('first page', first!, bareList!);
-  noteSpread('deep page / first page', deep!, first!);
-  record(
-    'GET /v1/customers?limit=25 (first page)',
-    first!,
-    'bare',
-    ratio(first!, bareList!),
-    await peakRssMb(api.child.pid!),
-    '≥ 0.40',
-  );
-  record(
-    `GET /v1/customers?limit=25 (page at row ${Math.floor(ROWS * 0.99).toLocaleString()})`,
-    deep!,
-    'first page',
-    ratio(deep!, first!),
-    await peakRssMb(api.child.pid!),
-    '',
-  );
-  notes.push(
-    `List depth: deep page p50 ${fmt(deep!.p50, 1)} ms over first page p50 ${fmt(first!.p50, 1)} ms; time per request deep / first = ${(1 / ratio(deep!, first!)).toFixed(2)} (target ≤ 1.3). Bodies: first page ${firstPageBody.length} bytes, deep page ${deepBody.length} bytes.`,
-  );
-}
-
-if (invoicePath && ONLY.has('invoice')) {
-  const [bareInvoice, invoice] = await inTurn(
-    loader({ url: `${bareBase}/invoice` }),
-    loader({ url: `${base}${invoicePath}`, headers: auth }),
-  );
-  record('bare Fastify, invoice-sized body', bareInvoice!, '', null, null, '');
-  noteSpread('GET invoice', invoice!, bareInvoice!);
-  record(
-    'GET /v1/invoices/{id}',
-    invoice!,
-    'bare',
-    ratio(invoice!, bareInvoice!),
-    await peakRssMb(api.child.pid!),
-    '',
-  );
-}
-
-// --- write paths --------------------------------------------------------------------------
-// Each issue takes the next draft: a round starts past every draft the rounds before it could
-// have sent (requests still in flight when a round ended were not counted).
-let nextDraft = 1;
-const issueSide: Side = async (seconds) => {
-  const result = await load(
-    {
-      url: base,
-      method: 'POST',
-      headers: auth,
-      pathTemplate: '/v1/invoices/inv_draft{n}/issue',
-      pathStart: nextDraft,
-      pathCount: drafts.seeded,
+  const generator = new Generator();
+  cleanups.push(() => generator.stop());
+  const secrets = (api: Api) => api.tenants.map((t) => t.secrets);
+  await generator.setup({
+    type: 'setup',
+    plan,
+    targets: {
+      ...Object.fromEntries(apis.map((a) => [a.name, { origin: a.origin, secrets: secrets(a) }])),
+      bare: { origin: `http://127.0.0.1:${bare.match[1]}`, secrets: secrets(current) },
     },
-    seconds,
-  );
-  nextDraft += result.requests + 2 * CONNECTIONS;
-  return result;
-};
-const createSide = loader({
-  url: `${base}/v1/invoices`,
-  method: 'POST',
-  headers: { ...auth, 'content-type': 'application/json' },
-  body: JSON.stringify({
-    customerId: invoiceIds.customerId,
-    currency: 'eur',
-    lines: [
-      { description: 'Consulting', quantity: 3, unitAmount: 12_000 },
-      { description: 'Travel', quantity: 1, unitAmount: 4_550 },
-    ],
-  }),
-  freshIdempotencyKey: true,
-});
-if (invoiceIds.customerId && ONLY.has('writes')) {
-  const [tpcb, create, issue] = await inTurn(
-    (seconds) => pgbench(pgbenchDb, seconds),
-    createSide,
-    issueSide,
-  );
-  rows.push([
-    'pgbench TPC-B-like',
-    fmt(tpcb!.rps),
-    fmt(tpcb!.p50, 1) + ' (avg)',
-    '',
-    String(tpcb!.errors),
-    '',
-    '',
-    '',
-    '',
-  ]);
-  console.error(`pgbench: ${fmt(tpcb!.rps)} tps`);
-  noteSpread('create', create!, tpcb!);
-  noteSpread('issue', issue!, tpcb!);
-  record(
-    'POST /v1/invoices (2 lines, fresh Idempotency-Key)',
-    create!,
-    'pgbench',
-    ratio(create!, tpcb!),
-    await peakRssMb(api.child.pid!),
-    '≥ 0.50, p99 < 50 ms',
-  );
-  record(
-    'POST /v1/invoices/{id}/issue',
-    issue!,
-    'pgbench',
-    ratio(issue!, tpcb!),
-    await peakRssMb(api.child.pid!),
-    '',
-  );
+  });
+  // Partial payments only if every API under test offers them: all run the same mix.
+  let payments = true;
+  for (const api of apis) payments &&= await generator.offersPayments(api.name);
+  log(`POST /v1/invoices/{id}/payments: ${payments ? 'offered, used' : 'not offered; /pay only'}`);
+
+  const results: Results = {
+    startedAt: startedAt.toISOString(),
+    seconds: 0,
+    machine: {
+      cpus: availableParallelism(),
+      node: process.version,
+      postgres: (await queryOnce<{ server_version: string }>(server.url, 'SHOW server_version'))[0]!
+        .server_version,
+      database: server.external ? 'external (DATABASE_URL)' : 'embedded',
+      postgresCpu:
+        postmaster === null
+          ? 'not on this machine'
+          : server.external
+            ? 'shared server: backends of the bench databases and the server processes'
+            : 'whole server',
+    },
+    code: {
+      current: await describeHead(),
+      ...(checkout ? { baseline: { ref: BASELINE!, commit: checkout.commit } } : {}),
+    },
+    settings: {
+      connections: CONNECTIONS,
+      rounds: ROUNDS,
+      seconds: SECONDS,
+      mixedSeconds: MIXED_SECONDS,
+      warmUp: WARM_UP,
+      tenants: TENANTS,
+      scale: SCALE,
+    },
+    dataset: {
+      tenants: plan.length,
+      customers: plan.reduce((a, t) => a + t.customers, 0),
+      invoices: plan.reduce((a, t) => a + t.invoices, 0),
+      largest: plan.slice(0, 5).map((t) => t.customers),
+      smallest: Math.min(...plan.map((t) => t.customers)),
+      seeding: { current: ours.seeding, ...(theirs ? { baseline: theirs.seeding } : {}) },
+    },
+    mix: MIX,
+    payments,
+    single: {},
+    peakRssMb: {},
+    droppedLogLines: {},
+  };
+
+  const meter = new Meter(generator, CONNECTIONS, postmaster, !server.external);
+  const scenario = (weights: Scenario['weights'], tenants: Scenario['tenants'] = 'traffic') => ({
+    weights,
+    tenants,
+    payments,
+  });
+  const single = (op: Operation, tenants?: Scenario['tenants']) => scenario({ [op]: 1 }, tenants);
+  const on = (api: Api, s: Scenario) => meter.load(api.name, api.child.pid!, api.database, s);
+  const done = (name: string, s: Summary) =>
+    log(
+      `${name}: ${Math.round(s.rps)} req/s, p99 ${s.p99.toFixed(1)} ms, errors ${s.errors}, ` +
+        `API ${s.serverCpuUs.toFixed(0)} µs/req` +
+        (s.postgresCpuUs === null ? '' : `, PostgreSQL ${s.postgresCpuUs.toFixed(0)} µs/req`),
+    );
+
+  if (ONLY.has('mixed')) {
+    const sides = apis.map((api) => on(api, scenario(MIX)));
+    const [mine, base] = await inTurn(sides, ROUNDS, MIXED_SECONDS, Math.max(WARM_UP, 5));
+    results.mixed = { current: summarise(mine!) };
+    done('mixed', results.mixed.current);
+    if (base) {
+      results.mixed.baseline = summarise(base);
+      results.mixed.ratio = medianRatio(
+        results.mixed.current.rpsRounds,
+        results.mixed.baseline.rpsRounds,
+      );
+      done('mixed (baseline)', results.mixed.baseline);
+      log(`mixed throughput, current / baseline: ${results.mixed.ratio.median.toFixed(2)}`);
+    }
+  }
+
+  if (ONLY.has('whoami')) {
+    const bareSide = (rate?: number) =>
+      meter.load('bare', bare.child.pid!, current.database, single('bare'), rate);
+    const whoamiSide = (rate?: number) =>
+      meter.load('current', current.child.pid!, current.database, single('whoami'), rate);
+    const [bareRounds, whoamiRounds] = await inTurn(
+      [bareSide(), whoamiSide()],
+      ROUNDS,
+      SECONDS,
+      WARM_UP,
+    );
+    results.bare = summarise(bareRounds!);
+    results.single.whoami = summarise(whoamiRounds!);
+    done('bare', results.bare);
+    done('whoami', results.single.whoami);
+    // CPU per request falls as the rate rises (more requests per wake-up of the event loop),
+    // and the bare route runs faster: its cost is compared with whoami's at one fixed rate,
+    // the same in every run (lowered to 80 % of the slower one's throughput if that is less).
+    const slower = Math.min(results.bare.rps, results.single.whoami.rps);
+    const rate = Math.min(PACED_RATE, Math.round((0.8 * slower) / 100) * 100);
+    const [barePaced, whoamiPaced] = await inTurn(
+      [bareSide(rate), whoamiSide(rate)],
+      ROUNDS,
+      SECONDS,
+      WARM_UP,
+    );
+    results.whoamiAtOneRate = {
+      rate,
+      bare: summarise(barePaced!),
+      whoami: summarise(whoamiPaced!),
+    };
+    done(`bare at ${rate} req/s`, results.whoamiAtOneRate.bare);
+    done(`whoami at ${rate} req/s`, results.whoamiAtOneRate.whoami);
+  }
+  const path = async (group: string, op: Operation, s: Scenario) => {
+    if (!ONLY.has(group)) return;
+    const [rounds] = await inTurn([on(current, s)], ROUNDS, SECONDS, WARM_UP);
+    results.single[op] = summarise(rounds!);
+    done(op, results.single[op]);
+  };
+  await path('customer', 'getCustomer', single('getCustomer'));
+  await path('list', 'listCustomers', single('listCustomers'));
+  // Deep pages live in big tenants: this one picks tenants by size.
+  await path('next', 'nextPage', single('nextPage', 'size'));
+  await path('invoice', 'getInvoice', single('getInvoice'));
+  if (pgbenchUrl) {
+    const [tpcb, create] = (await inTurn<unknown>(
+      [meter.pgbench(pgbenchUrl, 'billing_pgbench'), on(current, single('createInvoice'))],
+      ROUNDS,
+      SECONDS,
+      WARM_UP,
+    )) as [PgbenchMeasured[], Round[]];
+    results.single.createInvoice = summarise(create);
+    results.pgbench = {
+      rounds: tpcb,
+      tps: tpcb.reduce((a, r) => a + r.tps, 0) / tpcb.length,
+      ratio: medianRatio(
+        results.single.createInvoice.rpsRounds,
+        tpcb.map((r) => r.tps),
+      ),
+    };
+    done('createInvoice', results.single.createInvoice);
+    log(
+      `pgbench ${Math.round(results.pgbench.tps)} tps; create / pgbench ${results.pgbench.ratio.median.toFixed(2)}`,
+    );
+  } else {
+    await path('create', 'createInvoice', single('createInvoice'));
+  }
+  await path('issue', 'issueInvoice', single('issueInvoice'));
+
+  for (const api of apis) {
+    results.peakRssMb[api.name] = await peakRssMb(api.child.pid!);
+    results.droppedLogLines[api.name] = api.droppedLogLines;
+  }
+  results.seconds = (Date.now() - startedAt.getTime()) / 1000;
+  const markdown = report(results);
+  console.log(markdown);
+  await writeFile('bench/results.md', markdown);
+  await writeFile('bench/results.json', `${JSON.stringify(results, null, 2)}\n`);
 }
 
-const memory = await peakRssMb(api.child.pid!);
-api.child.kill('SIGTERM');
-bare.child.kill('SIGTERM');
-await db.end();
-await dropDatabase(serverUrl, 'billing_bench');
-await dropDatabase(serverUrl, 'billing_pgbench');
-await server.stop();
-
-const header = [
-  'scenario',
-  'req/s',
-  'p50 ms',
-  'p99 ms',
-  'errors',
-  'peak RSS MB',
-  'baseline',
-  'ratio',
-  'target',
-];
-const table = [header, header.map(() => '---'), ...rows]
-  .map((r) => `| ${r.join(' | ')} |`)
-  .join('\n');
-const report = [
-  `### ${external ? 'External PostgreSQL (DATABASE_URL)' : 'Embedded PostgreSQL'}: ${CONNECTIONS} connections; each comparison in turn, ${ROUNDS} rounds of ${SECONDS} s per scenario after a ${WARM_UP_SECONDS} s warm-up (req/s and p50: mean of the rounds; p99: the worst round; ratio: median of the round-by-round ratios)`,
-  '',
-  table,
-  '',
-  ...notes.map((n) => `- ${n}`),
-  `- Each round's ratio (the table gives their median): ${spreads.join('; ')}.`,
-  `- The load generator's CPU, as a share of one core (one thread; near 1.00 it, not the server, sets the rate): ${generator.join('; ')}.`,
-  `- Server peak resident memory over the whole run: ${memory} MB (target < 250 MB).`,
-  `- Log lines the server dropped because its standard output was not drained in time: ${droppedLogLines}.`,
-  '',
-].join('\n');
-console.log(report);
-await writeFile(`bench/results-${external ? 'external' : 'embedded'}.md`, report);
-process.exit(0);
+/** pgbench's database on the same server, or null without pgbench. */
+async function preparePgbench(serverUrl: string): Promise<string | null> {
+  if (!(await hasPgbench())) {
+    log('pgbench is not installed (Debian: postgresql-client): no TPC-B baseline');
+    return null;
+  }
+  const url = await freshDatabase(serverUrl, 'billing_pgbench');
+  cleanups.push(() => dropDatabase(serverUrl, 'billing_pgbench'));
+  await initPgbench(url);
+  await queryOnce(url, 'CHECKPOINT');
+  return url;
+}

@@ -1,0 +1,94 @@
+// Rounds of load and the CPU the servers spent on them. Sides that are compared run in turn,
+// round by round (a, b, a, b, …) after a warm-up of each: a drift of this shared machine's
+// speed during the run then falls on every side alike.
+import type { Generator } from './child.ts';
+import { postgresCpu, processCpu } from './cpu.ts';
+import type { Round } from './figures.ts';
+import { pgbench, type PgbenchRound } from './pgbench.ts';
+import type { Scenario } from './traffic.ts';
+
+export type Side<T> = (seconds: number) => Promise<T>;
+
+export async function inTurn<T>(
+  sides: Side<T>[],
+  rounds: number,
+  seconds: number,
+  warmUp: number,
+): Promise<T[][]> {
+  for (const side of sides) await side(warmUp);
+  const results = sides.map((): T[] => []);
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, side] of sides.entries()) results[i]!.push(await side(seconds));
+  }
+  return results;
+}
+
+export type PgbenchMeasured = PgbenchRound & { postgresCpu: number | null };
+
+export class Meter {
+  private readonly generator: Generator;
+  private readonly connections: number;
+  /** The postmaster's pid, or null when PostgreSQL is not on this machine. */
+  private readonly postmaster: number | null;
+  /** Whether the server is the benchmark's own (every process of it counts). */
+  private readonly wholeServer: boolean;
+
+  constructor(
+    generator: Generator,
+    connections: number,
+    postmaster: number | null,
+    wholeServer: boolean,
+  ) {
+    this.generator = generator;
+    this.connections = connections;
+    this.postmaster = postmaster;
+    this.wholeServer = wholeServer;
+  }
+
+  private postgres(databases: ReadonlySet<string>): Promise<number | null> {
+    return this.postmaster === null
+      ? Promise.resolve(null)
+      : postgresCpu(this.postmaster, databases, this.wholeServer);
+  }
+
+  /**
+   * A round of `scenario` against the generator's `target`, served by process `pid`; at
+   * `rate` requests per second, or as fast as the server answers.
+   */
+  load(
+    target: string,
+    pid: number,
+    database: string,
+    scenario: Scenario,
+    rate?: number,
+  ): Side<Round> {
+    const databases = new Set([database]);
+    return async (seconds) => {
+      const [cpu0, pg0] = [await processCpu(pid), await this.postgres(databases)];
+      const figures = await this.generator.round({
+        target,
+        scenario,
+        seconds,
+        connections: this.connections,
+        ...(rate === undefined ? {} : { rate }),
+      });
+      const [cpu1, pg1] = [await processCpu(pid), await this.postgres(databases)];
+      return {
+        figures,
+        serverCpu: cpu1 - cpu0,
+        postgresCpu: pg0 === null || pg1 === null ? null : pg1 - pg0,
+      };
+    };
+  }
+
+  /** A round of pgbench on the database `url` (named `database`). */
+  pgbench(url: string, database: string): Side<PgbenchMeasured> {
+    const databases = new Set([database]);
+    return async (seconds) => {
+      const pg0 = await this.postgres(databases);
+      const round = await pgbench(url, this.connections, seconds);
+      const pg1 = await this.postgres(databases);
+      return { ...round, postgresCpu: pg0 === null || pg1 === null ? null : pg1 - pg0 };
+    };
+  }
+}

@@ -1,0 +1,348 @@
+// The run's figures as markdown (stdout and bench/results.md) beside the JSON of the same
+// (bench/results.json): targets first, then the mixed load, the single paths, the data set.
+import { fmt, medianRatio, spread, table, type Summary } from './figures.ts';
+import type { PgbenchRound } from './pgbench.ts';
+import type { SeedTimes } from './seed.ts';
+import { OPERATION_NAMES, type Operation } from './traffic.ts';
+
+export interface SeedReport extends SeedTimes {
+  /** Tenants and keys made through the checkout's own service functions. */
+  keys: number;
+  total: number;
+  lineRows: number;
+}
+
+export interface Results {
+  startedAt: string;
+  seconds: number;
+  machine: { cpus: number; node: string; postgres: string; database: string; postgresCpu: string };
+  code: { current: string; baseline?: { ref: string; commit: string } };
+  settings: {
+    connections: number;
+    rounds: number;
+    seconds: number;
+    mixedSeconds: number;
+    warmUp: number;
+    tenants: number;
+    scale: number;
+  };
+  dataset: {
+    tenants: number;
+    customers: number;
+    invoices: number;
+    largest: number[];
+    smallest: number;
+    seeding: { current: SeedReport; baseline?: SeedReport };
+  };
+  mix: Partial<Record<Operation, number>>;
+  payments: boolean;
+  mixed?: { current: Summary; baseline?: Summary; ratio?: Ratio };
+  single: Partial<Record<Operation, Summary>>;
+  bare?: Summary;
+  /** whoami and the bare route paced at one rate, for their CPU per request. */
+  whoamiAtOneRate?: { rate: number; bare: Summary; whoami: Summary };
+  pgbench?: {
+    rounds: (PgbenchRound & { postgresCpu: number | null })[];
+    tps: number;
+    ratio: Ratio;
+  };
+  peakRssMb: Partial<Record<'current' | 'baseline', number>>;
+  droppedLogLines: Partial<Record<'current' | 'baseline', number>>;
+  targets?: Target[];
+}
+
+interface Ratio {
+  median: number;
+  rounds: number[];
+}
+
+interface Target {
+  target: string;
+  measured: string;
+  goal: string;
+  met: boolean | null;
+}
+
+const ms = (n: number) => fmt(n, n < 10 ? 1 : 0);
+const us = (n: number | null) => (n === null ? '–' : fmt(n));
+const ratios = (r: Ratio) => r.rounds.map((x) => x.toFixed(2)).join(', ');
+
+function targets(r: Results): Target[] {
+  const list: Target[] = [];
+  const mixed = r.mixed?.current;
+  list.push({
+    target: 'mixed throughput, side by side with the baseline',
+    measured: r.mixed?.ratio
+      ? `${r.mixed.ratio.median.toFixed(2)} × baseline (rounds ${ratios(r.mixed.ratio)})`
+      : 'not measured (run with --baseline <ref>)',
+    goal: '≥ 1.00',
+    met: r.mixed?.ratio ? r.mixed.ratio.median >= 1 : null,
+  });
+  if (mixed) {
+    const worst = [...mixed.operations].sort((a, b) => b.p99 - a.p99)[0]!;
+    list.push({
+      target: 'p99 of every operation in the mix',
+      measured: `worst ${ms(worst.p99)} ms (${worst.name})`,
+      goal: '< 50 ms',
+      met: worst.p99 < 50,
+    });
+    list.push({
+      target: 'API CPU per request, mixed load',
+      measured: `${fmt(mixed.serverCpuUs)} µs (rounds ${spread(mixed.serverCpuUsRounds)})`,
+      goal: '≤ 150 µs',
+      met: mixed.serverCpuUs <= 150,
+    });
+  }
+  const summaries = [
+    ...(r.mixed ? [r.mixed.current] : []),
+    ...(r.mixed?.baseline ? [r.mixed.baseline] : []),
+    ...Object.values(r.single),
+    ...(r.whoamiAtOneRate ? [r.whoamiAtOneRate.whoami] : []),
+  ];
+  const errors = summaries.reduce((a, s) => a + s.errors, 0);
+  list.push({
+    target: 'errors (non-2xx, failed connections)',
+    measured: String(errors),
+    goal: '0',
+    met: errors === 0,
+  });
+  if (r.peakRssMb.current !== undefined) {
+    list.push({
+      target: 'API peak resident memory (VmHWM)',
+      measured: `${r.peakRssMb.current} MB`,
+      goal: '< 250 MB',
+      met: r.peakRssMb.current < 250,
+    });
+  }
+  if (r.whoamiAtOneRate) {
+    const { rate, bare, whoami } = r.whoamiAtOneRate;
+    const x = whoami.serverCpuUs / bare.serverCpuUs;
+    list.push({
+      target: 'whoami CPU per request over the bare route’s, both at one rate',
+      measured: `${x.toFixed(2)} (${fmt(whoami.serverCpuUs)} / ${fmt(bare.serverCpuUs)} µs at ${fmt(rate)} req/s)`,
+      goal: '≤ 1.5',
+      met: x <= 1.5,
+    });
+  }
+  if (r.pgbench && r.single.createInvoice) {
+    list.push({
+      target: 'create invoice throughput over pgbench TPC-B TPS',
+      measured: `${r.pgbench.ratio.median.toFixed(2)} (${fmt(r.single.createInvoice.rps)} req/s / ${fmt(r.pgbench.tps)} tps; rounds ${ratios(r.pgbench.ratio)})`,
+      goal: '≥ 0.5',
+      met: r.pgbench.ratio.median >= 0.5,
+    });
+  }
+  return list;
+}
+
+function operationsTable(s: Summary): string {
+  const rows = s.operations.map((o) => [
+    o.name,
+    `${fmt(o.share, 1)} %`,
+    fmt(o.rps),
+    `${fmt(o.rpsRange.min)}–${fmt(o.rpsRange.max)}`,
+    ms(o.p50),
+    ms(o.p99),
+    String(o.errors),
+  ]);
+  rows.push([
+    '**all**',
+    '100 %',
+    `**${fmt(s.rps)}**`,
+    spread(s.rpsRounds),
+    ms(s.p50),
+    ms(s.p99),
+    String(s.errors),
+  ]);
+  return table(['operation', 'share', 'req/s', 'rounds', 'p50 ms', 'p99 ms', 'errors'], rows);
+}
+
+function cpuLine(s: Summary): string {
+  return (
+    `API CPU per request ${fmt(s.serverCpuUs)} µs (rounds ${spread(s.serverCpuUsRounds)}); ` +
+    `PostgreSQL CPU per request ${us(s.postgresCpuUs)} µs` +
+    (s.postgresCpuUsRounds.length > 0 ? ` (rounds ${spread(s.postgresCpuUsRounds)})` : '') +
+    `; load generator ${fmt(s.generatorShare * 100)} % of a core (busiest round ${fmt(s.generatorShareMax * 100)} %).`
+  );
+}
+
+function singleRow(name: string, s: Summary): string[] {
+  return [
+    name,
+    fmt(s.rps),
+    spread(s.rpsRounds),
+    ms(s.p50),
+    ms(s.p99),
+    String(s.errors),
+    `${fmt(s.serverCpuUs)} (${spread(s.serverCpuUsRounds)})`,
+    s.postgresCpuUs === null ? '–' : `${fmt(s.postgresCpuUs)} (${spread(s.postgresCpuUsRounds)})`,
+    `${fmt(s.generatorShareMax * 100)} %`,
+  ];
+}
+
+function notes(r: Results): string[] {
+  const out: string[] = [];
+  const all: [string, Summary][] = [
+    ...(r.mixed ? ([['mixed', r.mixed.current]] as [string, Summary][]) : []),
+    ...(r.mixed?.baseline ? ([['mixed (baseline)', r.mixed.baseline]] as [string, Summary][]) : []),
+    ...(Object.entries(r.single) as [string, Summary][]),
+  ];
+  for (const [name, s] of all) {
+    for (const o of s.operations) {
+      if (o.errors === 0) continue;
+      out.push(
+        `Errors in ${name}, ${o.name}: statuses ${JSON.stringify(o.statuses)}; e.g. ${o.samples.map((x) => `\`${x.replaceAll('`', "'")}\``).join('; ')}`,
+      );
+    }
+    if (s.skipped > 0) {
+      out.push(
+        `${name}: ${fmt(s.skipped)} draws found no draft to issue or open invoice to pay (tried 20 tenants), and sent nothing.`,
+      );
+    }
+    if (s.depth) {
+      out.push(
+        `${name}: next pages started on average ${fmt(s.depth.mean)} rows deep (deepest ${fmt(s.depth.max)}).`,
+      );
+    }
+  }
+  for (const [name, n] of Object.entries(r.droppedLogLines)) {
+    if (n)
+      out.push(
+        `The ${name} API dropped ${n} log lines (its standard output was not drained in time).`,
+      );
+  }
+  return out;
+}
+
+export function report(r: Results): string {
+  r.targets = targets(r);
+  const s = r.settings;
+  const seed = (x: SeedReport) =>
+    `${fmt(x.total)} s (tenants and keys ${fmt(x.keys, 1)} s, customers ${fmt(x.customers, 1)} s, ` +
+    `invoices ${fmt(x.invoices, 1)} s, ${fmt(x.lineRows)} invoice lines ${fmt(x.lines, 1)} s, ` +
+    `vacuum and checkpoint ${fmt(x.vacuum, 1)} s)`;
+  const out: string[] = [
+    '# Benchmark results',
+    '',
+    `${r.startedAt}, ${fmt(r.seconds / 60, 1)} minutes. Code ${r.code.current}` +
+      (r.code.baseline
+        ? `, baseline ${r.code.baseline.ref} (${r.code.baseline.commit.slice(0, 7)})`
+        : '') +
+      `. PostgreSQL ${r.machine.postgres}, ${r.machine.database}; Node ${r.machine.node}; ${r.machine.cpus} CPUs. ` +
+      `${s.connections} connections; ${s.rounds} rounds of ${s.mixedSeconds} s (mixed) or ${s.seconds} s (single paths) after a warm-up; ` +
+      `sides compared are measured in turn, round by round.`,
+    '',
+    '## Targets',
+    '',
+    table(
+      ['target', 'measured', 'goal', 'met'],
+      r.targets.map((t) => [
+        t.target,
+        t.measured,
+        t.goal,
+        t.met === null ? '–' : t.met ? 'yes' : '**no**',
+      ]),
+    ),
+    '',
+  ];
+  if (r.mixed) {
+    out.push(
+      '## Mixed load',
+      '',
+      `Every request a random tenant (weighted by size^0.6), one of its two keys, an operation by the mix and a random object. Partial payments: ${r.payments ? 'yes (POST /v1/invoices/{id}/payments)' : 'no (the API answers 404 route_not_found for /payments; /pay only)'}.`,
+      '',
+      operationsTable(r.mixed.current),
+      '',
+      cpuLine(r.mixed.current),
+      '',
+    );
+    if (r.mixed.baseline && r.mixed.ratio) {
+      const cpu = medianRatio(
+        r.mixed.current.serverCpuUsRounds,
+        r.mixed.baseline.serverCpuUsRounds,
+      );
+      out.push(
+        `### Baseline ${r.code.baseline!.ref}, same load, rounds in turn with the above`,
+        '',
+        operationsTable(r.mixed.baseline),
+        '',
+        cpuLine(r.mixed.baseline),
+        '',
+        `Throughput current / baseline: **${r.mixed.ratio.median.toFixed(2)}** (median of the round pairs: ${ratios(r.mixed.ratio)}). ` +
+          `API CPU per request current / baseline: ${cpu.median.toFixed(2)} (${ratios(cpu)}). ` +
+          `Peak RSS current ${r.peakRssMb.current} MB, baseline ${r.peakRssMb.baseline} MB.`,
+        '',
+      );
+    }
+  }
+  const singles = Object.entries(r.single) as [Operation, Summary][];
+  if (singles.length > 0 || r.bare) {
+    const paced = r.whoamiAtOneRate;
+    const rows = [
+      ...(r.bare ? [singleRow(OPERATION_NAMES.bare, r.bare)] : []),
+      ...singles.map(([op, x]) => singleRow(OPERATION_NAMES[op], x)),
+      ...(paced
+        ? [
+            singleRow(`${OPERATION_NAMES.bare}, paced at ${fmt(paced.rate)} req/s`, paced.bare),
+            singleRow(`${OPERATION_NAMES.whoami}, paced at ${fmt(paced.rate)} req/s`, paced.whoami),
+          ]
+        : []),
+    ];
+    if (r.pgbench) {
+      const p = r.pgbench;
+      const pgCpu = p.rounds.every((x) => x.postgresCpu !== null)
+        ? fmt(
+            (1e6 * p.rounds.reduce((a, x) => a + x.postgresCpu!, 0)) /
+              p.rounds.reduce((a, x) => a + x.transactions, 0),
+          )
+        : '–';
+      rows.push([
+        'pgbench TPC-B-like (transactions)',
+        fmt(p.tps),
+        spread(p.rounds.map((x) => x.tps)),
+        `${ms(p.rounds.reduce((a, x) => a + x.latencyMs, 0) / p.rounds.length)} (mean)`,
+        '',
+        String(p.rounds.reduce((a, x) => a + x.failed, 0)),
+        '',
+        pgCpu,
+        '',
+      ]);
+    }
+    out.push(
+      '## Single paths',
+      '',
+      'One operation at a time, random tenants and objects. CPU per request in µs over all rounds (each round’s range in brackets); the bare route’s CPU is its own process’s.',
+      '',
+      table(
+        [
+          'scenario',
+          'req/s',
+          'rounds',
+          'p50 ms',
+          'p99 ms',
+          'errors',
+          'API CPU µs/req',
+          'PostgreSQL CPU µs/req',
+          'generator CPU',
+        ],
+        rows,
+      ),
+      '',
+    );
+  }
+  const d = r.dataset;
+  out.push(
+    '## Data set',
+    '',
+    `${d.tenants} tenants, ${fmt(d.customers)} customers (largest tenants ${d.largest.map((n) => fmt(n)).join(', ')}; smallest ${d.smallest}), ` +
+      `${fmt(d.invoices)} invoices (20 % drafts, 50 % open, 30 % paid; 1–3 lines; a quarter with 19 % VAT), two API keys per tenant.`,
+    '',
+    `Seeding: ${seed(d.seeding.current)}` +
+      (d.seeding.baseline ? `; baseline's database: ${seed(d.seeding.baseline)}` : '') +
+      '.',
+    '',
+  );
+  const n = notes(r);
+  if (n.length > 0) out.push('## Notes', '', ...n.map((x) => `- ${x}`), '');
+  return out.join('\n');
+}
