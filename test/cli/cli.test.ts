@@ -139,7 +139,8 @@ describe('billing CLI', () => {
     // The listening line goes to stdout (JSON logs) and the key to stderr (the terminal): two
     // pipes, either may come first.
     const started = () => /listening on (http:\/\/\S+)/.test(output) && /sk_test_/.test(output);
-    for (let i = 0; i < 200 && !started(); i++) await sleep(100);
+    // The embedded PostgreSQL's first start may take a while on a busy machine.
+    for (let i = 0; i < 600 && !started(); i++) await sleep(100);
     const url = /listening on (http:\/\/[^"\s]+)/.exec(output)?.[1];
     assert.ok(url, output);
     const firstKey = /(sk_test_[0-9A-Za-z]+)/.exec(output)?.[1];
