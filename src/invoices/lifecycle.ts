@@ -1,5 +1,6 @@
-// The invoice lifecycle after the draft: issue, pay, void, mark uncollectible, send; and the
-// PDF. Every move is checked against the state machine (state.ts) on the locked row.
+// The invoice lifecycle after the draft: issue, void, mark uncollectible, send; and the PDF.
+// Every move is checked against the state machine (state.ts) on the locked row. Paying is a
+// payment (src/payments/, through ./payments.ts).
 import type { Db, Queryable } from '../db/pool.ts';
 import {
   unitOfWork,
@@ -85,7 +86,7 @@ export function issueInvoice(db: Db, request: WriteRequest, id: string): Promise
 async function transition(
   uow: UnitOfWork,
   id: string,
-  action: 'pay' | 'void' | 'mark_uncollectible',
+  action: 'void' | 'mark_uncollectible',
   eventType: string,
 ): Promise<Invoice> {
   const { tx, actor: scope } = uow;
@@ -94,11 +95,6 @@ async function transition(
   const invoice = await withLines(tx, scope, await applyTransition(tx, scope, id, action));
   uow.event(eventType, invoice);
   return invoice;
-}
-
-/** Records a payment received outside the API for the whole amount remaining. */
-export function payInvoice(db: Db, request: WriteRequest, id: string): Promise<Written<Invoice>> {
-  return unitOfWork(db, request, (uow) => transition(uow, id, 'pay', 'invoice.paid'));
 }
 
 export function voidInvoice(db: Db, request: WriteRequest, id: string): Promise<Written<Invoice>> {

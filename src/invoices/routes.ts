@@ -25,7 +25,6 @@ import {
   issueInvoice,
   listInvoices,
   markInvoiceUncollectible,
-  payInvoice,
   removeInvoiceLine,
   sendInvoice,
   updateInvoice,
@@ -174,12 +173,6 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
       'Issue a draft',
       'Assigns the next number (gapless per tenant and environment), freezes the customer and the tax breakdown. A total of 0 goes straight to paid.',
       issueInvoice,
-    ],
-    [
-      'pay',
-      'Record a payment',
-      'Pays the whole amountRemaining, received outside the API.',
-      payInvoice,
     ],
     ['void', 'Void an invoice', 'For open or uncollectible invoices.', voidInvoice],
     [
