@@ -23,7 +23,7 @@ export interface ReceivableRow {
 // payments and credit notes of each invoice come from payments_by_invoice and
 // credit_notes_by_invoice, bounded by created_at.
 const RECEIVABLES_SQL = `
-  WITH owed AS (
+  WITH owed AS MATERIALIZED (
     SELECT i.currency, i.customer_id, $4::date - i.due_date AS days_past_due,
            i.total
            - (SELECT coalesce(sum(p.amount), 0) FROM payments p
