@@ -68,8 +68,8 @@ BEGIN
    WHERE tenant_id = NEW.tenant_id AND environment = NEW.environment AND invoice_id = invoice
      AND status = 'succeeded';
   IF recorded IS DISTINCT FROM received THEN
-    RAISE EXCEPTION 'invoice % has amount_paid % but its payments add up to %',
-      invoice, recorded, received
+    RAISE EXCEPTION 'invoice % violates check constraint "invoices_amount_paid_is_payments": '
+      'amount_paid is % but its payments add up to %', invoice, recorded, received
       USING ERRCODE = 'check_violation', CONSTRAINT = 'invoices_amount_paid_is_payments';
   END IF;
   RETURN NULL;
