@@ -50,6 +50,9 @@ export const CROSS_TENANT_STATEMENTS: Readonly<Record<string, string>> = {
     'The key verifier writes the lastUsedAt of every key it saw in the last 10 s, whatever ' +
     'their tenants, in one statement: one multi-shard update per instance every 10 s instead ' +
     'of one statement per tenant.',
+  'reminder schedules':
+    "The reminder job reads every tenant's schedule (its settings rows that have one) to know " +
+    'which tenants to visit: a few rows, every few minutes.',
   'endpoint secrets reseal':
     'Sealing every webhook signing secret under a new secrets key pages through all ' +
     'endpoints in primary-key order: at start and by `billing secrets reseal`, rare.',

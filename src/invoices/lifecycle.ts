@@ -1,4 +1,6 @@
-// The invoice lifecycle after the draft: issue, pay, void, mark uncollectible, send. Every move is checked against the state machine (state.ts) on the locked row.
+// The invoice lifecycle after the draft: issue, void, mark uncollectible, send. Every move is
+// checked against the state machine (state.ts) on the locked row. Paying is a payment
+// (src/payments/, through ./payments.ts).
 import type { Db } from '../db/pool.ts';
 import {
   unitOfWork,
@@ -93,7 +95,7 @@ export async function issueInvoice(
 async function transition(
   uow: UnitOfWork,
   id: string,
-  action: 'pay' | 'void' | 'mark_uncollectible',
+  action: 'void' | 'mark_uncollectible',
   eventType: string,
 ): Promise<Invoice> {
   const { tx, actor: scope } = uow;
@@ -102,11 +104,6 @@ async function transition(
   const invoice = await withLines(tx, scope, await applyTransition(tx, scope, id, action));
   uow.event(eventType, invoice);
   return invoice;
-}
-
-/** Records a payment received outside the API for the whole amount remaining. */
-export function payInvoice(db: Db, request: WriteRequest, id: string): Promise<Written<Invoice>> {
-  return unitOfWork(db, request, (uow) => transition(uow, id, 'pay', 'invoice.paid'));
 }
 
 export function voidInvoice(db: Db, request: WriteRequest, id: string): Promise<Written<Invoice>> {

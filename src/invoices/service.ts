@@ -1,6 +1,7 @@
 // Invoice rules: drafts and their lines, money, the state machine's guard, events. The
-// lifecycle (issue, pay, void, send, PDF) is in lifecycle.ts and the credit-note hooks in
-// credits.ts; this file is the module's public face and re-exports both.
+// lifecycle (issue, void, send, PDF) is in lifecycle.ts, the credit-note hooks in credits.ts
+// and the payment and overdue hooks in payments.ts; this file is the module's public face and
+// re-exports them.
 import { inSnapshot, type Db, type Tx } from '../db/pool.ts';
 import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
 import { getCustomerRow } from '../customers/service.ts';
@@ -34,14 +35,18 @@ import {
 } from './store.ts';
 
 export { getInvoiceEinvoice, getInvoicePdf, renderIssuedInvoice } from './documents.ts';
+export { issueInvoice, markInvoiceUncollectible, sendInvoice, voidInvoice } from './lifecycle.ts';
+export { invoiceMail, INVOICE_MAIL } from './mail.ts';
+export { invoiceFromRow, todayUtc } from './model.ts';
 export {
-  issueInvoice,
-  markInvoiceUncollectible,
-  payInvoice,
-  sendInvoice,
-  voidInvoice,
-} from './lifecycle.ts';
-export { invoiceFromRow } from './model.ts';
+  applyPaymentToInvoice,
+  lockInvoiceForPayment,
+  lockInvoiceOfPayment,
+  recordOverdueInvoices,
+  reversePaymentOnInvoice,
+  scopesWithNewlyOverdueInvoices,
+  type PayableInvoice,
+} from './payments.ts';
 export {
   applyCreditToInvoice,
   lockInvoiceForCredit,
