@@ -32,6 +32,9 @@ export const CROSS_TENANT_INDEXES: Readonly<Record<string, string>> = {
   idempotency_keys_by_age:
     'The purge job deletes stored Idempotency-Key results of every tenant by age; on Citus ' +
     'the delete runs on each shard in parallel.',
+  invoices_overdue_due:
+    'The overdue job finds open invoices of every tenant whose due date has passed and that ' +
+    'have not had invoice.overdue yet (a small partial index); on Citus each shard is searched.',
   mail_outbox_due:
     "The mail worker's queue: queued messages of every tenant, oldest due first, claimed as " +
     'the webhook worker claims its deliveries (and polled per shard on Citus likewise).',

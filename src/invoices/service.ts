@@ -159,12 +159,12 @@ export function createInvoice(
     buyer_reference: input.buyerReference ?? null,
     purchase_order: input.purchaseOrder ?? null,
   };
+  // A line whose amount leaves the safe range is refused with the body, before any look-up.
+  const lines = newLines(input.lines ?? [], 1, (i) => `lines.${i}.`);
   return unitOfWork(db, request, async (uow) => {
     const { tx, actor: scope } = uow;
-    // The customer matters to the price by its tax exemption, and must exist (404 customerId,
-    // before any complaint about the lines).
+    // The customer matters to the price by its tax exemption, and must exist (404 customerId).
     const customer = await getCustomerRow(tx, scope, input.customerId);
-    const lines = newLines(input.lines ?? [], 1, (i) => `lines.${i}.`);
     const totals = await priceWithRates(
       tx,
       scope,

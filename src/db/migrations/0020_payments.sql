@@ -55,13 +55,10 @@ DECLARE
   recorded bigint;
   received bigint;
 BEGIN
-  -- PL/pgSQL plans a statement when it first runs it, separately for each table: the branch
-  -- not taken never names a column its table lacks.
-  IF TG_TABLE_NAME = 'payments' THEN
-    invoice := NEW.invoice_id;
-  ELSE
-    invoice := NEW.id;
-  END IF;
+  -- The trigger names the column that holds the invoice's id (TG_ARGV[0]): payments'
+  -- invoice_id, invoices' own id. (Not TG_TABLE_NAME, which is a partition's name when the
+  -- table is partitioned.)
+  invoice := to_jsonb(NEW) ->> TG_ARGV[0];
   SELECT amount_paid INTO recorded FROM invoices
    WHERE tenant_id = NEW.tenant_id AND environment = NEW.environment AND id = invoice;
   SELECT coalesce(sum(amount), 0) INTO received FROM payments
@@ -79,14 +76,14 @@ $$;
 CREATE CONSTRAINT TRIGGER payments_add_up
   AFTER INSERT OR UPDATE ON payments
   DEFERRABLE INITIALLY DEFERRED
-  FOR EACH ROW EXECUTE FUNCTION check_amount_paid_is_payments();
+  FOR EACH ROW EXECUTE FUNCTION check_amount_paid_is_payments('invoice_id');
 CREATE CONSTRAINT TRIGGER invoices_paid_by_payments
   AFTER UPDATE OF amount_paid ON invoices
   DEFERRABLE INITIALLY DEFERRED
   FOR EACH ROW WHEN (OLD.amount_paid IS DISTINCT FROM NEW.amount_paid)
-  EXECUTE FUNCTION check_amount_paid_is_payments();
+  EXECUTE FUNCTION check_amount_paid_is_payments('id');
 CREATE CONSTRAINT TRIGGER invoices_created_paid_by_payments
   AFTER INSERT ON invoices
   DEFERRABLE INITIALLY DEFERRED
   FOR EACH ROW WHEN (NEW.amount_paid <> 0)
-  EXECUTE FUNCTION check_amount_paid_is_payments();
+  EXECUTE FUNCTION check_amount_paid_is_payments('id');
