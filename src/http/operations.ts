@@ -1,7 +1,7 @@
 // Operational routes outside /v1 and without keys: liveness, readiness, Prometheus metrics;
 // and the OpenAPI document under /v1.
 import type { FastifyInstance } from 'fastify';
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import type { AppDeps } from '../app.ts';
 import { migrationsApplied } from '../db/migrate.ts';
 import { ServiceUnavailableError } from '../errors.ts';
@@ -12,6 +12,16 @@ export function registerOperationsRoutes(app: FastifyInstance, deps: AppDeps): v
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   registerRequestMetrics(app, registry);
+  // The render pool's threads are part of the process's CPU time; this says how much of it.
+  new Counter({
+    name: 'billing_render_cpu_seconds_total',
+    help: 'CPU time the render threads spent rendering PDFs and e-invoices.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(deps.renderer.cpuSeconds);
+    },
+  });
   const hidden = { hide: true };
   app.get('/healthz', { config: { auth: false }, schema: hidden }, async () => ({ status: 'ok' }));
   app.get('/readyz', { config: { auth: false }, schema: hidden }, async () => {

@@ -20,7 +20,7 @@ import { assertAllowed, invoiceFromRow, loadInvoiceRow, withLines } from './mode
 import { nextInvoiceNumber } from './numbering.ts';
 import { renderIssuedInvoice } from './documents.ts';
 import { priceWithRates } from './pricing.ts';
-import type { Invoice } from './schemas.ts';
+import type { Invoice, SellerSnapshot } from './schemas.ts';
 import { customerSnapshot, sellerSnapshot } from './snapshots.ts';
 import { applyTransition, markIssued, selectLines, updateInvoiceEmail } from './store.ts';
 
@@ -39,6 +39,7 @@ export async function issueInvoice(
   request: WriteRequest,
   id: string,
 ): Promise<Written<Invoice>> {
+  let seller: SellerSnapshot | null = null;
   const written = await unitOfWork(db, request, async (uow) => {
     const { tx, actor: scope } = uow;
     const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
@@ -83,12 +84,15 @@ export async function issueInvoice(
       totals,
     );
     const invoice = invoiceFromRow(issued, lines);
+    seller = issued.seller_snapshot;
     uow.event('invoice.issued', invoice);
     if (invoice.status === 'paid') uow.event('invoice.paid', invoice);
     return invoice;
   });
   // Its documents are rendered from what was just frozen, now that it is committed.
-  if (!written.replayed) await renderIssuedInvoice(db, renderer, request.actor, id);
+  if (!written.replayed) {
+    await renderIssuedInvoice(db, renderer, request.actor, written.value, seller!);
+  }
   return written;
 }
 

@@ -60,7 +60,7 @@ async function recordPaid(
 ): Promise<Invoice> {
   const { tx, actor: scope } = uow;
   const updated = await updatePaid(tx, scope, invoiceId, { amount, status });
-  return invoiceFromRow(updated, await selectLines(tx, scope, [invoiceId]));
+  return invoiceFromRow(updated, updated.lines);
 }
 
 /**

@@ -2,7 +2,7 @@
 // lifecycle (issue, void, send, PDF) is in lifecycle.ts, the credit-note hooks in credits.ts
 // and the payment and overdue hooks in payments.ts; this file is the module's public face and
 // re-exports them.
-import { inSnapshot, type Db, type Tx } from '../db/pool.ts';
+import type { Db, Tx } from '../db/pool.ts';
 import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
 import { getCustomerRow } from '../customers/service.ts';
 import { ParameterInvalidError, ResourceMissingError, StateInvalidError } from '../errors.ts';
@@ -26,6 +26,7 @@ import {
   insertDraft,
   insertLines,
   selectInvoicePage,
+  selectInvoiceWithLines,
   selectLines,
   updateDraft,
   updateMetadata,
@@ -174,8 +175,7 @@ export function createInvoice(
       { newlyUsed: rateIdsOf(fields.default_tax_rates, lines), param: 'lines' },
     );
     const draft = { id: newId('inv'), customer_id: input.customerId, currency: input.currency };
-    const row = await insertDraft(tx, scope, draft, fields, totals);
-    await insertLines(tx, scope, row.id, lines);
+    const row = await insertDraft(tx, scope, draft, fields, totals, lines);
     const invoice = invoiceFromRow(
       row,
       lines.map((l) => ({ ...l, invoice_id: row.id })),
@@ -186,9 +186,10 @@ export function createInvoice(
 }
 
 export async function getInvoice(db: Db | Tx, scope: TenantScope, id: string): Promise<Invoice> {
-  // One snapshot: a draft's update between the two reads would otherwise pair its old totals
-  // with its new lines.
-  return inSnapshot(db, async (tx) => withLines(tx, scope, await loadInvoiceRow(tx, scope, id)));
+  // One statement, so one snapshot: the totals and the lines always belong together.
+  const row = await selectInvoiceWithLines(db, scope, id);
+  if (!row) throw new ResourceMissingError('invoice', id);
+  return invoiceFromRow(row, row.lines);
 }
 
 export function updateInvoice(
@@ -366,21 +367,11 @@ export async function listInvoices(
   filters: { customerId?: string | undefined; status?: string | undefined },
   page: PageRequest,
 ): Promise<{ id: string; created_at: Date; invoice: Invoice }[]> {
-  // Every line of the page in one query (primary key prefix look-ups), in the page's snapshot.
-  const { rows, lines } = await inSnapshot(db, async (tx) => {
-    const rows = await selectInvoicePage(tx, scope, filters, page.after, page.limit + 1);
-    const ids = rows.map((r) => r.id);
-    return { rows, lines: await selectLines(tx, scope, ids) };
-  });
-  const byInvoice = new Map<string, LineRow[]>();
-  for (const line of lines) {
-    const list = byInvoice.get(line.invoice_id);
-    if (list) list.push(line);
-    else byInvoice.set(line.invoice_id, [line]);
-  }
+  // The page and its lines in one statement (primary key prefix look-ups), one snapshot.
+  const rows = await selectInvoicePage(db, scope, filters, page.after, page.limit + 1);
   return rows.map((row) => ({
     id: row.id,
     created_at: row.created_at,
-    invoice: invoiceFromRow(row, byInvoice.get(row.id) ?? []),
+    invoice: invoiceFromRow(row, row.lines),
   }));
 }

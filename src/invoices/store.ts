@@ -118,6 +118,24 @@ const COLUMNS = `tenant_id, environment, id, customer_id, number, status, curren
   marked_uncollectible_at, sent_at, email_status, email_attempts, email_last_error,
   ${PAYMENTS} AS payments, created_at, updated_at`;
 
+// The invoice's lines in their order, as LineRows, for statements that read invoices with their
+// lines in one query (a single statement sees one snapshot: no transaction around two reads).
+// Not with FOR UPDATE: a statement that waited for the row's lock sees the row as its holder
+// left it, but its subqueries see the snapshot from before the wait, and would miss the lines
+// the holder changed. Statements run once the lock is held (an UPDATE after a FOR UPDATE in
+// the same transaction) see both alike.
+const LINES = `(SELECT coalesce(json_agg(json_build_object(
+    'invoice_id', l.invoice_id, 'id', l.id, 'position', l.position,
+    'description', l.description, 'quantity', l.quantity, 'unit_amount', l.unit_amount,
+    'amount', l.amount, 'tax_rates', l.tax_rates, 'unit_code', l.unit_code)
+    ORDER BY l.position), '[]'::json)
+   FROM invoice_lines l
+  WHERE l.tenant_id = invoices.tenant_id AND l.environment = invoices.environment
+    AND l.invoice_id = invoices.id)`;
+
+/** An invoice row with its lines, read in one statement. */
+export type InvoiceWithLines = InvoiceRow & { lines: LineRow[] };
+
 /** An invoice's totals, in the order every statement below takes them. */
 function totalsValues(totals: Totals): unknown[] {
   return [
@@ -147,24 +165,18 @@ function pricedDraftValues(fields: DraftFields, totals: Totals): unknown[] {
   ];
 }
 
-/** Inserts a new draft, priced already, and returns its row (its lines: insertLines). */
+/** Inserts a new draft, priced already, with its lines, in one statement; returns its row. */
 export async function insertDraft(
   db: Queryable,
   scope: TenantScope,
   draft: { id: string; customer_id: string; currency: string },
   fields: DraftFields,
   totals: Totals,
+  lines: readonly Omit<LineRow, 'invoice_id'>[],
 ): Promise<InvoiceRow> {
   const { rows } = await db.query<InvoiceRow>({
     name: 'insert_draft',
-    text: `INSERT INTO invoices (tenant_id, environment, id, customer_id, currency, status,
-                                 default_tax_rates, due_date, days_until_due, memo, metadata,
-                                 supply_date, service_period_start, service_period_end,
-                                 buyer_reference, purchase_order, tax_inclusive, subtotal, tax,
-                                 total_excluding_tax, total, tax_amounts, amount_remaining)
-           VALUES ($1, $2, $3, $4, $5, 'draft', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
-                   $16, $17, $18, $19, $20, $21, $20)
-           RETURNING ${COLUMNS}`,
+    text: INSERT_DRAFT_SQL,
     values: [
       scope.tenantId,
       scope.environment,
@@ -172,6 +184,7 @@ export async function insertDraft(
       draft.customer_id,
       draft.currency,
       ...pricedDraftValues(fields, totals),
+      ...lineArrays(lines),
     ],
   });
   return rows[0]!;
@@ -188,6 +201,21 @@ export async function selectInvoice(
      ${options.forUpdate ? 'FOR UPDATE' : ''}`,
     [scope.tenantId, scope.environment, id],
   );
+  return rows[0];
+}
+
+/** An invoice and its lines, in one statement. */
+export async function selectInvoiceWithLines(
+  db: Queryable,
+  scope: TenantScope,
+  id: string,
+): Promise<InvoiceWithLines | undefined> {
+  const { rows } = await db.query<InvoiceWithLines>({
+    name: 'select_invoice_with_lines',
+    text: `SELECT ${COLUMNS}, ${LINES} AS lines
+             FROM invoices WHERE tenant_id = $1 AND environment = $2 AND id = $3`,
+    values: [scope.tenantId, scope.environment, id],
+  });
   return rows[0];
 }
 
@@ -212,7 +240,7 @@ export async function selectLines(
 // Lines from arrays unnested in step (tax_rates as JSON, since a line's rates are themselves an
 // array, or null); `$first` is the number of the first array parameter. The invoice is
 // (tenant $1, environment $2, id $3) in both statements that use it.
-function linesFromArrays(first: number, gate = ''): string {
+function linesFromArrays(first: number): string {
   const p = (i: number) => `$${first + i}`;
   return `INSERT INTO invoice_lines (tenant_id, environment, invoice_id, id, position, description,
                                 quantity, unit_amount, amount, tax_rates, unit_code)
@@ -221,8 +249,7 @@ function linesFromArrays(first: number, gate = ''): string {
                  ELSE ARRAY(SELECT jsonb_array_elements_text(l.tax_rates)) END, l.unit_code
        FROM unnest(${p(0)}::text[], ${p(1)}::int[], ${p(2)}::text[], ${p(3)}::bigint[],
                    ${p(4)}::bigint[], ${p(5)}::bigint[], ${p(6)}::jsonb[], ${p(7)}::text[])
-            AS l(id, position, description, quantity, unit_amount, amount, tax_rates, unit_code)
-      ${gate}`;
+            AS l(id, position, description, quantity, unit_amount, amount, tax_rates, unit_code)`;
 }
 
 function lineArrays(lines: readonly Omit<LineRow, 'invoice_id'>[]): unknown[] {
@@ -239,6 +266,21 @@ function lineArrays(lines: readonly Omit<LineRow, 'invoice_id'>[]): unknown[] {
 }
 
 const INSERT_LINES_SQL = linesFromArrays(4);
+
+// The lines reference the invoice, inserted by the same statement: foreign keys are checked at
+// its end, when both are there.
+const INSERT_DRAFT_SQL = `WITH invoice AS (
+    INSERT INTO invoices (tenant_id, environment, id, customer_id, currency, status,
+                          default_tax_rates, due_date, days_until_due, memo, metadata,
+                          supply_date, service_period_start, service_period_end,
+                          buyer_reference, purchase_order, tax_inclusive, subtotal, tax,
+                          total_excluding_tax, total, tax_amounts, amount_remaining)
+    VALUES ($1, $2, $3, $4, $5, 'draft', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
+            $16, $17, $18, $19, $20, $21, $20)
+    RETURNING ${COLUMNS}
+  ),
+  line AS (${linesFromArrays(22)})
+  SELECT * FROM invoice`;
 
 export async function insertLines(
   db: Queryable,
@@ -420,13 +462,14 @@ export async function updatePaid(
   scope: TenantScope,
   id: string,
   change: { amount: number; status: InvoiceStatus },
-): Promise<InvoiceRow> {
-  const { rows } = await db.query<InvoiceRow>(
+): Promise<InvoiceWithLines> {
+  // Run on a row the caller has locked (see LINES).
+  const { rows } = await db.query<InvoiceWithLines>(
     `UPDATE invoices
         SET amount_paid = amount_paid + $4, amount_remaining = amount_remaining - $4,
             paid_at = CASE WHEN $5 = 'paid' THEN coalesce(paid_at, clock_timestamp()) END,
             status = $5, updated_at = clock_timestamp()
-      WHERE tenant_id = $1 AND environment = $2 AND id = $3 RETURNING ${COLUMNS}`,
+      WHERE tenant_id = $1 AND environment = $2 AND id = $3 RETURNING ${COLUMNS}, ${LINES} AS lines`,
     [scope.tenantId, scope.environment, id, change.amount, change.status],
   );
   return rows[0]!;
@@ -500,7 +543,7 @@ const FILTERS = {
 function pageSql(filter: keyof typeof FILTERS, after: boolean): string {
   const [condition] = FILTERS[filter];
   const next = filter === 'customerStatus' ? 6 : filter === 'all' ? 4 : 5;
-  return `SELECT ${COLUMNS} FROM invoices
+  return `SELECT ${COLUMNS}, ${LINES} AS lines FROM invoices
            WHERE tenant_id = $1 AND environment = $2 ${condition}
            ${after ? `AND (created_at, id) < ($${next}, $${next + 1})` : ''}
            ORDER BY created_at DESC, id DESC LIMIT $3`;
@@ -520,7 +563,7 @@ export async function selectInvoicePage(
   filters: { customerId?: string | undefined; status?: string | undefined },
   after: PagePosition | null,
   limit: number,
-): Promise<InvoiceRow[]> {
+): Promise<InvoiceWithLines[]> {
   const values: unknown[] = [scope.tenantId, scope.environment, limit];
   if (filters.customerId !== undefined) values.push(filters.customerId);
   if (filters.status !== undefined) values.push(filters.status);
@@ -533,7 +576,10 @@ export async function selectInvoicePage(
       : filters.status !== undefined
         ? 'status'
         : 'all';
-  const { rows } = await db.query<InvoiceRow>(PAGE_SQL[after ? `${filter}After` : filter]!, values);
+  const { rows } = await db.query<InvoiceWithLines>(
+    PAGE_SQL[after ? `${filter}After` : filter]!,
+    values,
+  );
   return rows;
 }
 
