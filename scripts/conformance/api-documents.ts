@@ -25,6 +25,14 @@ export interface IssuedInvoice {
   lines: { id: string; amount: number }[];
 }
 
+/** A postal address as the API takes it. */
+export const address = (line1: string, postalCode: string, city: string, country: string) => ({
+  line1,
+  postalCode,
+  city,
+  country,
+});
+
 function expectStatus(reply: Reply, status: number, what: string): unknown {
   if (reply.status !== status) {
     throw new Error(
