@@ -52,11 +52,13 @@ export class Meter {
   }
 
   /**
-   * A round of `scenario` against the generator's `target`, served by process `pid`; at
-   * `rate` requests per second, or as fast as the server answers.
+   * A round of `scenario` against the generator's `target`, served by process `pid` (its
+   * metrics at `origin`, null for none); at `rate` requests per second, or as fast as the
+   * server answers.
    */
   load(
     target: string,
+    origin: string | null,
     pid: number,
     database: string,
     scenario: Scenario,
@@ -67,7 +69,7 @@ export class Meter {
       const [cpu0, pg0, r0] = [
         await processCpu(pid),
         await this.postgres(databases),
-        await renderCpu(target),
+        origin === null ? null : await renderCpu(origin),
       ];
       const figures = await this.generator.round({
         target,
@@ -79,7 +81,7 @@ export class Meter {
       const [cpu1, pg1, r1] = [
         await processCpu(pid),
         await this.postgres(databases),
-        await renderCpu(target),
+        origin === null ? null : await renderCpu(origin),
       ];
       return {
         figures,
