@@ -11,7 +11,13 @@ import { operator, type TenantScope } from '../tenancy.ts';
 import type { IssuedDocuments } from './issued.ts';
 import type { DocumentModel } from './model.ts';
 import type { RenderPool } from './render-pool.ts';
-import { insertDocument, selectDocuments, type DocumentFormat, type DocumentRow } from './store.ts';
+import {
+  insertDocument,
+  selectDocumentFormats,
+  selectDocuments,
+  type DocumentFormat,
+  type DocumentRow,
+} from './store.ts';
 
 export type { DocumentFormat } from './store.ts';
 
@@ -82,4 +88,23 @@ export async function issuedDocument(
   model: () => Promise<DocumentModel>,
 ): Promise<StoredDocument> {
   return (await issuedDocuments(db, renderer, scope, subjectId, model)).get(format)!;
+}
+
+/**
+ * Which of an issued document's formats exist (an e-invoice its data do not allow does not),
+ * read without the bytes; rendered and stored first if they are not (yet).
+ */
+export async function issuedDocumentFormats(
+  db: Db,
+  renderer: RenderPool,
+  scope: TenantScope,
+  subjectId: string,
+  model: () => Promise<DocumentModel>,
+): Promise<Set<DocumentFormat>> {
+  let rows = await selectDocumentFormats(db, scope, subjectId);
+  if (!FORMATS.every((f) => rows.some((r) => r.format === f))) {
+    await issuedDocuments(db, renderer, scope, subjectId, model);
+    rows = await selectDocumentFormats(db, scope, subjectId);
+  }
+  return new Set(rows.filter((r) => r.available).map((r) => r.format));
 }

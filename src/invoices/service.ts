@@ -9,6 +9,8 @@ import type { PageRequest } from '../paging.ts';
 import { newId } from '../ids.ts';
 import { isCurrency } from '../money/currency.ts';
 import type { TenantScope } from '../tenancy.ts';
+import type { HostedLinks } from '../hosted/links.ts';
+import { shownByWrite, withHostedUrls } from './hosted-link.ts';
 import { checkedLineAmount, priceWithRates } from './pricing.ts';
 import {
   MAX_LINES,
@@ -33,7 +35,13 @@ import {
   type LineRow,
 } from './store.ts';
 
-export { getInvoiceEinvoice, getInvoicePdf, renderIssuedInvoice } from './documents.ts';
+export {
+  getInvoiceEinvoice,
+  getInvoicePdf,
+  invoiceModel,
+  issuedInvoiceFormats,
+  renderIssuedInvoice,
+} from './documents.ts';
 export {
   issueInvoice,
   markInvoiceUncollectible,
@@ -42,6 +50,7 @@ export {
   voidInvoice,
 } from './lifecycle.ts';
 export { invoiceFromRow } from './model.ts';
+export { replaceHostedLink } from './hosted-link.ts';
 export {
   applyCreditToInvoice,
   lockInvoiceForCredit,
@@ -186,8 +195,22 @@ export async function getInvoice(db: Db | Tx, scope: TenantScope, id: string): P
   return inSnapshot(db, async (tx) => withLines(tx, scope, await loadInvoiceRow(tx, scope, id)));
 }
 
+/** The invoice as the API shows it: with its hosted URL. */
+export async function showInvoice(
+  db: Db,
+  links: HostedLinks,
+  scope: TenantScope,
+  id: string,
+): Promise<Invoice> {
+  return inSnapshot(db, async (tx) => {
+    const invoice = await withLines(tx, scope, await loadInvoiceRow(tx, scope, id));
+    return (await withHostedUrls(tx, links, scope, [invoice]))[0]!;
+  });
+}
+
 export function updateInvoice(
   db: Db,
+  links: HostedLinks,
   request: WriteRequest,
   id: string,
   patch: InvoiceUpdate,
@@ -262,7 +285,7 @@ export function updateInvoice(
       });
     }
     uow.event('invoice.updated', invoice);
-    return invoice;
+    return shownByWrite(uow, links, invoice);
   });
 }
 
@@ -357,15 +380,22 @@ export function removeInvoiceLine(
 
 export async function listInvoices(
   db: Db,
+  links: HostedLinks,
   scope: TenantScope,
   filters: { customerId?: string | undefined; status?: string | undefined },
   page: PageRequest,
 ): Promise<{ id: string; created_at: Date; invoice: Invoice }[]> {
-  // Every line of the page in one query (primary key prefix look-ups), in the page's snapshot.
-  const { rows, lines } = await inSnapshot(db, async (tx) => {
+  // Every line of the page in one query (primary key prefix look-ups), in the page's snapshot;
+  // the hosted links of its issued invoices in one more.
+  const { rows, lines, urls } = await inSnapshot(db, async (tx) => {
     const rows = await selectInvoicePage(tx, scope, filters, page.after, page.limit + 1);
     const ids = rows.map((r) => r.id);
-    return { rows, lines: await selectLines(tx, scope, ids) };
+    const issued = rows.filter((r) => r.status !== 'draft').map((r) => r.id);
+    return {
+      rows,
+      lines: await selectLines(tx, scope, ids),
+      urls: issued.length === 0 ? new Map<string, string>() : await links.urls(tx, scope, issued),
+    };
   });
   const byInvoice = new Map<string, LineRow[]>();
   for (const line of lines) {
@@ -376,6 +406,9 @@ export async function listInvoices(
   return rows.map((row) => ({
     id: row.id,
     created_at: row.created_at,
-    invoice: invoiceFromRow(row, byInvoice.get(row.id) ?? []),
+    invoice: {
+      ...invoiceFromRow(row, byInvoice.get(row.id) ?? []),
+      hostedInvoiceUrl: urls.get(row.id) ?? null,
+    },
   }));
 }

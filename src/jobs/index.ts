@@ -8,6 +8,8 @@ import type { Db } from '../db/pool.ts';
 import { purgeExpiredIdempotencyKeys } from '../db/unit-of-work.ts';
 import { createRenderPool, type RenderPool } from '../documents/render-pool.ts';
 import { WebhookWorker } from '../events/worker.ts';
+import { HostedLinks } from '../hosted/links.ts';
+import { publicBaseUrl } from '../hosted/public-url.ts';
 import { creditNoteMail, CREDIT_NOTE_MAIL } from '../credit-notes/documents.ts';
 import { invoiceMail, INVOICE_MAIL } from '../invoices/mail.ts';
 import { createMailTransport } from '../mail/transport.ts';
@@ -26,6 +28,7 @@ export function startJobs(
   config: Config,
   secrets: SecretsKeyring,
   renderer: RenderPool,
+  links: HostedLinks,
   log: { info(message: string): void; error(error: unknown, context: string): void },
 ): Jobs {
   const onError = (error: unknown, context: string) => log.error(error, context);
@@ -37,7 +40,7 @@ export function startJobs(
   const mail = new MailWorker(db, {
     transport: createMailTransport(config, (message) => log.info(message)),
     kinds: {
-      [INVOICE_MAIL]: invoiceMail(renderer),
+      [INVOICE_MAIL]: invoiceMail(renderer, links),
       [CREDIT_NOTE_MAIL]: creditNoteMail(renderer),
     },
     onError,
@@ -73,7 +76,10 @@ export async function runStandaloneWorker(
     const secrets = await SecretsKeyring.load(config);
     await checkSecretsKey(database.db, secrets);
     const renderer = createRenderPool();
-    const jobs = startJobs(database.db, config, secrets, renderer, {
+    // Alone, the worker knows no listening address: without PUBLIC_URL, links in e-mails use
+    // HOST and PORT as configured.
+    const links = new HostedLinks(secrets, publicBaseUrl(config));
+    const jobs = startJobs(database.db, config, secrets, renderer, links, {
       info: log,
       error: (error, context) => log(`${context}: ${String(error)}`),
     });
