@@ -133,7 +133,6 @@ const LABELS = [
   'party.buyer',
   'lines.description',
   'lines.quantity',
-  'lines.unit',
   'lines.unitPrice',
   'lines.vatRate',
   'lines.amount',

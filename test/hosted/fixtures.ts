@@ -26,6 +26,8 @@ export async function customerIn(api: Api, locale: string, name = 'Ada Lovelace 
     locale,
     address: { line1: '12 Analytical Row', city: 'London', postalCode: 'N1 9GU', country: 'GB' },
     taxIds: [{ type: 'gb_vat', value: 'GB123456789' }],
+    // Peppol wants an electronic address for the buyer (PEPPOL-EN16931-R010).
+    electronicAddress: { scheme: '0088', value: '5790000435975' },
   });
 }
 
@@ -50,7 +52,10 @@ export async function issuedInvoice(
     defaultTaxRates: [rate.id],
     ...(options.dueDate ? { dueDate: options.dueDate } : { daysUntilDue: 14 }),
     lines: Array.from({ length: count }, (_, i) => ({
-      description: i === 0 ? 'Datenanalyse – Quartalsbericht' : `Consulting, item ${i + 1}`,
+      description:
+        i === 0
+          ? 'Datenanalyse – Quartalsbericht'
+          : `Consulting, item ${i + 1}: data pipeline review and written report`,
       quantity: (i % 3) + 1,
       unitAmount: 12_500 + i * 1_000,
     })),
