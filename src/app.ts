@@ -35,6 +35,8 @@ import { registerCreditNoteRoutes } from './credit-notes/routes.ts';
 import { registerEventRoutes } from './events/routes.ts';
 import { registerInvoiceRoutes } from './invoices/routes.ts';
 import { registerKeyRoutes } from './keys/routes.ts';
+import { registerPaymentRoutes } from './payments/routes.ts';
+import { registerReportRoutes } from './payments/report-routes.ts';
 import { registerTaxRateRoutes } from './taxes/routes.ts';
 import type { KeyVerifier } from './keys/verifier.ts';
 import type { SecretsKeyring } from './secrets/keyring.ts';
@@ -250,7 +252,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         title: 'Billing API',
         version: API_VERSION,
         description:
-          'Customers, invoices, taxes and credit notes. Every request carries `Authorization: Bearer <API_KEY>`. Errors use one envelope whose `code` is stable.\n\n' +
+          'Customers, invoices, taxes, credit notes, payments and receivables. Every request carries `Authorization: Bearer <API_KEY>`. Errors use one envelope whose `code` is stable.\n\n' +
           '**Rate limits.** Each key may make a number of requests per one-second window (default 100 for live keys, 25 for test keys; shared by every server instance). Every authenticated response carries the headers of the IETF draft "RateLimit header fields for HTTP": `RateLimit-Policy: "default";q=100;w=1` (quota per window of `w` seconds) and `RateLimit: "default";r=57;t=1` (requests remaining, seconds until the window resets). Over the limit the answer is `429 rate_limited` with `Retry-After`. After 20 failed authentications (unknown, malformed or revoked keys) from one address within a minute, every request from that address that presents a key is `429 rate_limited` until the minute has passed.\n\n' +
           '**Transport.** Live keys must use HTTPS (`403 https_required` otherwise); test keys may use plain HTTP. The API sends no CORS headers: secret keys belong on servers, not in browsers.',
       },
@@ -289,6 +291,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerTaxRateRoutes(app, deps);
   registerInvoiceRoutes(app, deps);
   registerCreditNoteRoutes(app, deps);
+  registerPaymentRoutes(app, deps);
+  registerReportRoutes(app, deps);
   registerEventRoutes(app, deps);
   registerSettingsRoutes(app, deps);
   await registerHostedPage(app, deps, limits);

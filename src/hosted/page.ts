@@ -23,18 +23,6 @@ import { groupIban } from '../documents/pdf/payment.ts';
 import { printedRate } from '../documents/pdf/tax-summary.ts';
 import type { Invoice } from '../invoices/schemas.ts';
 
-/** A payment as the invoice lists it (src/payments/); read defensively, fields may be added. */
-interface ListedPayment {
-  amount: number;
-  method: string;
-  receivedAt: string;
-  status?: string;
-  voidedAt?: string | null;
-}
-
-/** The invoice with what the payments module adds to it, when it does. */
-export type PageInvoice = Invoice & { payments?: ListedPayment[]; overdue?: boolean };
-
 export const PAGE_STATUSES = [
   'open',
   'partially_paid',
@@ -49,13 +37,12 @@ export type PageStatus = (typeof PAGE_STATUSES)[number];
  * The status the page shows, from the invoice's state now (the PDF, a record of the issue,
  * cannot show it). Overdue comes before partially paid: it is what the customer must act on.
  */
-export function pageStatus(invoice: PageInvoice, today: string): PageStatus {
+export function pageStatus(
+  invoice: Pick<Invoice, 'status' | 'overdue' | 'amountPaid'>,
+): PageStatus {
   if (invoice.status === 'paid' || invoice.status === 'void') return invoice.status;
   if (invoice.status === 'uncollectible') return 'uncollectible';
-  const overdue =
-    invoice.overdue ??
-    (invoice.dueDate !== null && invoice.dueDate < today && invoice.amountRemaining > 0);
-  if (overdue) return 'overdue';
+  if (invoice.overdue) return 'overdue';
   return invoice.amountPaid > 0 ? 'partially_paid' : 'open';
 }
 
@@ -112,8 +99,7 @@ export interface PageView {
   paymentTerms: string | null;
   paymentDetails: [string, string][];
   paymentInstructions: string | null;
-  /** null when the invoice lists no payments (no payments module): the page says nothing. */
-  payments: PaymentRow[] | null;
+  payments: PaymentRow[];
   downloads: Download[];
   note: string | null;
   labels: Record<string, string>;
@@ -180,15 +166,14 @@ function paymentDetails(model: DocumentModel): [string, string][] {
   return rows;
 }
 
-function paymentRows(invoice: PageInvoice, locale: DocumentLocale): PaymentRow[] | null {
-  if (!Array.isArray(invoice.payments)) return null;
+function paymentRows(invoice: Invoice, locale: DocumentLocale): PaymentRow[] {
   return invoice.payments.map((p) => {
     const methodId = `payment.method.${p.method}`;
     return {
       date: formatDate(p.receivedAt.slice(0, 10), locale),
       method: isMessageId(methodId) ? t(locale, methodId) : p.method,
       amount: formatAmount(p.amount, invoice.currency, locale),
-      voided: Boolean(p.voidedAt) || p.status === 'void' || p.status === 'voided',
+      voided: p.status === 'void',
     };
   });
 }
@@ -200,13 +185,13 @@ const DOWNLOADS: [DocumentFormat, MessageId, string][] = [
 ];
 
 export function pageView(
-  invoice: PageInvoice,
+  invoice: Invoice,
   model: DocumentModel,
-  options: { formats: ReadonlySet<DocumentFormat>; downloadBase: string; today: string },
+  options: { formats: ReadonlySet<DocumentFormat>; downloadBase: string },
 ): PageView {
   const { locale, currency, totals } = model;
   const money = (amount: number) => formatAmount(amount, currency, locale);
-  const status = pageStatus(invoice, options.today);
+  const status = pageStatus(invoice);
   const summary = [
     { key: 'total', label: t(locale, 'totals.total'), value: money(invoice.total) },
     { key: 'paid', label: t(locale, 'hosted.amountPaid'), value: money(invoice.amountPaid) },

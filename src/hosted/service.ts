@@ -14,7 +14,7 @@ import {
   issuedInvoiceFormats,
 } from '../invoices/service.ts';
 import type { HostedLinks } from './links.ts';
-import { pageView, type PageInvoice, type PageView } from './page.ts';
+import { pageView, type PageView } from './page.ts';
 
 export interface HostedPageDeps {
   db: Db;
@@ -26,18 +26,13 @@ export interface HostedPageDeps {
 export async function hostedInvoicePage(
   deps: HostedPageDeps,
   token: string,
-  now = new Date(),
 ): Promise<PageView | null> {
-  const link = await deps.links.resolve(deps.db, token, now);
+  const link = await deps.links.resolve(deps.db, token);
   if (!link) return null;
   const { invoice, model } = await invoiceModel(deps.db, link.scope, link.invoiceId);
   const formats = await issuedInvoiceFormats(deps.db, deps.renderer, link.scope, invoice.id);
-  return pageView(invoice as PageInvoice, model, {
-    formats,
-    // Relative to the page, so that a path prefix of PUBLIC_URL is kept.
-    downloadBase: token,
-    today: now.toISOString().slice(0, 10),
-  });
+  // Download links are relative to the page, so that a path prefix of PUBLIC_URL is kept.
+  return pageView(invoice, model, { formats, downloadBase: token });
 }
 
 export interface HostedDocument {

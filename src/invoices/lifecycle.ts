@@ -1,4 +1,6 @@
-// The invoice lifecycle after the draft: issue, pay, void, mark uncollectible, send. Every move is checked against the state machine (state.ts) on the locked row.
+// The invoice lifecycle after the draft: issue, void, mark uncollectible, send. Every move is
+// checked against the state machine (state.ts) on the locked row. Paying is a payment
+// (src/payments/, through ./payments.ts).
 import type { Db } from '../db/pool.ts';
 import {
   unitOfWork,
@@ -97,7 +99,7 @@ async function transition(
   uow: UnitOfWork,
   links: HostedLinks,
   id: string,
-  action: 'pay' | 'void' | 'mark_uncollectible',
+  action: 'void' | 'mark_uncollectible',
   eventType: string,
 ): Promise<Invoice> {
   const { tx, actor: scope } = uow;
@@ -106,16 +108,6 @@ async function transition(
   const invoice = await withLines(tx, scope, await applyTransition(tx, scope, id, action));
   uow.event(eventType, invoice);
   return shownByWrite(uow, links, invoice);
-}
-
-/** Records a payment received outside the API for the whole amount remaining. */
-export function payInvoice(
-  db: Db,
-  links: HostedLinks,
-  request: WriteRequest,
-  id: string,
-): Promise<Written<Invoice>> {
-  return unitOfWork(db, request, (uow) => transition(uow, links, id, 'pay', 'invoice.paid'));
 }
 
 /** Voids an invoice; its hosted page stays, and says it is void. */

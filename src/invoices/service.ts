@@ -1,6 +1,7 @@
 // Invoice rules: drafts and their lines, money, the state machine's guard, events. The
-// lifecycle (issue, pay, void, send, PDF) is in lifecycle.ts and the credit-note hooks in
-// credits.ts; this file is the module's public face and re-exports both.
+// lifecycle (issue, void, send, PDF) is in lifecycle.ts, the credit-note hooks in credits.ts
+// and the payment and overdue hooks in payments.ts; this file is the module's public face and
+// re-exports them.
 import { inSnapshot, type Db, type Tx } from '../db/pool.ts';
 import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
 import { getCustomerRow } from '../customers/service.ts';
@@ -42,15 +43,19 @@ export {
   issuedInvoiceFormats,
   renderIssuedInvoice,
 } from './documents.ts';
+export { issueInvoice, markInvoiceUncollectible, sendInvoice, voidInvoice } from './lifecycle.ts';
+export { invoiceMail, INVOICE_MAIL } from './mail.ts';
+export { invoiceFromRow, todayUtc } from './model.ts';
+export { replaceHostedLink, shownByWrite } from './hosted-link.ts';
 export {
-  issueInvoice,
-  markInvoiceUncollectible,
-  payInvoice,
-  sendInvoice,
-  voidInvoice,
-} from './lifecycle.ts';
-export { invoiceFromRow } from './model.ts';
-export { replaceHostedLink } from './hosted-link.ts';
+  applyPaymentToInvoice,
+  lockInvoiceForPayment,
+  lockInvoiceOfPayment,
+  recordOverdueInvoices,
+  reversePaymentOnInvoice,
+  scopesWithNewlyOverdueInvoices,
+  type PayableInvoice,
+} from './payments.ts';
 export {
   applyCreditToInvoice,
   lockInvoiceForCredit,
@@ -163,12 +168,12 @@ export function createInvoice(
     buyer_reference: input.buyerReference ?? null,
     purchase_order: input.purchaseOrder ?? null,
   };
+  // A line whose amount leaves the safe range is refused with the body, before any look-up.
+  const lines = newLines(input.lines ?? [], 1, (i) => `lines.${i}.`);
   return unitOfWork(db, request, async (uow) => {
     const { tx, actor: scope } = uow;
-    // The customer matters to the price by its tax exemption, and must exist (404 customerId,
-    // before any complaint about the lines).
+    // The customer matters to the price by its tax exemption, and must exist (404 customerId).
     const customer = await getCustomerRow(tx, scope, input.customerId);
-    const lines = newLines(input.lines ?? [], 1, (i) => `lines.${i}.`);
     const totals = await priceWithRates(
       tx,
       scope,

@@ -4,6 +4,7 @@ import type { Queryable } from '../db/pool.ts';
 import type { PagePosition } from '../paging.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { TaxAmount } from '../taxes/schemas.ts';
+import type { Payment } from '../payments/schemas.ts';
 import type { StoredTaxAmount } from '../taxes/service.ts';
 import type { CustomerSnapshot, SellerSnapshot } from './schemas.ts';
 import type { InvoiceStatus } from './state.ts';
@@ -48,6 +49,8 @@ export interface InvoiceRow {
   email_status: 'queued' | 'sent' | 'failed' | null;
   email_attempts: number;
   email_last_error: string | null;
+  /** Its payments, void ones too, oldest first, as the API shows them (see PAYMENTS). */
+  payments: Payment[];
   created_at: Date;
   updated_at: Date;
 }
@@ -87,6 +90,23 @@ export interface Totals {
   tax_amounts: TaxAmount[];
 }
 
+// The invoice's payments in the API's shape (Payment), read with the invoice by every statement
+// below (index payments_by_invoice); a draft has none, and is not looked up. Statements that
+// return invoices name the table `invoices` (no alias), which this refers to.
+const ISO = (column: string) =>
+  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const PAYMENTS = `CASE WHEN invoices.status = 'draft' THEN '[]'::json ELSE (
+    SELECT coalesce(json_agg(json_build_object(
+             'id', p.id, 'object', 'payment', 'invoiceId', p.invoice_id,
+             'customerId', p.customer_id, 'amount', p.amount, 'currency', p.currency,
+             'method', p.method, 'reference', p.reference, 'status', p.status,
+             'receivedAt', ${ISO('p.received_at')}, 'createdAt', ${ISO('p.created_at')},
+             'voidedAt', ${ISO('p.voided_at')}, 'environment', p.environment)
+           ORDER BY p.created_at, p.id), '[]'::json)
+      FROM payments p
+     WHERE p.tenant_id = invoices.tenant_id AND p.environment = invoices.environment
+       AND p.invoice_id = invoices.id) END`;
+
 // due_date as text: a DATE parsed into a JS Date would shift with the time zone.
 const COLUMNS = `tenant_id, environment, id, customer_id, number, status, currency,
   default_tax_rates, tax_inclusive, subtotal, tax, total_excluding_tax, total, tax_amounts,
@@ -95,8 +115,8 @@ const COLUMNS = `tenant_id, environment, id, customer_id, number, status, curren
   service_period_start::text AS service_period_start,
   service_period_end::text AS service_period_end, buyer_reference, purchase_order,
   customer_snapshot, seller_snapshot, issued_at, paid_at, voided_at,
-  marked_uncollectible_at, sent_at, email_status, email_attempts, email_last_error, created_at,
-  updated_at`;
+  marked_uncollectible_at, sent_at, email_status, email_attempts, email_last_error,
+  ${PAYMENTS} AS payments, created_at, updated_at`;
 
 /** An invoice's totals, in the order every statement below takes them. */
 function totalsValues(totals: Totals): unknown[] {
@@ -351,9 +371,8 @@ export async function markIssued(
 }
 
 // Each transition sets its status and timestamp; the service has checked the move first.
+// (Paying is a payment: see updatePaid.)
 const TRANSITION_SQL = {
-  pay: `status = 'paid', amount_paid = amount_paid + amount_remaining, amount_remaining = 0,
-        paid_at = clock_timestamp()`,
   void: `status = 'void', voided_at = clock_timestamp()`,
   mark_uncollectible: `status = 'uncollectible', marked_uncollectible_at = clock_timestamp()`,
 };
@@ -390,6 +409,68 @@ export async function updateCredits(
     [scope.tenantId, scope.environment, id, change.credited, change.outOfBand, change.status],
   );
   return rows[0]!;
+}
+
+/**
+ * A payment (amount > 0) or its reversal (amount < 0) on an invoice; the status moves with
+ * what is still owed, and paidAt with it.
+ */
+export async function updatePaid(
+  db: Queryable,
+  scope: TenantScope,
+  id: string,
+  change: { amount: number; status: InvoiceStatus },
+): Promise<InvoiceRow> {
+  const { rows } = await db.query<InvoiceRow>(
+    `UPDATE invoices
+        SET amount_paid = amount_paid + $4, amount_remaining = amount_remaining - $4,
+            paid_at = CASE WHEN $5 = 'paid' THEN coalesce(paid_at, clock_timestamp()) END,
+            status = $5, updated_at = clock_timestamp()
+      WHERE tenant_id = $1 AND environment = $2 AND id = $3 RETURNING ${COLUMNS}`,
+    [scope.tenantId, scope.environment, id, change.amount, change.status],
+  );
+  return rows[0]!;
+}
+
+/**
+ * The tenants and environments that have open invoices past their due date on `today` whose
+ * invoice.overdue is still to be recorded (index invoices_overdue_due, across tenants).
+ */
+export async function selectScopesWithNewlyOverdue(
+  db: Queryable,
+  today: string,
+): Promise<TenantScope[]> {
+  const { rows } = await db.query<TenantScope>(
+    `SELECT DISTINCT tenant_id AS "tenantId", environment FROM invoices
+      WHERE status = 'open' AND overdue_at IS NULL AND due_date < $1::date`,
+    [today],
+  );
+  return rows;
+}
+
+/**
+ * Marks up to `limit` open invoices of the scope that are past their due date on `today` as
+ * recorded overdue, and returns them: the statement that finds them marks them, and skips
+ * those another worker holds (FOR UPDATE SKIP LOCKED), so each is returned once, ever.
+ */
+export async function markOverdue(
+  db: Queryable,
+  scope: TenantScope,
+  today: string,
+  limit: number,
+): Promise<InvoiceRow[]> {
+  const { rows } = await db.query<InvoiceRow>(
+    `UPDATE invoices SET overdue_at = clock_timestamp()
+      WHERE tenant_id = $1 AND environment = $2 AND overdue_at IS NULL
+        AND id IN (SELECT d.id FROM invoices d
+                    WHERE d.tenant_id = $1 AND d.environment = $2 AND d.status = 'open'
+                      AND d.overdue_at IS NULL AND d.due_date < $3::date
+                    ORDER BY d.due_date LIMIT $4
+                      FOR UPDATE SKIP LOCKED)
+      RETURNING ${COLUMNS}`,
+    [scope.tenantId, scope.environment, today, limit],
+  );
+  return rows;
 }
 
 /**

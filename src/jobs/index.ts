@@ -1,6 +1,7 @@
 // The server's background work, in every server process (RUN_WORKER) or alone (`billing
-// worker`): webhook deliveries, the mail outbox, and the purge of expired idempotency records.
-// Every job is safe with any number of processes running it on one database.
+// worker`): webhook deliveries, the mail outbox, dunning (overdue invoices and reminders), and
+// the purge of expired idempotency records. Every job is safe with any number of processes
+// running it on one database.
 import type { Config } from '../config.ts';
 import { openDatabase } from '../db/database.ts';
 import { migrate } from '../db/migrate.ts';
@@ -11,11 +12,15 @@ import { WebhookWorker } from '../events/worker.ts';
 import { HostedLinks } from '../hosted/links.ts';
 import { publicBaseUrl } from '../hosted/public-url.ts';
 import { creditNoteMail, CREDIT_NOTE_MAIL } from '../credit-notes/documents.ts';
-import { invoiceMail, INVOICE_MAIL } from '../invoices/mail.ts';
+import { invoiceMail, INVOICE_MAIL, todayUtc } from '../invoices/service.ts';
 import { createMailTransport } from '../mail/transport.ts';
 import { MailWorker } from '../mail/worker.ts';
+import { runDunning } from '../payments/dunning.ts';
+import { reminderMail, REMINDER_MAIL } from '../payments/reminders.ts';
 import { checkSecretsKey } from '../secrets/check.ts';
 import { SecretsKeyring } from '../secrets/keyring.ts';
+
+const DUNNING_INTERVAL_MS = 5 * 60_000;
 
 export interface Jobs {
   webhooks: WebhookWorker;
@@ -42,6 +47,7 @@ export function startJobs(
     kinds: {
       [INVOICE_MAIL]: invoiceMail(renderer, links),
       [CREDIT_NOTE_MAIL]: creditNoteMail(renderer),
+      [REMINDER_MAIL]: reminderMail(renderer, links),
     },
     onError,
   });
@@ -51,11 +57,29 @@ export function startJobs(
     purgeExpiredIdempotencyKeys(db).catch((error: unknown) => onError(error, 'purging'));
   }, 60_000);
   purge.unref();
+  // Due dates are days: a run every few minutes finds what the day brought soon enough. The
+  // first comes a minute after start, not at once, so short-lived processes stay quiet.
+  let dunningRun: Promise<void> = Promise.resolve();
+  let stopped = false;
+  const dun = () => {
+    dunningRun = runDunning(db, todayUtc())
+      .then(({ reminders }) => {
+        if (reminders > 0) mail.poke();
+      })
+      .catch((error: unknown) => onError(error, 'dunning'))
+      .finally(() => {
+        if (!stopped) dunning = setTimeout(dun, DUNNING_INTERVAL_MS).unref();
+      });
+  };
+  let dunning = setTimeout(dun, 60_000).unref();
   return {
     webhooks,
     mail,
     async stop() {
       clearInterval(purge);
+      stopped = true;
+      clearTimeout(dunning);
+      await dunningRun;
       // Attempts in flight finish and are recorded before the database goes.
       await Promise.all([webhooks.stop(), mail.stop()]);
     },

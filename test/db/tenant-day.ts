@@ -2,7 +2,7 @@
 // tenant's day that runs the reads and writes of every module.
 import assert from 'node:assert/strict';
 import { waitFor, type startReceiver } from '../events/receiver.ts';
-import { client, createTenantWithKey, type TestServer } from '../helpers.ts';
+import { call, client, createTenantWithKey, type TestServer } from '../helpers.ts';
 
 /** Tenants with customers, issued invoices, credit notes, keys and webhook endpoints. */
 export async function bookkeeping(server: TestServer, tenants: number): Promise<void> {
@@ -110,7 +110,16 @@ export async function tenantDay(
   ok(await api.get(`/v1/invoices/${id}/pdf`));
   ok(await api.post(`/v1/invoices/${id}/send`));
   ok(await api.get('/v1/settings'));
-  ok(await api.patch('/v1/settings', { locale: 'de' }));
+  ok(await api.patch('/v1/settings', { locale: 'de', reminders: [3] }));
+  // Long overdue: the dunning job (run by the caller) marks it and sends its reminder.
+  const late = await api.post('/v1/invoices', {
+    customerId: customer.body.id,
+    currency: 'eur',
+    dueDate: '2020-01-31',
+    lines: [{ description: 'Late', unitAmount: 700 }],
+  });
+  ok(late, 201);
+  ok(await api.post(`/v1/invoices/${late.body.id}/issue`));
 
   const note = await api.post('/v1/credit-notes', {
     invoiceId: id,

@@ -7,7 +7,7 @@ import { request as httpRequest } from 'node:http';
 import { describe, it } from 'node:test';
 import { t } from '../../src/documents/i18n.ts';
 import { LOCALES } from '../../src/documents/model.ts';
-import { pageStatus, type PageInvoice } from '../../src/hosted/page.ts';
+import { pageStatus } from '../../src/hosted/page.ts';
 import { setSettings } from '../helpers.ts';
 import { startInvoiceApp, tenantApi } from '../invoices/fixtures.ts';
 import {
@@ -248,24 +248,18 @@ describe('the hosted invoice page', () => {
 });
 
 describe('the status rule', () => {
-  const base = {
-    status: 'open',
-    dueDate: '2026-05-01',
-    amountPaid: 0,
-    amountRemaining: 1000,
-  } as unknown as PageInvoice;
+  const open = { status: 'open', overdue: false, amountPaid: 0 } as const;
   it('says partially paid when part is paid and the due date has not passed', () => {
-    assert.equal(pageStatus({ ...base, amountPaid: 400 }, '2026-04-01'), 'partially_paid');
-    assert.equal(pageStatus(base, '2026-04-01'), 'open');
+    assert.equal(pageStatus({ ...open, amountPaid: 400 }), 'partially_paid');
+    assert.equal(pageStatus(open), 'open');
   });
-  it('says overdue after the due date, before partially paid; the invoice may say so itself', () => {
-    assert.equal(pageStatus({ ...base, amountPaid: 400 }, '2026-05-02'), 'overdue');
-    assert.equal(pageStatus({ ...base, overdue: false }, '2026-05-02'), 'open');
-    assert.equal(pageStatus({ ...base, overdue: true }, '2026-04-01'), 'overdue');
+  it('says overdue after the due date, before partially paid', () => {
+    assert.equal(pageStatus({ ...open, overdue: true, amountPaid: 400 }), 'overdue');
+    assert.equal(pageStatus({ ...open, overdue: true }), 'overdue');
   });
   it('follows the final states', () => {
     for (const status of ['paid', 'void', 'uncollectible'] as const) {
-      assert.equal(pageStatus({ ...base, status }, '2026-05-02'), status);
+      assert.equal(pageStatus({ ...open, status, overdue: false }), status);
     }
   });
 });
