@@ -1,8 +1,8 @@
 // An issued invoice's hosted link (src/hosted/links.ts) as the API shows it: `hostedInvoiceUrl`
 // on every invoice the API returns, made when the invoice is issued and replaced on request.
 //
-// Events carry invoices without it (they are stored, and delivered to webhook endpoints that
-// may log them): the work records its events before the URL is added. A write whose answer
+// Events carry invoices with `hostedInvoiceUrl: null` (they are stored, and delivered to webhook
+// endpoints that may log them): the work records its events before the URL is added. A write whose answer
 // shows the URL marks its result as carrying a secret, so a stored Idempotency-Key result holds
 // it only sealed under the calling key, and replays it to that key alone (src/db/unit-of-work.ts).
 import type { Db, Queryable } from '../db/pool.ts';

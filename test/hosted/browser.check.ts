@@ -65,6 +65,28 @@ async function apiBytes(pathname: string): Promise<Buffer> {
 
 const invoices: Partial<Record<DocumentLocale, IssuedOnPage>> = {};
 
+/** An invoice with a payment and a bounced (void) one, and a credit note. */
+async function partlyPaid(): Promise<IssuedOnPage> {
+  const invoice = await issuedInvoice(api, { locale: 'en', lines: 2 });
+  const paid = await api.post(`/v1/invoices/${invoice.id}/payments`, {
+    amount: 10_000,
+    method: 'bank_transfer',
+  });
+  assert.equal(paid.status, 201, paid.text);
+  const bounced = await api.post(`/v1/invoices/${invoice.id}/payments`, {
+    amount: 5_000,
+    method: 'direct_debit',
+  });
+  assert.equal((await api.post(`/v1/payments/${bounced.body.id}/void`)).status, 200);
+  const credit = await api.post('/v1/credit-notes', {
+    invoiceId: invoice.id,
+    amount: 2_000,
+    reason: 'order_change',
+  });
+  assert.equal(credit.status, 201, credit.text);
+  return invoice;
+}
+
 describe('the hosted page in Chromium', () => {
   for (const locale of ['en', 'de', 'pl'] as const) {
     it(`shows number, totals and status in ${locale}`, async () => {
@@ -113,7 +135,7 @@ describe('the hosted page in Chromium', () => {
     const paid = await issuedInvoice(api, { locale: 'de' });
     await api.post(`/v1/invoices/${paid.id}/pay`);
     const overdue = await issuedInvoice(api, { dueDate: '2020-01-15' });
-    const pages = [invoices.en!, invoices.de!, invoices.pl!, paid, overdue];
+    const pages = [invoices.en!, invoices.de!, invoices.pl!, paid, overdue, await partlyPaid()];
     for (const [index, invoice] of pages.entries()) {
       for (const viewport of [DESKTOP, MOBILE]) {
         const page = await open(invoice.hostedInvoiceUrl, { viewport });
@@ -138,6 +160,23 @@ describe('the hosted page in Chromium', () => {
         await page.context().close();
       }
     }
+  });
+
+  it('shows payments and credits, and says partially paid', async () => {
+    const invoice = await partlyPaid();
+    const page = await open(invoice.hostedInvoiceUrl);
+    assert.ok((await page.locator('.status').innerText()).includes('Partially paid'));
+    assert.equal(await page.locator('.summary-paid dd').innerText(), '€100.00');
+    assert.equal(await page.locator('.summary-credited dd').innerText(), '€20.00');
+    const remaining = formatAmount(invoice.total - 12_000, 'eur', 'en');
+    assert.equal(await page.locator('.summary-remaining dd').innerText(), remaining);
+    assert.equal(await page.locator('.payments tbody tr').count(), 2);
+    assert.equal(await page.locator('.payments tbody tr.voided del').innerText(), '€50.00');
+    await page.screenshot({
+      path: path.join(SCREENSHOTS, 'desktop-partly-paid.png'),
+      fullPage: true,
+    });
+    await page.context().close();
   });
 
   it('is the same page with JavaScript off: the same DOM and the same pixels', async () => {
@@ -197,6 +236,11 @@ describe('the hosted page in Chromium', () => {
 
   it('prints a 20-line invoice on one A4 page', async () => {
     const invoice = await issuedInvoice(api, { locale: 'de', lines: 20 });
+    // As a customer prints it once part is paid: three payments on the page too.
+    for (const method of ['bank_transfer', 'card', 'cash']) {
+      const paid = { amount: 100_000, method };
+      assert.equal((await api.post(`/v1/invoices/${invoice.id}/payments`, paid)).status, 201);
+    }
     const page = await open(invoice.hostedInvoiceUrl);
     const pdf = await page.pdf({ format: 'A4', printBackground: true, preferCSSPageSize: true });
     await writeFile(path.join(SCREENSHOTS, 'print-20-lines.pdf'), pdf);

@@ -186,6 +186,31 @@ describe('the hosted invoice page', () => {
     assert.equal(await statusOf(lost.hostedInvoiceUrl), 'uncollectible');
   });
 
+  it('lists payments, a void one marked, and says partially paid', async () => {
+    const invoice = await issuedInvoice(api, { locale: 'de' });
+    const first = await api.post(`/v1/invoices/${invoice.id}/payments`, {
+      amount: 20_000,
+      method: 'bank_transfer',
+      receivedAt: '2026-01-10T09:00:00Z',
+    });
+    assert.equal(first.status, 201, first.text);
+    const bounced = await api.post(`/v1/invoices/${invoice.id}/payments`, {
+      amount: 5_000,
+      method: 'direct_debit',
+    });
+    assert.equal(bounced.status, 201, bounced.text);
+    assert.equal((await api.post(`/v1/payments/${bounced.body.id}/void`)).status, 200);
+    const { text: html } = await page(pagePath(invoice.hostedInvoiceUrl));
+    const text = textOf(html);
+    assert.ok(text.includes('Status: Teilweise bezahlt'), text);
+    assert.ok(text.includes('Bezahlt 200,00 €'), text);
+    const remaining = (invoice.total - 20_000) / 100;
+    assert.ok(text.includes(`Offener Betrag ${remaining.toFixed(2).replace('.', ',')} €`), text);
+    assert.ok(text.includes('10.01.2026 Überweisung 200,00 €'), text);
+    assert.ok(text.includes('Lastschrift (Storniert) 50,00 €'), text);
+    assert.match(html, /<del>50,00\s€<\/del>/);
+  });
+
   it('answers every link that opens nothing with the same plain 404 page', async () => {
     const replaced = await issuedInvoice(api);
     await api.post(`/v1/invoices/${replaced.id}/hosted-link`);
