@@ -4,7 +4,7 @@
 // clear at rest: not in the link table, not in events, not in a stored idempotent result, not in
 // the mail outbox.
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { loadConfig, ConfigError } from '../../src/config.ts';
 import { linkExpiry } from '../../src/hosted/links.ts';
@@ -86,6 +86,25 @@ describe('hosted invoice links', () => {
     );
     assert.equal(rows.length, 1);
     assert.match(rows[0].token_sealed, /^v1\./);
+  });
+
+  it('writes no token into the log', async () => {
+    const lines: string[] = [];
+    const logged = await server.start({ logLevel: 'info' }, { write: (l) => void lines.push(l) });
+    const invoice = await issuedInvoice(client(logged.url, key.secret));
+    const path = pagePath(invoice.hostedInvoiceUrl);
+    assert.equal((await fetchPage(logged.url, path)).status, 200);
+    assert.equal((await fetchPage(logged.url, `${path}/pdf`)).status, 200);
+    assert.equal((await fetchPage(logged.url, `${path}x`)).status, 404);
+    assert.ok(
+      lines.some((l) => l.includes('/i/:token')),
+      'the page requests were logged',
+    );
+    const token = tokenOf(invoice.hostedInvoiceUrl);
+    assert.deepEqual(
+      lines.filter((l) => l.includes(token.slice(0, 20))),
+      [],
+    );
   });
 
   it('leaves the URL out of events (null there), which are stored and delivered', async () => {
@@ -219,16 +238,15 @@ describe('the public URL', () => {
       invoice.hostedInvoiceUrl,
       /^https:\/\/billing\.example\.test\/acme\/i\/[A-Za-z0-9_-]{32}$/,
     );
-    // Either instance opens it: the link lives in the database, not in the instance.
-    assert.equal(
-      (
-        await fetchPage(
-          server.url,
-          `/i/${tokenOf(invoice.hostedInvoiceUrl.replace('https://billing.example.test/acme', server.url))}`,
-        )
-      ).status,
-      200,
-    );
+    // A proxy at that address strips /acme: either instance opens the link (it lives in the
+    // database), and the page's own links are relative, so they keep the prefix.
+    const token = invoice.hostedInvoiceUrl.split('/').pop()!;
+    for (const base of [server.url, other.url]) {
+      const res = await fetchPage(base, `/i/${token}`);
+      assert.equal(res.status, 200);
+      assert.ok(res.text.includes(`href="${token}/pdf"`));
+      assert.ok(res.text.includes('href="assets/page.css?v='));
+    }
   });
 
   it('defaults to the address the server listens on', () => {
@@ -250,5 +268,28 @@ describe('the public URL', () => {
       loadConfig({ PUBLIC_URL: 'https://example.com/' }).publicUrl,
       'https://example.com',
     );
+  });
+});
+
+describe('a new secrets key', () => {
+  it('reseals the tokens at start while the old key is still held: the same links, shown again', async () => {
+    // A database of its own: resealing reaches every link in it.
+    const first = await startInvoiceApp({ hostedPageRateLimit: 1_000_000 });
+    const { api: before, key: owner } = await tenantApi(first);
+    const invoice = await issuedInvoice(before);
+    const newKey = randomBytes(32);
+    const rotated = await first.start({
+      secretsKey: newKey.toString('base64'),
+      secretsKeyPrevious: process.env.SECRETS_KEY,
+    });
+    const newKeyId = createHash('sha256').update(newKey).digest('base64url').slice(0, 8);
+    const { rows } = await first.db.query<{ token_sealed: string }>(
+      'SELECT token_sealed FROM hosted_invoice_links',
+    );
+    assert.ok(rows.length > 0 && rows.every((r) => r.token_sealed.startsWith(`v1.${newKeyId}.`)));
+    const shown = await client(rotated.url, owner.secret).get(`/v1/invoices/${invoice.id}`);
+    const path = pagePath(invoice.hostedInvoiceUrl);
+    assert.equal(pagePath(shown.body.hostedInvoiceUrl), path);
+    assert.equal((await fetchPage(rotated.url, path)).status, 200);
   });
 });
