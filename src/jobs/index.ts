@@ -8,6 +8,7 @@ import { migrate } from '../db/migrate.ts';
 import type { Db } from '../db/pool.ts';
 import { purgeExpiredIdempotencyKeys } from '../db/unit-of-work.ts';
 import { createRenderPool, type RenderPool } from '../documents/render-pool.ts';
+import { useDnsServers } from '../events/destination.ts';
 import { WebhookWorker } from '../events/worker.ts';
 import { HostedLinks } from '../hosted/links.ts';
 import { publicBaseUrl } from '../hosted/public-url.ts';
@@ -94,6 +95,7 @@ export async function runStandaloneWorker(
   config: Config,
   log: (message: string) => void,
 ): Promise<void> {
+  useDnsServers(config.dnsServers);
   const database = await openDatabase(config, log, 5);
   try {
     await migrate(database.direct);
