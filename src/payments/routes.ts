@@ -22,7 +22,10 @@ const write = { scope: 'invoices:write' as const };
 const read = { scope: 'invoices:read' as const };
 const NoBody = Type.Object({}, { additionalProperties: false });
 
-export function registerPaymentRoutes(server: FastifyInstance, { db, cursors }: AppDeps): void {
+export function registerPaymentRoutes(
+  server: FastifyInstance,
+  { db, cursors, links }: AppDeps,
+): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post(
@@ -62,7 +65,7 @@ export function registerPaymentRoutes(server: FastifyInstance, { db, cursors }: 
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, 200, (write) => payInvoice(db, write, request.params.id)),
+      sendWrite(request, reply, 200, (write) => payInvoice(db, links, write, request.params.id)),
   );
 
   app.get(
