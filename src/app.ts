@@ -287,6 +287,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const limits = await RateLimits.create(config, app.log);
   app.addHook('onClose', () => limits.close());
   registerPathParamGuard(app);
+  app.decorate('secrets', deps.secrets);
   registerAuth(app, deps.verifier, config, limits);
   registerStorableTextGuard(app);
   await app.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });

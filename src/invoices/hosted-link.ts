@@ -2,9 +2,10 @@
 // on every invoice the API returns, made when the invoice is issued and replaced on request.
 //
 // Events carry invoices with `hostedInvoiceUrl: null` (they are stored, and delivered to webhook
-// endpoints that may log them): the work records its events before the URL is added. A write whose answer
-// shows the URL marks its result as carrying a secret, so a stored Idempotency-Key result holds
-// it only sealed under the calling key, and replays it to that key alone (src/db/unit-of-work.ts).
+// endpoints that may log them): the work records its events before the URL is added. A write
+// whose answer shows the URL says so, and a stored Idempotency-Key result holds it only sealed
+// under the server's secrets key; it is replayed like any other result, since every key that
+// may have it replayed may read the invoice, URL included (src/db/unit-of-work.ts).
 import type { Db, Queryable } from '../db/pool.ts';
 import {
   unitOfWork,
@@ -41,7 +42,7 @@ export async function shownByWrite(
     url === undefined
       ? await withHostedUrls(uow.tx, links, uow.actor, [invoice])
       : [{ ...invoice, hostedInvoiceUrl: url }];
-  if (shown!.hostedInvoiceUrl) uow.carriesSecret();
+  if (shown!.hostedInvoiceUrl) uow.showsCapability();
   return shown!;
 }
 

@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import { loadConfig, ConfigError } from '../../src/config.ts';
 import { linkExpiry } from '../../src/hosted/links.ts';
 import { listeningUrl } from '../../src/hosted/public-url.ts';
-import { client } from '../helpers.ts';
+import { client, createTenantWithKey, rotateKey } from '../helpers.ts';
 import { waitFor } from '../events/receiver.ts';
 import { startSmtp } from '../mail/smtp.ts';
 import { assertError, createInvoice, startInvoiceApp, tenantApi } from '../invoices/fixtures.ts';
@@ -115,7 +115,7 @@ describe('hosted invoice links', () => {
     assert.equal(event.data.object.hostedInvoiceUrl, null);
   });
 
-  it('replays an issue with its URL only to the key that made it, sealed at rest', async () => {
+  it('replays an issue with its URL to the key and its rotation lineage, sealed at rest', async () => {
     const customer = await customerIn(api, 'en');
     const draft = await createInvoice(api, {
       customerId: customer.id,
@@ -127,7 +127,31 @@ describe('hosted invoice links', () => {
     const again = await api.post(`/v1/invoices/${draft.id}/issue`, undefined, headers);
     assert.equal(again.headers.get('idempotent-replayed'), 'true');
     assert.equal(again.text, first.text);
+    // Sealed under the server's key: not in clear, and not under the caller's key either.
     assert.deepEqual(await rowsContaining(tokenOf(first.body.hostedInvoiceUrl)), []);
+    const { rows } = await server.db.query<{ response_body: string; sealed: boolean }>(
+      'SELECT response_body, sealed FROM idempotency_keys WHERE tenant_id = $1 AND key = $2',
+      [key.tenantId, headers['idempotency-key']],
+    );
+    assert.equal(rows[0]!.sealed, true);
+    assert.doesNotMatch(rows[0]!.response_body, /^v1\.caller\./);
+    // A rotated key of the same lineage may read the invoice, URL included: it gets the replay.
+    const rotated = await rotateKey(server.db, key);
+    const retried = await client(server.url, rotated.secret).post(
+      `/v1/invoices/${draft.id}/issue`,
+      undefined,
+      headers,
+    );
+    assert.equal(retried.headers.get('idempotent-replayed'), 'true');
+    assert.equal(retried.text, first.text);
+    // Another key of the tenant, of another lineage, does not.
+    const stranger = await createTenantWithKey(server.db, { tenantId: key.tenantId });
+    const refused = await client(server.url, stranger.secret).post(
+      `/v1/invoices/${draft.id}/issue`,
+      undefined,
+      headers,
+    );
+    assertError(refused, 422, 'idempotency_key_reused');
   });
 
   it('e-mails the link with the invoice, added as the message is sent', async () => {
