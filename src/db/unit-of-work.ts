@@ -147,7 +147,8 @@ function replay(
   }
   const sameLineage =
     stored.lineage_id === actor.lineageId &&
-    (stored.required_scope === null || actor.scopes.includes(stored.required_scope));
+    (stored.required_scope === null ||
+      (actor.scopes as readonly string[]).includes(stored.required_scope));
   if (!sameKey && !sameLineage) throw reused;
   return {
     replayed: true,
