@@ -30,6 +30,7 @@ import {
   documentedServer,
   TAG_DESCRIPTIONS,
   WEBHOOKS,
+  withListeningServer,
 } from './http/openapi-info.ts';
 import { registerOperationsRoutes } from './http/operations.ts';
 import { registerQueryTypes } from './http/query.ts';
@@ -298,7 +299,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerQueryTypes(app);
   registerAuth(app, deps.verifier, config, limits);
   registerStorableTextGuard(app);
-  await app.register(fastifySwaggerUi, DOCS_PAGE);
+  await app.register(fastifySwaggerUi, {
+    ...DOCS_PAGE,
+    transformSpecification: (document) =>
+      withListeningServer(
+        document as { servers?: { url: string }[] },
+        config,
+        app.server.address(),
+      ),
+  });
 
   registerOperationsRoutes(app, deps);
   registerKeyRoutes(app, deps);

@@ -222,7 +222,9 @@ describe('operations', () => {
     assert.equal(res.status, 200);
     assert.equal(res.body.openapi, '3.1.0');
     const create = res.body.paths['/v1/customers'].post;
-    assert.ok(create.requestBody.content['application/json'].schema.properties.email);
+    const body = create.requestBody.content['application/json'].schema;
+    assert.equal(body.$ref, '#/components/schemas/CustomerCreate');
+    assert.ok(res.body.components.schemas.CustomerCreate.properties.email);
     assert.ok(res.body.paths['/v1/customers'].get.parameters.some((p: any) => p.name === 'limit'));
     assert.ok(res.body.paths['/v1/auth/whoami'].get);
     // A write without a body is read as {}: the body is required only where a field is.
