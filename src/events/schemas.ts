@@ -49,7 +49,11 @@ export const EventData = Type.Object(
   {
     object: EventObject,
     actorKeyId: Type.Optional(
-      Type.String({ description: 'On `api_key.*`: the key that made the change.' }),
+      Nullable(
+        Type.String({
+          description: 'On `api_key.*`: the key that made the change; null for the operator (CLI).',
+        }),
+      ),
     ),
     previousKey: Type.Optional(ApiKey),
   },

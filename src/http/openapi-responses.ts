@@ -2,6 +2,8 @@
 // status (the codes it carries, API.md's table) and the headers that come with it. The tests
 // hold every response they receive to these (test/openapi/conformance.ts).
 
+// The document is JSON of many shapes, walked generically.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>;
 
 export const ERROR_DESCRIPTIONS: Record<string, string> = {

@@ -13,6 +13,8 @@ import {
   successHeaders,
 } from './openapi-responses.ts';
 
+// The document is JSON of many shapes, walked generically.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>;
 
 // ---- operation ids ----------------------------------------------------------------------
