@@ -1788,8 +1788,8 @@ export interface components {
         | components['schemas']['TaxRate']
         | components['schemas']['ApiKey']
         | components['schemas']['Settings'];
-      /** @description On `api_key.*`: the key that made the change. */
-      actorKeyId?: string;
+      /** @description On `api_key.*`: the key that made the change; null for the operator (CLI). */
+      actorKeyId?: string | null;
       previousKey?: components['schemas']['ApiKey'];
     } & {
       [key: string]: unknown;
