@@ -116,7 +116,8 @@ export class Transport {
         });
       } catch (error) {
         // The caller's cancellation ends it; anything else (refused, reset, timed out) is retried.
-        if (request.signal?.aborted || last) throw error;
+        if (request.signal?.aborted) throw request.signal.reason;
+        if (last) throw error;
         await sleep(this.backoff(attempt), request.signal);
         continue;
       }
