@@ -254,7 +254,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       info: {
         title: 'Billing API',
         version: API_VERSION,
-        summary: 'Customers, invoices, taxes, credit notes and their documents, for many tenants.',
         description: API_DESCRIPTION,
         license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       },

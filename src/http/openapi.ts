@@ -89,6 +89,21 @@ function returnsPage(schema: Json | undefined): boolean {
   return Boolean(ok?.properties?.nextCursor);
 }
 
+/**
+ * The errors every write may give, whatever its route lists: a body over 1 MiB (413) or not
+ * JSON (415), also on DELETE and bodiless actions; and with an Idempotency-Key, a request still
+ * running (409 idempotency_key_in_use) or a key used for another request (422).
+ */
+function writeErrors(method: string, schema: Json): Json {
+  if (method === 'GET' || method === 'HEAD') return {};
+  const envelope = { $ref: 'ErrorEnvelope' };
+  const errors: Json = { 413: envelope, 415: envelope };
+  if (schema.headers?.properties?.['idempotency-key']) {
+    Object.assign(errors, { 409: envelope, 422: envelope });
+  }
+  return errors;
+}
+
 function scopeLine(scope: unknown): string {
   if (typeof scope === 'string') return `**Scope:** \`${scope}\`.`;
   if (Array.isArray(scope))
@@ -116,6 +131,7 @@ export function describeRoute({
   const described: Json = {
     ...schema,
     operationId: schema.operationId ?? operationIdOf(method, url, returnsPage(schema)),
+    response: { ...writeErrors(method, schema), ...schema.response },
   };
   if (config.auth === false) {
     described.security = [];

@@ -6,9 +6,12 @@
 // the dialect of OpenAPI 3.1).
 //
 // Installed for the whole suite by test/helpers.ts: it wraps the global fetch, so every
-// request a test, a helper or the typed client makes goes through it. Raw sockets and
-// node:http requests are checked with `checkResponse` where a test makes them. Not checked: the
-// /docs page's own files (HTML and scripts, not API operations).
+// request a test, a helper or the typed client makes goes through it; node:http and node:https
+// requests are checked with `checkNodeResponse` where a test makes them. Not checked: the /docs
+// page's own files (HTML and scripts, not API operations), and the answers Node's HTTP parser
+// gives on raw sockets before any route runs (400 for a request that is not HTTP/1.1, 408 for
+// one too slow to arrive, 431 for headers over 16 KiB: src/http/error-handler.ts
+// clientErrorResponse), which those tests hold to the error envelope themselves.
 import { appendFileSync } from 'node:fs';
 import { after } from 'node:test';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
@@ -206,6 +209,26 @@ export async function checkResponse(response: ReceivedResponse): Promise<void> {
   const message = `${response.method} ${path} → ${response.status} does not match the OpenAPI document:\n  ${problems.join('\n  ')}`;
   failures.push(message);
   throw new Error(message);
+}
+
+/** A response read with node:http or node:https (for what fetch would not send), checked. */
+export function checkNodeResponse(
+  method: string,
+  url: string | URL,
+  response: { statusCode?: number; headers: Record<string, string | string[] | undefined> },
+  body: Buffer,
+): Promise<void> {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(response.headers)) {
+    for (const each of [value ?? []].flat()) headers.append(name, each);
+  }
+  return checkResponse({
+    method,
+    url: String(url),
+    status: response.statusCode ?? 0,
+    headers,
+    body: method === 'HEAD' ? null : new Uint8Array(body),
+  });
 }
 
 /** Wraps the global fetch so that every response is checked before the caller sees it. */

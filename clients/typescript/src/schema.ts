@@ -3222,6 +3222,8 @@ export interface operations {
       404: components['responses']['NotFound'];
       408: components['responses']['RequestTimeout'];
       409: components['responses']['Conflict'];
+      413: components['responses']['ContentTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
       422: components['responses']['IdempotencyKeyReused'];
       429: components['responses']['TooManyRequests'];
       431: components['responses']['HeadersTooLarge'];
@@ -3376,6 +3378,8 @@ export interface operations {
       404: components['responses']['NotFound'];
       408: components['responses']['RequestTimeout'];
       409: components['responses']['Conflict'];
+      413: components['responses']['ContentTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
       422: components['responses']['IdempotencyKeyReused'];
       429: components['responses']['TooManyRequests'];
       431: components['responses']['HeadersTooLarge'];
@@ -4236,6 +4240,8 @@ export interface operations {
       404: components['responses']['NotFound'];
       408: components['responses']['RequestTimeout'];
       409: components['responses']['Conflict'];
+      413: components['responses']['ContentTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
       422: components['responses']['IdempotencyKeyReused'];
       429: components['responses']['TooManyRequests'];
       431: components['responses']['HeadersTooLarge'];
