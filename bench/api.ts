@@ -76,9 +76,11 @@ export async function startApi(
   const { flags, entry } = await startCommand(root);
   const dataDir = await mkdtemp(join(tmpdir(), `billing-bench-${name}-`));
   cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+  // BENCH_API_FLAGS: Node flags for the API alone, e.g. `--cpu-prof --cpu-prof-dir=data/prof`.
+  const extra = (process.env.BENCH_API_FLAGS ?? '').split(' ').filter((f) => f !== '');
   const { child, match } = await startChild(
     process.execPath,
-    [...flags, entry],
+    [...flags, ...extra, entry],
     apiEnv(seeded.url, dataDir),
     API_READY,
     root,

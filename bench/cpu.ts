@@ -81,3 +81,19 @@ export async function postgresCpu(
   }
   return total;
 }
+
+/**
+ * CPU seconds the API's render threads have spent rendering documents so far, from its
+ * `/metrics` (`billing_render_cpu_seconds_total`); null when it does not report them (a
+ * baseline older than the counter, the bare route). Part of `processCpu`, not in addition.
+ */
+export async function renderCpu(target: string): Promise<number | null> {
+  try {
+    const res = await fetch(new URL('/metrics', target), { signal: AbortSignal.timeout(5000) });
+    if (!res.ok) return null;
+    const line = /^billing_render_cpu_seconds_total (\S+)$/m.exec(await res.text());
+    return line ? Number(line[1]) : null;
+  } catch {
+    return null;
+  }
+}

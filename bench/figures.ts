@@ -10,6 +10,8 @@ export interface Round {
   figures: RoundFigures;
   /** The API's (or the bare route's) CPU seconds over the round. */
   serverCpu: number;
+  /** Of serverCpu, the render threads' (PDFs and e-invoices at issue); null when not reported. */
+  renderCpu: number | null;
   /** PostgreSQL's CPU seconds over the round; null when the server is not on this machine. */
   postgresCpu: number | null;
 }
@@ -46,6 +48,9 @@ export interface Summary {
   /** Microseconds of server CPU per request, over all rounds, and each round's. */
   serverCpuUs: number;
   serverCpuUsRounds: number[];
+  /** Of serverCpuUs, the render threads'; null when the API does not report it. */
+  renderCpuUs: number | null;
+  renderCpuUsRounds: number[];
   postgresCpuUs: number | null;
   postgresCpuUsRounds: number[];
   /** The generator's CPU as a share of one core: over all rounds, and its busiest round. */
@@ -112,6 +117,7 @@ export function summarise(rounds: Round[]): Summary {
   );
   const perRequestUs = (cpu: number, r: Round) => (1e6 * cpu) / Math.max(1, requestsOf(r));
   const postgres = rounds.every((r) => r.postgresCpu !== null);
+  const render = rounds.every((r) => r.renderCpu !== null);
   const depthCount = sum(rounds.map((r) => r.figures.depth.count));
   return {
     rounds: rounds.length,
@@ -123,6 +129,8 @@ export function summarise(rounds: Round[]): Summary {
     errors: sum(operations.map((o) => o.errors)),
     serverCpuUs: (1e6 * sum(rounds.map((r) => r.serverCpu))) / requests,
     serverCpuUsRounds: rounds.map((r) => perRequestUs(r.serverCpu, r)),
+    renderCpuUs: render ? (1e6 * sum(rounds.map((r) => r.renderCpu!))) / requests : null,
+    renderCpuUsRounds: render ? rounds.map((r) => perRequestUs(r.renderCpu!, r)) : [],
     postgresCpuUs: postgres ? (1e6 * sum(rounds.map((r) => r.postgresCpu!))) / requests : null,
     postgresCpuUsRounds: postgres ? rounds.map((r) => perRequestUs(r.postgresCpu!, r)) : [],
     generatorShare: sum(rounds.map((r) => r.figures.cpuSeconds)) / seconds,

@@ -2,7 +2,7 @@
 // round by round (a, b, a, b, …) after a warm-up of each: a drift of this shared machine's
 // speed during the run then falls on every side alike.
 import type { Generator } from './child.ts';
-import { postgresCpu, processCpu } from './cpu.ts';
+import { postgresCpu, processCpu, renderCpu } from './cpu.ts';
 import type { Round } from './figures.ts';
 import { pgbench, type PgbenchRound } from './pgbench.ts';
 import type { Scenario } from './traffic.ts';
@@ -52,11 +52,13 @@ export class Meter {
   }
 
   /**
-   * A round of `scenario` against the generator's `target`, served by process `pid`; at
-   * `rate` requests per second, or as fast as the server answers.
+   * A round of `scenario` against the generator's `target`, served by process `pid` (its
+   * metrics at `origin`, null for none); at `rate` requests per second, or as fast as the
+   * server answers.
    */
   load(
     target: string,
+    origin: string | null,
     pid: number,
     database: string,
     scenario: Scenario,
@@ -64,7 +66,11 @@ export class Meter {
   ): Side<Round> {
     const databases = new Set([database]);
     return async (seconds) => {
-      const [cpu0, pg0] = [await processCpu(pid), await this.postgres(databases)];
+      const [cpu0, pg0, r0] = [
+        await processCpu(pid),
+        await this.postgres(databases),
+        origin === null ? null : await renderCpu(origin),
+      ];
       const figures = await this.generator.round({
         target,
         scenario,
@@ -72,10 +78,15 @@ export class Meter {
         connections: this.connections,
         ...(rate === undefined ? {} : { rate }),
       });
-      const [cpu1, pg1] = [await processCpu(pid), await this.postgres(databases)];
+      const [cpu1, pg1, r1] = [
+        await processCpu(pid),
+        await this.postgres(databases),
+        origin === null ? null : await renderCpu(origin),
+      ];
       return {
         figures,
         serverCpu: cpu1 - cpu0,
+        renderCpu: r0 === null || r1 === null ? null : r1 - r0,
         postgresCpu: pg0 === null || pg1 === null ? null : pg1 - pg0,
       };
     };

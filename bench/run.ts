@@ -170,7 +170,8 @@ async function main(): Promise<void> {
     payments,
   });
   const single = (op: Operation, tenants?: Scenario['tenants']) => scenario({ [op]: 1 }, tenants);
-  const on = (api: Api, s: Scenario) => meter.load(api.name, api.child.pid!, api.database, s);
+  const on = (api: Api, s: Scenario) =>
+    meter.load(api.name, api.origin, api.child.pid!, api.database, s);
   const done = (name: string, s: Summary) =>
     log(
       `${name}: ${Math.round(s.rps)} req/s, p99 ${s.p99.toFixed(1)} ms, errors ${s.errors}, ` +
@@ -196,9 +197,16 @@ async function main(): Promise<void> {
 
   if (ONLY.has('whoami')) {
     const bareSide = (rate?: number) =>
-      meter.load('bare', bare.child.pid!, current.database, single('bare'), rate);
+      meter.load('bare', null, bare.child.pid!, current.database, single('bare'), rate);
     const whoamiSide = (rate?: number) =>
-      meter.load('current', current.child.pid!, current.database, single('whoami'), rate);
+      meter.load(
+        'current',
+        current.origin,
+        current.child.pid!,
+        current.database,
+        single('whoami'),
+        rate,
+      );
     const [bareRounds, whoamiRounds] = await inTurn(
       [bareSide(), whoamiSide()],
       ROUNDS,

@@ -86,7 +86,9 @@ const LINE_COUNT = '(1 + (n / 10) % 3)';
 const QUANTITY = '(1 + (n + j) % 3)';
 const UNIT_AMOUNT = '(500 + ((n * 13 + j * 7) % 100) * 50)';
 
-const INVOICES = `INSERT INTO invoices (tenant_id, environment, id, customer_id, number, status, currency,
+// A paid invoice has its payment (the database checks amount_paid against the payments).
+const INVOICES = `WITH invoice AS (
+  INSERT INTO invoices (tenant_id, environment, id, customer_id, number, status, currency,
     default_tax_rates, subtotal, tax, total_excluding_tax, total, tax_amounts, amount_paid,
     amount_remaining, due_date, days_until_due, customer_snapshot, issued_at, paid_at,
     created_at, updated_at)
@@ -121,7 +123,13 @@ const INVOICES = `INSERT INTO invoices (tenant_id, environment, id, customer_id,
                  ${CREATED_AT('n')} + interval '1 hour' AS created_at
             FROM ${SLICES}
         ) AS s
-    ) AS v`;
+    ) AS v
+  RETURNING tenant_id, environment, id, customer_id, currency, amount_paid, paid_at)
+  INSERT INTO payments (tenant_id, environment, id, invoice_id, customer_id, currency, amount,
+                        method, received_at, created_at)
+  SELECT tenant_id, environment, 'pay_' || substr(id, 5), id, customer_id, currency,
+         amount_paid, 'bank_transfer', paid_at, paid_at
+    FROM invoice WHERE amount_paid > 0`;
 
 const DESCRIPTIONS = `(ARRAY['Consulting', 'Subscription, monthly', 'Support hours', 'Licence', 'Travel expenses'])[1 + (n + j) % 5]`;
 const LINES = `INSERT INTO invoice_lines (tenant_id, environment, invoice_id, id, position, description,

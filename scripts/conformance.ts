@@ -4,6 +4,11 @@
 // CII: EN 16931 CII rules), prints a table and exits non-zero on any schema error or fatal
 // assert. Documents the corpus marks as refused must be reported incomplete by
 // missingEinvoiceData and, written anyway, must fail exactly the rules completeness names.
+// The documents the API itself issues join them (rows `api/…`): a real server on a fresh
+// database (DATABASE_URL's server, else an embedded PostgreSQL) issues invoices and credit
+// notes made over HTTP (scripts/conformance/api-scenarios.ts), and their stored UBL and CII are
+// validated the same way; their PDFs must embed exactly the CII served (rows `pdf`), and the
+// documents the API must refuse must come back 409 einvoice_incomplete naming what they lack.
 // Needs java with Saxon-HE (Debian libsaxonhe-java) and xmllint (Debian libxml2-utils).
 import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
@@ -17,6 +22,9 @@ import { writeUbl } from '../src/documents/einvoice/ubl.ts';
 import fc from 'fast-check';
 import { corpus, type CorpusEntry } from '../test/documents/einvoice/corpus.ts';
 import { randomModels } from '../test/documents/einvoice/random-models.ts';
+import { apiDocuments } from './conformance/api-scenarios.ts';
+import { startConformanceServer } from './conformance/api-server.ts';
+import { facturXProblems } from './conformance/factur-x.ts';
 import { artefactsIn, schemaErrors, schematron, type Assertion } from './conformance/validators.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -39,9 +47,13 @@ function findArtefacts(): string {
 
 interface Document {
   name: string;
-  syntax: EinvoiceSyntax;
+  /** `pdf`: the Factur-X check of an API document's PDF. */
+  syntax: EinvoiceSyntax | 'pdf';
   kind: 'invoice' | 'credit_note';
-  file: string;
+  /** The XML validated; null for a PDF and for an e-invoice the API refused (409). */
+  file: string | null;
+  /** What the schema column says of a row without XML. */
+  note?: string;
   /** For refused documents: the rules the corpus expects to fail. */
   expectedRules: string[] | null;
   /** For refused documents: the rules completeness gave as reasons (each must fail). */
@@ -94,8 +106,48 @@ for (const entry of [...corpus, ...sample]) {
   }
 }
 
+const corpusCount = documents.length;
+const sameFields = (a: readonly string[], b: readonly string[]) =>
+  [...a].sort().join() === [...b].sort().join();
+const apiStarted = Date.now();
+const server = await startConformanceServer(root, (message) => console.log(message));
+const issued = await apiDocuments(server).finally(() => server.close());
+const apiSeconds = (Date.now() - apiStarted) / 1000;
+for (const doc of issued) {
+  for (const syntax of ['ubl', 'cii'] as const) {
+    const served = doc.served[syntax];
+    const refused = doc.refused[syntax];
+    const problems: string[] = [];
+    const base = { name: doc.name, syntax, kind: doc.kind, expectedRules: null, gapRules: [] };
+    if ('xml' in served) {
+      if (refused) problems.push(`served; expected 409 naming ${refused.join(', ')}`);
+      const file = path.join(out, syntax, `${doc.name.replace('/', '-')}.xml`);
+      await writeFile(file, served.xml);
+      documents.push({ ...base, file, problems });
+    } else {
+      if (!refused) problems.push(`409 einvoice_incomplete: missing ${served.missing.join(', ')}`);
+      else if (!sameFields(served.missing, refused))
+        problems.push(`missing ${served.missing.join(', ')}; expected ${refused.join(', ')}`);
+      documents.push({ ...base, file: null, note: '409', problems });
+    }
+  }
+  const cii = 'xml' in doc.served.cii ? doc.served.cii.xml : null;
+  documents.push({
+    name: doc.name,
+    syntax: 'pdf',
+    kind: doc.kind,
+    file: null,
+    note: cii ? 'factur-x.xml' : 'no attachment',
+    expectedRules: null,
+    gapRules: [],
+    problems: facturXProblems(doc.pdf, cii),
+  });
+}
+
 const inDir = (syntax: EinvoiceSyntax, kind?: Document['kind']) =>
-  documents.filter((d) => d.syntax === syntax && (!kind || d.kind === kind)).map((d) => d.file);
+  documents
+    .filter((d) => d.file && d.syntax === syntax && (!kind || d.kind === kind))
+    .map((d) => d.file!);
 const svrl = (name: string) => path.join(out, 'svrl', name);
 const [ublInvoices, ublCreditNotes, cii, enUbl, peppol, enCii] = await Promise.all([
   schemaErrors(artefacts.ublInvoiceXsd, inDir('ubl', 'invoice')),
@@ -111,7 +163,15 @@ const warningTotals = new Map<string, number>();
 let fatalTotal = 0;
 let schemaTotal = 0;
 let failures = 0;
+const count = (ids: string[]) =>
+  [...new Set(ids)].map((id) => `${id}×${ids.filter((i) => i === id).length}`).join(' ');
 for (const doc of documents) {
+  if (!doc.file) {
+    if (doc.problems.length > 0) failures += 1;
+    const result = doc.problems.length > 0 ? 'FAIL' : doc.syntax === 'pdf' ? 'ok' : 'refused';
+    rows.push([doc.name, doc.syntax, doc.note ?? '-', '-', '-', result]);
+    continue;
+  }
   const base = path.basename(doc.file);
   const schema = (ublInvoices.get(doc.file) ?? ublCreditNotes.get(doc.file) ?? cii.get(doc.file))!;
   const asserts: Assertion[] =
@@ -142,8 +202,6 @@ for (const doc of documents) {
     failures += 1;
     status = 'FAIL';
   }
-  const count = (ids: string[]) =>
-    [...new Set(ids)].map((id) => `${id}×${ids.filter((i) => i === id).length}`).join(' ');
   rows.push([
     doc.name,
     doc.syntax,
@@ -168,11 +226,14 @@ for (const row of rows) console.log(line(row));
 for (const doc of documents.filter((d) => d.problems.length > 0)) {
   console.log(`\n${doc.name} (${doc.syntax}):\n  ${doc.problems.join('\n  ')}`);
 }
-const valid = documents.filter((d) => !d.expectedRules).length;
+const corpusRefused = documents.slice(0, corpusCount).filter((d) => d.expectedRules).length;
+const apiXml = documents.slice(corpusCount).filter((d) => d.file).length;
+const apiRefused = documents.slice(corpusCount).filter((d) => d.syntax !== 'pdf' && !d.file).length;
 console.log(
-  `\n${documents.length} documents (${valid} valid corpus, ${documents.length - valid} refused on purpose): ` +
+  `\n${corpusCount} corpus documents (${corpusCount - corpusRefused} valid, ${corpusRefused} refused on purpose); ` +
+    `${issued.length} issued through the API in ${apiSeconds.toFixed(1)} s (${apiXml} e-invoices validated, ${apiRefused} refused with 409, ${issued.length} PDFs checked): ` +
     `${schemaTotal} schema errors, ${fatalTotal} fatal asserts, warnings ${[...warningTotals].map(([id, n]) => `${id}×${n}`).join(' ') || 'none'}; ` +
     `${failures} failed; ${((Date.now() - started) / 1000).toFixed(1)} s`,
 );
-console.log(`${documents.length - failures} passed, ${failures} failed`);
+console.log(`${documents.length - failures} rows passed, ${failures} failed`);
 process.exit(failures > 0 ? 1 : 0);

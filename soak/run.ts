@@ -11,7 +11,7 @@ import { runPropertyScenario } from '../test/reliability/properties.ts';
 import { runShutdownScenario } from '../test/reliability/shutdown.ts';
 
 const SCENARIOS: Record<string, (adminUrl: string) => Promise<Figures>> = {
-  crash: (url) => runCrashScenario(url, { clients: 10, kills: 12, runMs: [500, 1500] }),
+  crash: (url) => runCrashScenario(url, { clients: 10, payers: 4, kills: 12, runMs: [500, 1500] }),
   outage: () => runOutageScenario({ outages: 4, downMs: 4000, clients: 4 }),
   shutdown: (url) => runShutdownScenario(url, { rounds: 8, blocked: 14, pdfs: 4, holdMs: 1500 }),
   fuzz: (url) =>

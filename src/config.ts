@@ -1,5 +1,6 @@
 // Environment variables → one typed, validated object. Every wrong variable is named in one
 // message at start-up, so an operator fixes them all in one go.
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 
 // Connections per instance: four per core. More only queue work on the same cores (measured on
@@ -37,6 +38,8 @@ export interface Config {
   authFailureLimit: number;
   authFailureWindowSeconds: number;
   webhooksAllowLoopback: boolean;
+  /** DNS servers for webhook hosts (`ip` or `ip:port`); empty: the system's. */
+  dnsServers: string[];
   trustProxy: boolean;
   tlsCertFile: string | undefined;
   tlsKeyFile: string | undefined;
@@ -128,6 +131,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
     return raw;
   };
+  const dnsServers = (str('DNS_SERVERS') ?? '').split(',').filter((d) => d.trim() !== '');
+  for (const server of dnsServers) {
+    const host = server
+      .trim()
+      .replace(/^\[(.*)\](:\d+)?$/, '$1')
+      .replace(/^([\d.]+):\d+$/, '$1');
+    if (!isIP(host)) problems.push(`DNS_SERVERS: '${server}' is not an IP address (ip or ip:port)`);
+  }
   const secretsKey = key32('SECRETS_KEY', str('SECRETS_KEY'));
   const secretsKeyPrevious = key32('SECRETS_KEY_PREVIOUS', str('SECRETS_KEY_PREVIOUS'));
 
@@ -152,6 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authFailureLimit: int('AUTH_FAILURE_LIMIT', 20, 1, 1_000_000),
     authFailureWindowSeconds: int('AUTH_FAILURE_WINDOW_SECONDS', 60, 1, 86_400),
     webhooksAllowLoopback: bool('WEBHOOKS_ALLOW_LOOPBACK', false),
+    dnsServers: dnsServers.map((d) => d.trim()),
     trustProxy: bool('TRUST_PROXY', false),
     tlsCertFile,
     tlsKeyFile,

@@ -10,6 +10,7 @@ import { startJobs, type Jobs } from './jobs/index.ts';
 import { CursorSigner } from './paging.ts';
 import { checkSecretsKey } from './secrets/check.ts';
 import { SecretsKeyring } from './secrets/keyring.ts';
+import { useDnsServers } from './events/destination.ts';
 import { resealEndpointSecrets } from './events/endpoints.ts';
 import { bootstrapFirstTenant } from './keys/bootstrap.ts';
 import type { IssuedApiKey } from './keys/service.ts';
@@ -33,6 +34,7 @@ export async function startServer(
   log: (message: string) => void,
   logStream?: { write(line: string): void },
 ): Promise<RunningServer> {
+  useDnsServers(config.dnsServers);
   const database = await openDatabase(config, log);
   // What has started so far, stopped again in reverse if a later step fails (a port in use,
   // say): the verifier's LISTEN connection would otherwise hold the pool, and the process, open.

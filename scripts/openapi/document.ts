@@ -12,6 +12,7 @@ import { SecretsKeyring } from '../../src/secrets/keyring.ts';
 // Never asked to render: building the document runs no route.
 const noRenderer: RenderPool = {
   threads: 0,
+  cpuSeconds: 0,
   renderPdf: () => Promise.reject(new Error('not rendering')),
   renderIssued: () => Promise.reject(new Error('not rendering')),
   close: () => Promise.resolve(),

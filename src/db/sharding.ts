@@ -32,6 +32,9 @@ export const CROSS_TENANT_INDEXES: Readonly<Record<string, string>> = {
   idempotency_keys_by_age:
     'The purge job deletes stored Idempotency-Key results of every tenant by age; on Citus ' +
     'the delete runs on each shard in parallel.',
+  invoices_overdue_due:
+    'The overdue job finds open invoices of every tenant whose due date has passed and that ' +
+    'have not had invoice.overdue yet (a small partial index); on Citus each shard is searched.',
   mail_outbox_due:
     "The mail worker's queue: queued messages of every tenant, oldest due first, claimed as " +
     'the webhook worker claims its deliveries (and polled per shard on Citus likewise).',
@@ -50,6 +53,9 @@ export const CROSS_TENANT_STATEMENTS: Readonly<Record<string, string>> = {
     'The key verifier writes the lastUsedAt of every key it saw in the last 10 s, whatever ' +
     'their tenants, in one statement: one multi-shard update per instance every 10 s instead ' +
     'of one statement per tenant.',
+  'reminder schedules':
+    "The reminder job reads every tenant's schedule (its settings rows that have one) to know " +
+    'which tenants to visit: a few rows, every few minutes.',
   'endpoint secrets reseal':
     'Sealing every webhook signing secret under a new secrets key pages through all ' +
     'endpoints in primary-key order: at start and by `billing secrets reseal`, rare.',

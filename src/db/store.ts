@@ -63,31 +63,6 @@ export interface NewStoredResult {
   sealed: boolean;
 }
 
-export async function insertStoredResult(
-  tx: Tx,
-  slot: KeySlot,
-  result: NewStoredResult,
-): Promise<void> {
-  await tx.query({
-    name: 'idempotency_store',
-    text: `INSERT INTO idempotency_keys (tenant_id, environment, key, fingerprint, status_code,
-                                         response_body, key_id, lineage_id, required_scope, sealed)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-    values: [
-      slot.tenantId,
-      slot.environment,
-      slot.key,
-      result.fingerprint,
-      result.status,
-      result.body,
-      result.keyId,
-      result.lineageId,
-      result.requiredScope,
-      result.sealed,
-    ],
-  });
-}
-
 /**
  * Deletes records past their retention, a batch at a time; returns how many went. Rows are
  * named by their key, not their ctid: a ctid is unique only within one table, and on a table
@@ -124,13 +99,20 @@ export interface OutboxEvent {
  * partition of webhook_endpoints when it is partitioned by tenant, and Citus can route the
  * statement to the tenant's shard.
  */
-export async function insertEvents(
+/**
+ * Writes what a unit of work leaves besides its own changes, in one statement: its events
+ * (the outbox), a delivery of each to every endpoint of the tenant subscribed to it, and the
+ * stored result of its Idempotency-Key, if it has one.
+ */
+export async function insertOutcome(
   tx: Tx,
   scope: TenantScope,
   events: readonly OutboxEvent[],
+  stored: { slot: KeySlot; result: NewStoredResult } | null,
 ): Promise<void> {
+  const result = stored?.result;
   await tx.query({
-    name: 'outbox_events',
+    name: 'unit_of_work_outcome',
     text: `WITH queued AS (
              SELECT q.tenant_id COLLATE "C" AS tenant_id, q.environment,
                     q.id COLLATE "C" AS id, q.type, q.object_id COLLATE "C" AS object_id, q.data
@@ -142,6 +124,14 @@ export async function insertEvents(
            event AS (
              INSERT INTO events (tenant_id, environment, id, type, object_id, data)
              SELECT tenant_id, environment, id, type, object_id, data FROM queued
+           ),
+           result AS (
+             INSERT INTO idempotency_keys (tenant_id, environment, key, fingerprint,
+                                           status_code, response_body, key_id, lineage_id,
+                                           required_scope, sealed)
+             SELECT $7, $8, $9::text, $10::bytea, $11::int, $12::text, $13::text, $14::text,
+                    $15::text, $16::boolean
+              WHERE $9::text IS NOT NULL
            )
            INSERT INTO webhook_deliveries (tenant_id, environment, id, endpoint_id, event_id,
                                            event_type)
@@ -163,6 +153,14 @@ export async function insertEvents(
       `[${events.map((e) => e.data).join(',')}]`,
       scope.tenantId,
       scope.environment,
+      stored?.slot.key ?? null,
+      result?.fingerprint ?? null,
+      result?.status ?? null,
+      result?.body ?? null,
+      result?.keyId ?? null,
+      result?.lineageId ?? null,
+      result?.requiredScope ?? null,
+      result?.sealed ?? null,
     ],
   });
 }

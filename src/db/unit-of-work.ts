@@ -21,10 +21,10 @@ import type { Db, Tx } from './pool.ts';
 import {
   claimKey,
   deleteStoredResult,
-  insertEvents,
-  insertStoredResult,
+  insertOutcome,
   purgeStoredResults,
   type KeySlot,
+  type NewStoredResult,
   type OutboxEvent,
   type StoredResult,
 } from './store.ts';
@@ -76,6 +76,8 @@ export interface UnitOfWork {
 class Work implements UnitOfWork {
   events: OutboxEvent[] = [];
   secret = false;
+  /** The stored result, written with the events at commit. */
+  stored: { slot: KeySlot; result: NewStoredResult } | null = null;
   readonly tx: Tx;
   readonly actor: Actor;
 
@@ -103,6 +105,7 @@ class Work implements UnitOfWork {
   reset(): void {
     this.events = [];
     this.secret = false;
+    this.stored = null;
   }
 }
 
@@ -156,25 +159,29 @@ function replay(
   };
 }
 
-async function store(
+/** Keeps the response to be stored at commit (sealed if it carries a secret). */
+function store(
   work: Work,
   request: WriteRequest,
   idempotency: IdempotentRequest,
   slot: KeySlot,
   response: StoredResponse,
-): Promise<void> {
+): void {
   const body = work.secret
     ? seal(response.body, sealingKey(idempotency.callerSecret, slot), 'caller', context(slot))
     : response.body;
-  await insertStoredResult(work.tx, slot, {
-    fingerprint: idempotency.fingerprint,
-    status: response.status,
-    body,
-    keyId: request.actor.keyId!,
-    lineageId: request.actor.lineageId!,
-    requiredScope: idempotency.requiredScope,
-    sealed: work.secret,
-  });
+  work.stored = {
+    slot,
+    result: {
+      fingerprint: idempotency.fingerprint,
+      status: response.status,
+      body,
+      keyId: request.actor.keyId!,
+      lineageId: request.actor.lineageId!,
+      requiredScope: idempotency.requiredScope,
+      sealed: work.secret,
+    },
+  };
 }
 
 /**
@@ -200,7 +207,9 @@ async function claim(
 }
 
 async function commit(work: Work): Promise<void> {
-  if (work.events.length > 0) await insertEvents(work.tx, work.actor, work.events);
+  if (work.events.length > 0 || work.stored) {
+    await insertOutcome(work.tx, work.actor, work.events, work.stored);
+  }
   await work.tx.query('COMMIT');
 }
 
@@ -247,13 +256,13 @@ export async function unitOfWork<T>(
         await tx.query('ROLLBACK');
         return again;
       }
-      await store(unit, request, idempotency, slot, idempotency.respondError(error));
+      store(unit, request, idempotency, slot, idempotency.respondError(error));
       await commit(unit);
       committed = true;
       throw error;
     }
     const response = idempotency.respond(value);
-    await store(unit, request, idempotency, slot, response);
+    store(unit, request, idempotency, slot, response);
     await commit(unit);
     return { replayed: false, value, response };
   } catch (error) {

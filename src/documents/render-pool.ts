@@ -11,7 +11,7 @@ import { Piscina } from 'piscina';
 import type { DocumentModel } from './model.ts';
 import type { PdfAttachments } from './pdf/render.ts';
 import type { IssuedDocuments } from './issued.ts';
-import type { RenderTask } from './render-worker.ts';
+import type { Rendered, RenderTask } from './render-worker.ts';
 
 export interface RenderPoolOptions {
   /**
@@ -30,6 +30,8 @@ export interface RenderPool {
   /** Lets running renders finish, then stops the workers. */
   close(): Promise<void>;
   readonly threads: number;
+  /** CPU time the workers spent rendering since the pool started (a Prometheus counter). */
+  readonly cpuSeconds: number;
 }
 
 export function defaultRenderThreads(): number {
@@ -43,20 +45,29 @@ const WORKER_FILE = fileURLToPath(
 export function createRenderPool(options: RenderPoolOptions = {}): RenderPool {
   const threads = options.threads ?? defaultRenderThreads();
   if (!Number.isInteger(threads) || threads < 1) throw new RangeError(`threads ${threads}`);
-  const piscina = new Piscina<RenderTask, Uint8Array | IssuedDocuments>({
+  const piscina = new Piscina<RenderTask, Rendered>({
     filename: WORKER_FILE,
     minThreads: 0,
     maxThreads: threads,
     idleTimeout: options.idleTimeoutMs ?? 60_000,
   });
+  let cpuMicros = 0;
+  const run = async (task: RenderTask) => {
+    const rendered = await piscina.run(task);
+    cpuMicros += rendered.cpuMicros;
+    return rendered.result;
+  };
   return {
     threads,
+    get cpuSeconds() {
+      return cpuMicros / 1e6;
+    },
     async renderPdf(model, attachments = {}) {
-      const bytes = (await piscina.run({ kind: 'pdf', model, attachments })) as Uint8Array;
+      const bytes = (await run({ kind: 'pdf', model, attachments })) as Uint8Array;
       return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     },
     async renderIssued(model) {
-      return (await piscina.run({ kind: 'issued', model })) as IssuedDocuments;
+      return (await run({ kind: 'issued', model })) as IssuedDocuments;
     },
     async close() {
       await piscina.close();

@@ -9,8 +9,18 @@ export type RenderTask =
   | { kind: 'pdf'; model: DocumentModel; attachments: PdfAttachments }
   | { kind: 'issued'; model: DocumentModel };
 
-export default async function render(task: RenderTask): Promise<Uint8Array | IssuedDocuments> {
-  return task.kind === 'issued'
-    ? renderIssuedDocuments(task.model)
-    : renderPdf(task.model, task.attachments);
+export interface Rendered {
+  result: Uint8Array | IssuedDocuments;
+  /** This thread's CPU time for the task (user + system), reported as a metric. */
+  cpuMicros: number;
+}
+
+export default async function render(task: RenderTask): Promise<Rendered> {
+  const before = process.threadCpuUsage();
+  const result =
+    task.kind === 'issued'
+      ? await renderIssuedDocuments(task.model)
+      : await renderPdf(task.model, task.attachments);
+  const used = process.threadCpuUsage(before);
+  return { result, cpuMicros: used.user + used.system };
 }

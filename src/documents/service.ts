@@ -6,12 +6,17 @@
 // two renders racing only the first is stored.
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/pool.ts';
-import { unitOfWork } from '../db/unit-of-work.ts';
+import { unitOfWork, writtenValue } from '../db/unit-of-work.ts';
 import { operator, type TenantScope } from '../tenancy.ts';
 import type { IssuedDocuments } from './issued.ts';
 import type { DocumentModel } from './model.ts';
 import type { RenderPool } from './render-pool.ts';
-import { insertDocument, selectDocuments, type DocumentFormat, type DocumentRow } from './store.ts';
+import {
+  insertDocuments,
+  selectDocuments,
+  type DocumentFormat,
+  type DocumentRow,
+} from './store.ts';
 
 export type { DocumentFormat } from './store.ts';
 
@@ -32,26 +37,60 @@ function rowsToDocuments(rows: readonly DocumentRow[]): Map<DocumentFormat, Stor
   );
 }
 
-async function store(db: Db, scope: TenantScope, subjectId: string, docs: IssuedDocuments) {
-  const entries: [DocumentFormat, Buffer | null, string[] | null][] = [
-    ['pdf', Buffer.from(docs.pdf), null],
-    ...(['ubl', 'cii'] as const).map((format): [DocumentFormat, Buffer | null, string[] | null] => {
-      const outcome = docs[format];
-      return 'xml' in outcome
-        ? [format, Buffer.from(outcome.xml, 'utf8'), null]
-        : [format, null, outcome.missing];
-    }),
-  ];
-  await unitOfWork(db, { actor: operator(scope.tenantId, scope.environment) }, async ({ tx }) => {
-    for (const [format, content, missing] of entries) {
-      await insertDocument(tx, scope, subjectId, {
-        format,
-        content,
-        missing,
-        sha256: content && sha256(content),
-      });
-    }
+function stored(docs: IssuedDocuments): Map<DocumentFormat, StoredDocument> {
+  const map = new Map<DocumentFormat, StoredDocument>([
+    ['pdf', { content: Buffer.from(docs.pdf) }],
+  ]);
+  for (const format of ['ubl', 'cii'] as const) {
+    const outcome = docs[format];
+    map.set(
+      format,
+      'xml' in outcome
+        ? { content: Buffer.from(outcome.xml, 'utf8') }
+        : { missing: outcome.missing },
+    );
+  }
+  return map;
+}
+
+/** Stores what was rendered, unless a render that came first stored it: then that is kept. */
+async function store(
+  db: Db,
+  scope: TenantScope,
+  subjectId: string,
+  docs: IssuedDocuments,
+): Promise<Map<DocumentFormat, StoredDocument>> {
+  const documents = stored(docs);
+  const rows = [...documents].map(([format, doc]) => {
+    const content = 'content' in doc ? doc.content : null;
+    return {
+      format,
+      content,
+      missing: 'missing' in doc ? doc.missing : null,
+      sha256: content && sha256(content),
+    };
   });
+  const inserted = await unitOfWork(
+    db,
+    { actor: operator(scope.tenantId, scope.environment) },
+    ({ tx }) => insertDocuments(tx, scope, subjectId, rows),
+  );
+  if (writtenValue(inserted).length === FORMATS.length) return documents;
+  return rowsToDocuments(await selectDocuments(db, scope, subjectId));
+}
+
+/**
+ * Renders and stores the documents of a subject just issued (an invoice) or created (a credit
+ * note), from the model of what was frozen, before the write is answered.
+ */
+export async function renderIssued(
+  db: Db,
+  renderer: RenderPool,
+  scope: TenantScope,
+  subjectId: string,
+  model: DocumentModel,
+): Promise<void> {
+  await store(db, scope, subjectId, await renderer.renderIssued(model));
 }
 
 /**
@@ -65,11 +104,9 @@ export async function issuedDocuments(
   subjectId: string,
   model: () => Promise<DocumentModel>,
 ): Promise<Map<DocumentFormat, StoredDocument>> {
-  let documents = rowsToDocuments(await selectDocuments(db, scope, subjectId));
+  const documents = rowsToDocuments(await selectDocuments(db, scope, subjectId));
   if (FORMATS.every((f) => documents.has(f))) return documents;
-  await store(db, scope, subjectId, await renderer.renderIssued(await model()));
-  documents = rowsToDocuments(await selectDocuments(db, scope, subjectId));
-  return documents;
+  return store(db, scope, subjectId, await renderer.renderIssued(await model()));
 }
 
 /** One stored document of an issued invoice or credit note (see issuedDocuments). */

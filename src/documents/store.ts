@@ -18,26 +18,36 @@ export interface NewDocument {
   sha256: Buffer | null;
 }
 
-export async function insertDocument(
+/**
+ * Inserts a subject's documents in one statement; returns the formats inserted (a format
+ * stored already, by a render that came first, is kept and not returned).
+ */
+export async function insertDocuments(
   db: Queryable,
   scope: TenantScope,
   subjectId: string,
-  document: NewDocument,
-): Promise<void> {
-  await db.query(
+  documents: readonly NewDocument[],
+): Promise<DocumentFormat[]> {
+  const { rows } = await db.query<{ format: DocumentFormat }>(
     `INSERT INTO documents (tenant_id, environment, subject_id, format, content, missing, sha256)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)
-     ON CONFLICT DO NOTHING`,
+     SELECT $1, $2, $3, d.format, d.content,
+            CASE WHEN d.missing = 'null' THEN NULL
+                 ELSE ARRAY(SELECT jsonb_array_elements_text(d.missing)) END, d.sha256
+       FROM unnest($4::text[], $5::bytea[], $6::jsonb[], $7::bytea[])
+            AS d(format, content, missing, sha256)
+     ON CONFLICT DO NOTHING
+     RETURNING format`,
     [
       scope.tenantId,
       scope.environment,
       subjectId,
-      document.format,
-      document.content,
-      document.missing,
-      document.sha256,
+      documents.map((d) => d.format),
+      documents.map((d) => d.content),
+      documents.map((d) => JSON.stringify(d.missing)),
+      documents.map((d) => d.sha256),
     ],
   );
+  return rows.map((r) => r.format);
 }
 
 /** The stored documents of a subject (primary key prefix). */

@@ -3,7 +3,7 @@
 // multicast, unspecified, documentation or otherwise reserved, in IPv4 and IPv6 (IPv4 inside
 // IPv6 is judged as the IPv4 it carries). The check runs on creation and again before every
 // delivery, which then connects to the very address it checked (DNS can change in between).
-import { lookup } from 'node:dns/promises';
+import { Resolver } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
 import type { Environment } from '../tenancy.ts';
@@ -121,18 +121,34 @@ const REFUSALS: Record<Exclude<AddressClass, 'public'>, string> = {
     'Webhook URLs must point at public addresses only: not private, link-local, shared (CGNAT), multicast, documentation or otherwise reserved ones.',
 };
 
-const LOOKUP_TIMEOUT_MS = 5000;
+// Names are resolved by c-ares (DNS queries on the event loop's own sockets), not by the
+// system's getaddrinfo: that runs on libuv's four threads, which also carry file writes (the
+// log), and a lookup that hangs keeps its thread after any timeout of ours. Ten webhook URLs on
+// unresolvable hosts must not stall anyone else. Each query gives up after 2.5 s, tried twice.
+let resolver = new Resolver({ timeout: 2500, tries: 2 });
+
+/** The DNS servers to ask (DNS_SERVERS); by default the system's (/etc/resolv.conf). */
+export function useDnsServers(servers: readonly string[]): void {
+  resolver = new Resolver({ timeout: 2500, tries: 2 });
+  if (servers.length > 0) resolver.setServers([...servers]);
+}
 
 async function resolve(hostname: string): Promise<{ address: string; family: number }[]> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('timeout')), LOOKUP_TIMEOUT_MS);
-  });
-  try {
-    return await Promise.race([lookup(hostname, { all: true, verbatim: true }), timeout]);
-  } finally {
-    clearTimeout(timer);
+  // RFC 6761: localhost names are loopback, without asking DNS (c-ares does not read hosts).
+  if (hostname === 'localhost' || hostname.endsWith('.localhost')) {
+    return [
+      { address: '127.0.0.1', family: 4 },
+      { address: '::1', family: 6 },
+    ];
   }
+  const [v4, v6] = await Promise.allSettled([
+    resolver.resolve4(hostname),
+    resolver.resolve6(hostname),
+  ]);
+  return [
+    ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 })) : []),
+    ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 })) : []),
+  ];
 }
 
 /**

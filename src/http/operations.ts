@@ -2,7 +2,7 @@
 // and the OpenAPI document under /v1.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import type { AppDeps } from '../app.ts';
 import { migrationsApplied } from '../db/migrate.ts';
 import { ServiceUnavailableError } from '../errors.ts';
@@ -23,6 +23,16 @@ export function registerOperationsRoutes(app: FastifyInstance, deps: AppDeps): v
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   registerRequestMetrics(app, registry);
+  // The render pool's threads are part of the process's CPU time; this says how much of it.
+  new Counter({
+    name: 'billing_render_cpu_seconds_total',
+    help: 'CPU time the render threads spent rendering PDFs and e-invoices.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(deps.renderer.cpuSeconds);
+    },
+  });
   app.get(
     '/healthz',
     {

@@ -39,7 +39,7 @@ const KEY_WINDOW_SECONDS = 1;
 const REDIS_OPTIONS = {
   enableOfflineQueue: false,
   connectTimeout: 1000,
-  commandTimeout: 200,
+  commandTimeout: 500,
   maxRetriesPerRequest: 0,
   retryStrategy: (attempt: number) => Math.min(attempt * 200, 2000),
 };

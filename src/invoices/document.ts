@@ -10,6 +10,14 @@ import type { CustomerSnapshot, Invoice, SellerSnapshot } from './schemas.ts';
 /** The tax ids that are VAT ids, in the order they identify a buyer (BT-48). */
 const VAT_ID_TYPES = ['eu_vat', 'gb_vat', 'ch_vat', 'no_vat'];
 
+/** The buyer's VAT id (BT-48) among its tax ids: the first VAT id in VAT_ID_TYPES order. */
+export function buyerVatId(taxIds: readonly { type: string; value: string }[]): string | null {
+  const vat = VAT_ID_TYPES.map((type) => taxIds.find((id) => id.type === type)).find(
+    (id) => id !== undefined,
+  );
+  return vat?.value ?? null;
+}
+
 export function sellerParty(seller: SellerSnapshot): Party {
   return {
     name: seller.name,
@@ -25,13 +33,10 @@ export function sellerParty(seller: SellerSnapshot): Party {
 }
 
 export function buyerParty(customer: CustomerSnapshot): Party {
-  const vat = VAT_ID_TYPES.map((type) => customer.taxIds.find((id) => id.type === type)).find(
-    (id) => id !== undefined,
-  );
   return {
     name: customer.name ?? '',
     address: customer.address,
-    vatId: vat?.value ?? null,
+    vatId: buyerVatId(customer.taxIds),
     taxIds: customer.taxIds,
     companyRegistration: null,
     email: customer.email,

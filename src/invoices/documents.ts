@@ -5,14 +5,14 @@ import { getCustomerRow } from '../customers/service.ts';
 import type { Db, Queryable } from '../db/pool.ts';
 import type { DocumentModel } from '../documents/model.ts';
 import type { RenderPool } from '../documents/render-pool.ts';
-import { issuedDocument, type StoredDocument } from '../documents/service.ts';
+import { issuedDocument, renderIssued, type StoredDocument } from '../documents/service.ts';
 import { EinvoiceIncompleteError, StateInvalidError } from '../errors.ts';
 import { getTenant } from '../keys/service.ts';
 import { getSettingsRow } from '../settings/service.ts';
 import type { TenantScope } from '../tenancy.ts';
 import { invoiceDocumentModel } from './document.ts';
 import { loadInvoiceRow, withLines } from './model.ts';
-import type { Invoice } from './schemas.ts';
+import type { Invoice, SellerSnapshot } from './schemas.ts';
 import { customerSnapshot, sellerSnapshot } from './snapshots.ts';
 
 /** The invoice's document model: as frozen at issue, or (a draft) as things are now. */
@@ -84,14 +84,20 @@ export async function getInvoiceEinvoice(
 
 /**
  * Renders and stores an issued invoice's documents right after the issue committed, before
- * it is answered. Should that fail (the process stopping, say), the first reader renders them
- * from the same frozen data: the issue itself stands.
+ * it is answered, from what the issue froze (`invoice` and its seller). Should that fail (the
+ * process stopping, say), the first reader renders them from the same frozen data, as read
+ * back: the issue itself stands.
  */
 export async function renderIssuedInvoice(
   db: Db,
   renderer: RenderPool,
   scope: TenantScope,
-  id: string,
+  invoice: Invoice,
+  seller: SellerSnapshot,
 ): Promise<void> {
-  await issuedOrPreview(db, renderer, scope, id, 'pdf').catch(() => undefined);
+  const model = invoiceDocumentModel(invoice, seller, invoice.customer!, {
+    draft: false,
+    now: new Date(),
+  });
+  await renderIssued(db, renderer, scope, invoice.id, model).catch(() => undefined);
 }

@@ -1,4 +1,6 @@
-// The invoice lifecycle after the draft: issue, pay, void, mark uncollectible, send. Every move is checked against the state machine (state.ts) on the locked row.
+// The invoice lifecycle after the draft: issue, void, mark uncollectible, send. Every move is
+// checked against the state machine (state.ts) on the locked row. Paying is a payment
+// (src/payments/, through ./payments.ts).
 import type { Db } from '../db/pool.ts';
 import {
   unitOfWork,
@@ -18,7 +20,7 @@ import { assertAllowed, invoiceFromRow, loadInvoiceRow, withLines } from './mode
 import { nextInvoiceNumber } from './numbering.ts';
 import { renderIssuedInvoice } from './documents.ts';
 import { priceWithRates } from './pricing.ts';
-import type { Invoice } from './schemas.ts';
+import type { Invoice, SellerSnapshot } from './schemas.ts';
 import { customerSnapshot, sellerSnapshot } from './snapshots.ts';
 import { applyTransition, markIssued, selectLines, updateInvoiceEmail } from './store.ts';
 
@@ -37,6 +39,7 @@ export async function issueInvoice(
   request: WriteRequest,
   id: string,
 ): Promise<Written<Invoice>> {
+  let seller: SellerSnapshot | null = null;
   const written = await unitOfWork(db, request, async (uow) => {
     const { tx, actor: scope } = uow;
     const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
@@ -81,19 +84,22 @@ export async function issueInvoice(
       totals,
     );
     const invoice = invoiceFromRow(issued, lines);
+    seller = issued.seller_snapshot;
     uow.event('invoice.issued', invoice);
     if (invoice.status === 'paid') uow.event('invoice.paid', invoice);
     return invoice;
   });
   // Its documents are rendered from what was just frozen, now that it is committed.
-  if (!written.replayed) await renderIssuedInvoice(db, renderer, request.actor, id);
+  if (!written.replayed) {
+    await renderIssuedInvoice(db, renderer, request.actor, written.value, seller!);
+  }
   return written;
 }
 
 async function transition(
   uow: UnitOfWork,
   id: string,
-  action: 'pay' | 'void' | 'mark_uncollectible',
+  action: 'void' | 'mark_uncollectible',
   eventType: string,
 ): Promise<Invoice> {
   const { tx, actor: scope } = uow;
@@ -102,11 +108,6 @@ async function transition(
   const invoice = await withLines(tx, scope, await applyTransition(tx, scope, id, action));
   uow.event(eventType, invoice);
   return invoice;
-}
-
-/** Records a payment received outside the API for the whole amount remaining. */
-export function payInvoice(db: Db, request: WriteRequest, id: string): Promise<Written<Invoice>> {
-  return unitOfWork(db, request, (uow) => transition(uow, id, 'pay', 'invoice.paid'));
 }
 
 export function voidInvoice(db: Db, request: WriteRequest, id: string): Promise<Written<Invoice>> {

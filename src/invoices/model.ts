@@ -7,6 +7,16 @@ import type { CustomerSnapshot, Invoice } from './schemas.ts';
 import { allowedActions, nextStatus, type InvoiceAction } from './state.ts';
 import { selectInvoice, selectLines, type InvoiceRow, type LineRow } from './store.ts';
 
+/** Today's date in UTC (YYYY-MM-DD): due dates are calendar dates, compared in UTC. */
+export function todayUtc(): string {
+  return new Date().toISOString().slice(0, 10);
+}
+
+/** Open and past its due date on `today` (an uncollectible invoice is not chased). */
+export function isOverdue(row: Pick<InvoiceRow, 'status' | 'due_date'>, today: string): boolean {
+  return row.status === 'open' && row.due_date !== null && row.due_date < today;
+}
+
 export function invoiceFromRow(row: InvoiceRow, lines: readonly LineRow[]): Invoice {
   return {
     id: row.id,
@@ -34,7 +44,9 @@ export function invoiceFromRow(row: InvoiceRow, lines: readonly LineRow[]): Invo
     amountCredited: row.amount_credited,
     outOfBandAmount: row.out_of_band_amount,
     amountRemaining: row.amount_remaining,
+    payments: row.payments,
     dueDate: row.due_date,
+    overdue: isOverdue(row, todayUtc()),
     daysUntilDue: row.days_until_due,
     supplyDate: row.supply_date,
     servicePeriod:

@@ -27,7 +27,6 @@ import {
   issueInvoice,
   listInvoices,
   markInvoiceUncollectible,
-  payInvoice,
   removeInvoiceLine,
   sendInvoice,
   updateInvoice,
@@ -177,12 +176,6 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
       'Issue a draft',
       'Assigns the next number (gapless per tenant and environment) and freezes the seller (the settings), the customer and the tax breakdown; the date of supply is the issue date unless the invoice has one or a service period. Its PDF/A-3 and e-invoices are rendered from that frozen data once and never change. A total of 0 goes straight to paid.',
       (db: Db, write: WriteRequest, id: string) => issueInvoice(db, renderer, write, id),
-    ],
-    [
-      'pay',
-      'Record a payment',
-      'Pays the whole amountRemaining, received outside the API.',
-      payInvoice,
     ],
     ['void', 'Void an invoice', 'For open or uncollectible invoices.', voidInvoice],
     [

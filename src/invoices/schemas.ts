@@ -10,6 +10,7 @@ import {
   Timestamp,
 } from '../http/schemas.ts';
 import { MAX_AMOUNT } from '../money/amount.ts';
+import { Payment } from '../payments/schemas.ts';
 import { TaxAmount } from '../taxes/schemas.ts';
 import { INVOICE_STATUSES } from './state.ts';
 
@@ -250,7 +251,15 @@ export const Invoice = Type.Object(
       description: 'Credited after payment: refunded outside the API.',
     }),
     amountRemaining: Type.Integer({ description: 'total − amountPaid − amountCredited' }),
+    payments: Type.Array(Payment, {
+      description:
+        'Every payment of the invoice, oldest first, void ones included (status void; amountPaid counts the others). At most 100.',
+    }),
     dueDate: Nullable(Type.String()),
+    overdue: Type.Boolean({
+      description:
+        'True while the invoice is open and its dueDate (a UTC calendar date) has passed. Uncollectible invoices are not overdue.',
+    }),
     daysUntilDue: Nullable(Type.Integer()),
     supplyDate: Nullable(
       Type.String({ description: 'Date of supply; the issue date by default.' }),

@@ -1,7 +1,8 @@
 // Invoice rules: drafts and their lines, money, the state machine's guard, events. The
-// lifecycle (issue, pay, void, send, PDF) is in lifecycle.ts and the credit-note hooks in
-// credits.ts; this file is the module's public face and re-exports both.
-import { inSnapshot, type Db, type Tx } from '../db/pool.ts';
+// lifecycle (issue, void, send, PDF) is in lifecycle.ts, the credit-note hooks in credits.ts
+// and the payment and overdue hooks in payments.ts; this file is the module's public face and
+// re-exports them.
+import type { Db, Tx } from '../db/pool.ts';
 import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
 import { getCustomerRow } from '../customers/service.ts';
 import { ParameterInvalidError, ResourceMissingError, StateInvalidError } from '../errors.ts';
@@ -25,6 +26,7 @@ import {
   insertDraft,
   insertLines,
   selectInvoicePage,
+  selectInvoiceWithLines,
   selectLines,
   updateDraft,
   updateMetadata,
@@ -34,14 +36,18 @@ import {
 } from './store.ts';
 
 export { getInvoiceEinvoice, getInvoicePdf, renderIssuedInvoice } from './documents.ts';
+export { issueInvoice, markInvoiceUncollectible, sendInvoice, voidInvoice } from './lifecycle.ts';
+export { invoiceMail, INVOICE_MAIL } from './mail.ts';
+export { invoiceFromRow, todayUtc } from './model.ts';
 export {
-  issueInvoice,
-  markInvoiceUncollectible,
-  payInvoice,
-  sendInvoice,
-  voidInvoice,
-} from './lifecycle.ts';
-export { invoiceFromRow } from './model.ts';
+  applyPaymentToInvoice,
+  lockInvoiceForPayment,
+  lockInvoiceOfPayment,
+  recordOverdueInvoices,
+  reversePaymentOnInvoice,
+  scopesWithNewlyOverdueInvoices,
+  type PayableInvoice,
+} from './payments.ts';
 export {
   applyCreditToInvoice,
   lockInvoiceForCredit,
@@ -154,12 +160,12 @@ export function createInvoice(
     buyer_reference: input.buyerReference ?? null,
     purchase_order: input.purchaseOrder ?? null,
   };
+  // A line whose amount leaves the safe range is refused with the body, before any look-up.
+  const lines = newLines(input.lines ?? [], 1, (i) => `lines.${i}.`);
   return unitOfWork(db, request, async (uow) => {
     const { tx, actor: scope } = uow;
-    // The customer matters to the price by its tax exemption, and must exist (404 customerId,
-    // before any complaint about the lines).
+    // The customer matters to the price by its tax exemption, and must exist (404 customerId).
     const customer = await getCustomerRow(tx, scope, input.customerId);
-    const lines = newLines(input.lines ?? [], 1, (i) => `lines.${i}.`);
     const totals = await priceWithRates(
       tx,
       scope,
@@ -169,8 +175,7 @@ export function createInvoice(
       { newlyUsed: rateIdsOf(fields.default_tax_rates, lines), param: 'lines' },
     );
     const draft = { id: newId('inv'), customer_id: input.customerId, currency: input.currency };
-    const row = await insertDraft(tx, scope, draft, fields, totals);
-    await insertLines(tx, scope, row.id, lines);
+    const row = await insertDraft(tx, scope, draft, fields, totals, lines);
     const invoice = invoiceFromRow(
       row,
       lines.map((l) => ({ ...l, invoice_id: row.id })),
@@ -181,9 +186,10 @@ export function createInvoice(
 }
 
 export async function getInvoice(db: Db | Tx, scope: TenantScope, id: string): Promise<Invoice> {
-  // One snapshot: a draft's update between the two reads would otherwise pair its old totals
-  // with its new lines.
-  return inSnapshot(db, async (tx) => withLines(tx, scope, await loadInvoiceRow(tx, scope, id)));
+  // One statement, so one snapshot: the totals and the lines always belong together.
+  const row = await selectInvoiceWithLines(db, scope, id);
+  if (!row) throw new ResourceMissingError('invoice', id);
+  return invoiceFromRow(row, row.lines);
 }
 
 export function updateInvoice(
@@ -361,21 +367,11 @@ export async function listInvoices(
   filters: { customerId?: string | undefined; status?: string | undefined },
   page: PageRequest,
 ): Promise<{ id: string; created_at: Date; invoice: Invoice }[]> {
-  // Every line of the page in one query (primary key prefix look-ups), in the page's snapshot.
-  const { rows, lines } = await inSnapshot(db, async (tx) => {
-    const rows = await selectInvoicePage(tx, scope, filters, page.after, page.limit + 1);
-    const ids = rows.map((r) => r.id);
-    return { rows, lines: await selectLines(tx, scope, ids) };
-  });
-  const byInvoice = new Map<string, LineRow[]>();
-  for (const line of lines) {
-    const list = byInvoice.get(line.invoice_id);
-    if (list) list.push(line);
-    else byInvoice.set(line.invoice_id, [line]);
-  }
+  // The page and its lines in one statement (primary key prefix look-ups), one snapshot.
+  const rows = await selectInvoicePage(db, scope, filters, page.after, page.limit + 1);
   return rows.map((row) => ({
     id: row.id,
     created_at: row.created_at,
-    invoice: invoiceFromRow(row, byInvoice.get(row.id) ?? []),
+    invoice: invoiceFromRow(row, row.lines),
   }));
 }

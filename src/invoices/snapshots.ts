@@ -3,12 +3,8 @@
 import type { CustomerRow } from '../customers/store.ts';
 import type { SettingsRow } from '../settings/service.ts';
 import { defaultElectronicAddress } from '../documents/electronic-address.ts';
+import { buyerVatId } from './document.ts';
 import type { CustomerSnapshot, SellerSnapshot } from './schemas.ts';
-
-/** The customer's EU VAT id, if it has one (the buyer's VAT id on documents). */
-function vatIdOf(customer: CustomerRow): string | null {
-  return customer.tax_ids.find((t) => t.type === 'eu_vat')?.value ?? null;
-}
 
 export function customerSnapshot(customer: CustomerRow, settings: SettingsRow): CustomerSnapshot {
   return {
@@ -18,8 +14,11 @@ export function customerSnapshot(customer: CustomerRow, settings: SettingsRow): 
     taxIds: customer.tax_ids,
     taxExempt: customer.tax_exempt,
     locale: customer.locale ?? settings.locale,
+    // Derived from the VAT id the documents name as the buyer's (a British customer's gb_vat
+    // too, whose scheme is 9932), so that the address and BT-48 agree.
     electronicAddress:
-      customer.electronic_address ?? defaultElectronicAddress(vatIdOf(customer), customer.email),
+      customer.electronic_address ??
+      defaultElectronicAddress(buyerVatId(customer.tax_ids), customer.email),
   };
 }
 

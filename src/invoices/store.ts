@@ -4,6 +4,7 @@ import type { Queryable } from '../db/pool.ts';
 import type { PagePosition } from '../paging.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { TaxAmount } from '../taxes/schemas.ts';
+import type { Payment } from '../payments/schemas.ts';
 import type { StoredTaxAmount } from '../taxes/service.ts';
 import type { CustomerSnapshot, SellerSnapshot } from './schemas.ts';
 import type { InvoiceStatus } from './state.ts';
@@ -48,6 +49,8 @@ export interface InvoiceRow {
   email_status: 'queued' | 'sent' | 'failed' | null;
   email_attempts: number;
   email_last_error: string | null;
+  /** Its payments, void ones too, oldest first, as the API shows them (see PAYMENTS). */
+  payments: Payment[];
   created_at: Date;
   updated_at: Date;
 }
@@ -87,6 +90,23 @@ export interface Totals {
   tax_amounts: TaxAmount[];
 }
 
+// The invoice's payments in the API's shape (Payment), read with the invoice by every statement
+// below (index payments_by_invoice); a draft has none, and is not looked up. Statements that
+// return invoices name the table `invoices` (no alias), which this refers to.
+const ISO = (column: string) =>
+  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const PAYMENTS = `CASE WHEN invoices.status = 'draft' THEN '[]'::json ELSE (
+    SELECT coalesce(json_agg(json_build_object(
+             'id', p.id, 'object', 'payment', 'invoiceId', p.invoice_id,
+             'customerId', p.customer_id, 'amount', p.amount, 'currency', p.currency,
+             'method', p.method, 'reference', p.reference, 'status', p.status,
+             'receivedAt', ${ISO('p.received_at')}, 'createdAt', ${ISO('p.created_at')},
+             'voidedAt', ${ISO('p.voided_at')}, 'environment', p.environment)
+           ORDER BY p.created_at, p.id), '[]'::json)
+      FROM payments p
+     WHERE p.tenant_id = invoices.tenant_id AND p.environment = invoices.environment
+       AND p.invoice_id = invoices.id) END`;
+
 // due_date as text: a DATE parsed into a JS Date would shift with the time zone.
 const COLUMNS = `tenant_id, environment, id, customer_id, number, status, currency,
   default_tax_rates, tax_inclusive, subtotal, tax, total_excluding_tax, total, tax_amounts,
@@ -95,8 +115,26 @@ const COLUMNS = `tenant_id, environment, id, customer_id, number, status, curren
   service_period_start::text AS service_period_start,
   service_period_end::text AS service_period_end, buyer_reference, purchase_order,
   customer_snapshot, seller_snapshot, issued_at, paid_at, voided_at,
-  marked_uncollectible_at, sent_at, email_status, email_attempts, email_last_error, created_at,
-  updated_at`;
+  marked_uncollectible_at, sent_at, email_status, email_attempts, email_last_error,
+  ${PAYMENTS} AS payments, created_at, updated_at`;
+
+// The invoice's lines in their order, as LineRows, for statements that read invoices with their
+// lines in one query (a single statement sees one snapshot: no transaction around two reads).
+// Not with FOR UPDATE: a statement that waited for the row's lock sees the row as its holder
+// left it, but its subqueries see the snapshot from before the wait, and would miss the lines
+// the holder changed. Statements run once the lock is held (an UPDATE after a FOR UPDATE in
+// the same transaction) see both alike.
+const LINES = `(SELECT coalesce(json_agg(json_build_object(
+    'invoice_id', l.invoice_id, 'id', l.id, 'position', l.position,
+    'description', l.description, 'quantity', l.quantity, 'unit_amount', l.unit_amount,
+    'amount', l.amount, 'tax_rates', l.tax_rates, 'unit_code', l.unit_code)
+    ORDER BY l.position), '[]'::json)
+   FROM invoice_lines l
+  WHERE l.tenant_id = invoices.tenant_id AND l.environment = invoices.environment
+    AND l.invoice_id = invoices.id)`;
+
+/** An invoice row with its lines, read in one statement. */
+export type InvoiceWithLines = InvoiceRow & { lines: LineRow[] };
 
 /** An invoice's totals, in the order every statement below takes them. */
 function totalsValues(totals: Totals): unknown[] {
@@ -127,24 +165,18 @@ function pricedDraftValues(fields: DraftFields, totals: Totals): unknown[] {
   ];
 }
 
-/** Inserts a new draft, priced already, and returns its row (its lines: insertLines). */
+/** Inserts a new draft, priced already, with its lines, in one statement; returns its row. */
 export async function insertDraft(
   db: Queryable,
   scope: TenantScope,
   draft: { id: string; customer_id: string; currency: string },
   fields: DraftFields,
   totals: Totals,
+  lines: readonly Omit<LineRow, 'invoice_id'>[],
 ): Promise<InvoiceRow> {
   const { rows } = await db.query<InvoiceRow>({
     name: 'insert_draft',
-    text: `INSERT INTO invoices (tenant_id, environment, id, customer_id, currency, status,
-                                 default_tax_rates, due_date, days_until_due, memo, metadata,
-                                 supply_date, service_period_start, service_period_end,
-                                 buyer_reference, purchase_order, tax_inclusive, subtotal, tax,
-                                 total_excluding_tax, total, tax_amounts, amount_remaining)
-           VALUES ($1, $2, $3, $4, $5, 'draft', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
-                   $16, $17, $18, $19, $20, $21, $20)
-           RETURNING ${COLUMNS}`,
+    text: INSERT_DRAFT_SQL,
     values: [
       scope.tenantId,
       scope.environment,
@@ -152,6 +184,7 @@ export async function insertDraft(
       draft.customer_id,
       draft.currency,
       ...pricedDraftValues(fields, totals),
+      ...lineArrays(lines),
     ],
   });
   return rows[0]!;
@@ -168,6 +201,21 @@ export async function selectInvoice(
      ${options.forUpdate ? 'FOR UPDATE' : ''}`,
     [scope.tenantId, scope.environment, id],
   );
+  return rows[0];
+}
+
+/** An invoice and its lines, in one statement. */
+export async function selectInvoiceWithLines(
+  db: Queryable,
+  scope: TenantScope,
+  id: string,
+): Promise<InvoiceWithLines | undefined> {
+  const { rows } = await db.query<InvoiceWithLines>({
+    name: 'select_invoice_with_lines',
+    text: `SELECT ${COLUMNS}, ${LINES} AS lines
+             FROM invoices WHERE tenant_id = $1 AND environment = $2 AND id = $3`,
+    values: [scope.tenantId, scope.environment, id],
+  });
   return rows[0];
 }
 
@@ -192,7 +240,7 @@ export async function selectLines(
 // Lines from arrays unnested in step (tax_rates as JSON, since a line's rates are themselves an
 // array, or null); `$first` is the number of the first array parameter. The invoice is
 // (tenant $1, environment $2, id $3) in both statements that use it.
-function linesFromArrays(first: number, gate = ''): string {
+function linesFromArrays(first: number): string {
   const p = (i: number) => `$${first + i}`;
   return `INSERT INTO invoice_lines (tenant_id, environment, invoice_id, id, position, description,
                                 quantity, unit_amount, amount, tax_rates, unit_code)
@@ -201,8 +249,7 @@ function linesFromArrays(first: number, gate = ''): string {
                  ELSE ARRAY(SELECT jsonb_array_elements_text(l.tax_rates)) END, l.unit_code
        FROM unnest(${p(0)}::text[], ${p(1)}::int[], ${p(2)}::text[], ${p(3)}::bigint[],
                    ${p(4)}::bigint[], ${p(5)}::bigint[], ${p(6)}::jsonb[], ${p(7)}::text[])
-            AS l(id, position, description, quantity, unit_amount, amount, tax_rates, unit_code)
-      ${gate}`;
+            AS l(id, position, description, quantity, unit_amount, amount, tax_rates, unit_code)`;
 }
 
 function lineArrays(lines: readonly Omit<LineRow, 'invoice_id'>[]): unknown[] {
@@ -219,6 +266,21 @@ function lineArrays(lines: readonly Omit<LineRow, 'invoice_id'>[]): unknown[] {
 }
 
 const INSERT_LINES_SQL = linesFromArrays(4);
+
+// The lines reference the invoice, inserted by the same statement: foreign keys are checked at
+// its end, when both are there.
+const INSERT_DRAFT_SQL = `WITH invoice AS (
+    INSERT INTO invoices (tenant_id, environment, id, customer_id, currency, status,
+                          default_tax_rates, due_date, days_until_due, memo, metadata,
+                          supply_date, service_period_start, service_period_end,
+                          buyer_reference, purchase_order, tax_inclusive, subtotal, tax,
+                          total_excluding_tax, total, tax_amounts, amount_remaining)
+    VALUES ($1, $2, $3, $4, $5, 'draft', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
+            $16, $17, $18, $19, $20, $21, $20)
+    RETURNING ${COLUMNS}
+  ),
+  line AS (${linesFromArrays(22)})
+  SELECT * FROM invoice`;
 
 export async function insertLines(
   db: Queryable,
@@ -351,9 +413,8 @@ export async function markIssued(
 }
 
 // Each transition sets its status and timestamp; the service has checked the move first.
+// (Paying is a payment: see updatePaid.)
 const TRANSITION_SQL = {
-  pay: `status = 'paid', amount_paid = amount_paid + amount_remaining, amount_remaining = 0,
-        paid_at = clock_timestamp()`,
   void: `status = 'void', voided_at = clock_timestamp()`,
   mark_uncollectible: `status = 'uncollectible', marked_uncollectible_at = clock_timestamp()`,
 };
@@ -393,6 +454,69 @@ export async function updateCredits(
 }
 
 /**
+ * A payment (amount > 0) or its reversal (amount < 0) on an invoice; the status moves with
+ * what is still owed, and paidAt with it.
+ */
+export async function updatePaid(
+  db: Queryable,
+  scope: TenantScope,
+  id: string,
+  change: { amount: number; status: InvoiceStatus },
+): Promise<InvoiceWithLines> {
+  // Run on a row the caller has locked (see LINES).
+  const { rows } = await db.query<InvoiceWithLines>(
+    `UPDATE invoices
+        SET amount_paid = amount_paid + $4, amount_remaining = amount_remaining - $4,
+            paid_at = CASE WHEN $5 = 'paid' THEN coalesce(paid_at, clock_timestamp()) END,
+            status = $5, updated_at = clock_timestamp()
+      WHERE tenant_id = $1 AND environment = $2 AND id = $3 RETURNING ${COLUMNS}, ${LINES} AS lines`,
+    [scope.tenantId, scope.environment, id, change.amount, change.status],
+  );
+  return rows[0]!;
+}
+
+/**
+ * The tenants and environments that have open invoices past their due date on `today` whose
+ * invoice.overdue is still to be recorded (index invoices_overdue_due, across tenants).
+ */
+export async function selectScopesWithNewlyOverdue(
+  db: Queryable,
+  today: string,
+): Promise<TenantScope[]> {
+  const { rows } = await db.query<TenantScope>(
+    `SELECT DISTINCT tenant_id AS "tenantId", environment FROM invoices
+      WHERE status = 'open' AND overdue_at IS NULL AND due_date < $1::date`,
+    [today],
+  );
+  return rows;
+}
+
+/**
+ * Marks up to `limit` open invoices of the scope that are past their due date on `today` as
+ * recorded overdue, and returns them: the statement that finds them marks them, and skips
+ * those another worker holds (FOR UPDATE SKIP LOCKED), so each is returned once, ever.
+ */
+export async function markOverdue(
+  db: Queryable,
+  scope: TenantScope,
+  today: string,
+  limit: number,
+): Promise<InvoiceRow[]> {
+  const { rows } = await db.query<InvoiceRow>(
+    `UPDATE invoices SET overdue_at = clock_timestamp()
+      WHERE tenant_id = $1 AND environment = $2 AND overdue_at IS NULL
+        AND id IN (SELECT d.id FROM invoices d
+                    WHERE d.tenant_id = $1 AND d.environment = $2 AND d.status = 'open'
+                      AND d.overdue_at IS NULL AND d.due_date < $3::date
+                    ORDER BY d.due_date LIMIT $4
+                      FOR UPDATE SKIP LOCKED)
+      RETURNING ${COLUMNS}`,
+    [scope.tenantId, scope.environment, today, limit],
+  );
+  return rows;
+}
+
+/**
  * The next invoice number of the tenant and environment. The counter row stays locked until
  * the calling transaction ends: a rollback returns the number, so numbers have no gaps.
  */
@@ -419,7 +543,7 @@ const FILTERS = {
 function pageSql(filter: keyof typeof FILTERS, after: boolean): string {
   const [condition] = FILTERS[filter];
   const next = filter === 'customerStatus' ? 6 : filter === 'all' ? 4 : 5;
-  return `SELECT ${COLUMNS} FROM invoices
+  return `SELECT ${COLUMNS}, ${LINES} AS lines FROM invoices
            WHERE tenant_id = $1 AND environment = $2 ${condition}
            ${after ? `AND (created_at, id) < ($${next}, $${next + 1})` : ''}
            ORDER BY created_at DESC, id DESC LIMIT $3`;
@@ -439,7 +563,7 @@ export async function selectInvoicePage(
   filters: { customerId?: string | undefined; status?: string | undefined },
   after: PagePosition | null,
   limit: number,
-): Promise<InvoiceRow[]> {
+): Promise<InvoiceWithLines[]> {
   const values: unknown[] = [scope.tenantId, scope.environment, limit];
   if (filters.customerId !== undefined) values.push(filters.customerId);
   if (filters.status !== undefined) values.push(filters.status);
@@ -452,7 +576,10 @@ export async function selectInvoicePage(
       : filters.status !== undefined
         ? 'status'
         : 'all';
-  const { rows } = await db.query<InvoiceRow>(PAGE_SQL[after ? `${filter}After` : filter]!, values);
+  const { rows } = await db.query<InvoiceWithLines>(
+    PAGE_SQL[after ? `${filter}After` : filter]!,
+    values,
+  );
   return rows;
 }
 

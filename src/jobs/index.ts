@@ -1,19 +1,25 @@
 // The server's background work, in every server process (RUN_WORKER) or alone (`billing
-// worker`): webhook deliveries, the mail outbox, and the purge of expired idempotency records.
-// Every job is safe with any number of processes running it on one database.
+// worker`): webhook deliveries, the mail outbox, dunning (overdue invoices and reminders), and
+// the purge of expired idempotency records. Every job is safe with any number of processes
+// running it on one database.
 import type { Config } from '../config.ts';
 import { openDatabase } from '../db/database.ts';
 import { migrate } from '../db/migrate.ts';
 import type { Db } from '../db/pool.ts';
 import { purgeExpiredIdempotencyKeys } from '../db/unit-of-work.ts';
 import { createRenderPool, type RenderPool } from '../documents/render-pool.ts';
+import { useDnsServers } from '../events/destination.ts';
 import { WebhookWorker } from '../events/worker.ts';
 import { creditNoteMail, CREDIT_NOTE_MAIL } from '../credit-notes/documents.ts';
-import { invoiceMail, INVOICE_MAIL } from '../invoices/mail.ts';
+import { invoiceMail, INVOICE_MAIL, todayUtc } from '../invoices/service.ts';
 import { createMailTransport } from '../mail/transport.ts';
 import { MailWorker } from '../mail/worker.ts';
+import { runDunning } from '../payments/dunning.ts';
+import { reminderMail, REMINDER_MAIL } from '../payments/reminders.ts';
 import { checkSecretsKey } from '../secrets/check.ts';
 import { SecretsKeyring } from '../secrets/keyring.ts';
+
+const DUNNING_INTERVAL_MS = 5 * 60_000;
 
 export interface Jobs {
   webhooks: WebhookWorker;
@@ -39,6 +45,7 @@ export function startJobs(
     kinds: {
       [INVOICE_MAIL]: invoiceMail(renderer),
       [CREDIT_NOTE_MAIL]: creditNoteMail(renderer),
+      [REMINDER_MAIL]: reminderMail(renderer),
     },
     onError,
   });
@@ -48,11 +55,29 @@ export function startJobs(
     purgeExpiredIdempotencyKeys(db).catch((error: unknown) => onError(error, 'purging'));
   }, 60_000);
   purge.unref();
+  // Due dates are days: a run every few minutes finds what the day brought soon enough. The
+  // first comes a minute after start, not at once, so short-lived processes stay quiet.
+  let dunningRun: Promise<void> = Promise.resolve();
+  let stopped = false;
+  const dun = () => {
+    dunningRun = runDunning(db, todayUtc())
+      .then(({ reminders }) => {
+        if (reminders > 0) mail.poke();
+      })
+      .catch((error: unknown) => onError(error, 'dunning'))
+      .finally(() => {
+        if (!stopped) dunning = setTimeout(dun, DUNNING_INTERVAL_MS).unref();
+      });
+  };
+  let dunning = setTimeout(dun, 60_000).unref();
   return {
     webhooks,
     mail,
     async stop() {
       clearInterval(purge);
+      stopped = true;
+      clearTimeout(dunning);
+      await dunningRun;
       // Attempts in flight finish and are recorded before the database goes.
       await Promise.all([webhooks.stop(), mail.stop()]);
     },
@@ -67,6 +92,7 @@ export async function runStandaloneWorker(
   config: Config,
   log: (message: string) => void,
 ): Promise<void> {
+  useDnsServers(config.dnsServers);
   const database = await openDatabase(config, log, 5);
   try {
     await migrate(database.direct);

@@ -2,6 +2,7 @@
 // new user can call the API at once.
 import type { Db } from '../db/pool.ts';
 import { SCOPES } from './scopes.ts';
+import { lockFirstStart, unlockFirstStart } from './store.ts';
 import { writtenValue } from '../db/unit-of-work.ts';
 import { createApiKey, createTenant, listTenants, operator, type IssuedApiKey } from './service.ts';
 
@@ -9,7 +10,7 @@ export async function bootstrapFirstTenant(db: Db): Promise<IssuedApiKey | null>
   // An advisory lock, so two instances starting together create one tenant.
   const client = await db.connect();
   try {
-    await client.query('SELECT pg_advisory_lock(7340202)');
+    await lockFirstStart(client);
     if ((await listTenants(db)).length > 0) return null;
     const tenant = await createTenant(db, 'My company');
     const written = await createApiKey(
@@ -19,7 +20,7 @@ export async function bootstrapFirstTenant(db: Db): Promise<IssuedApiKey | null>
     );
     return writtenValue(written);
   } finally {
-    await client.query('SELECT pg_advisory_unlock(7340202)').catch(() => undefined);
+    await unlockFirstStart(client).catch(() => undefined);
     client.release();
   }
 }

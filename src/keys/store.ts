@@ -229,3 +229,24 @@ export async function touchKeysLastUsed(
 export async function notifyKeyChanged(db: Queryable, keyId: string): Promise<void> {
   await db.query("SELECT pg_notify('api_key_changed', $1)", [keyId]);
 }
+
+/** The channel notifyKeyChanged speaks on, heard by every instance's verifier. */
+export async function listenForKeyChanges(client: Queryable): Promise<void> {
+  await client.query('LISTEN api_key_changed');
+}
+
+export async function stopListening(client: Queryable): Promise<void> {
+  await client.query('UNLISTEN *');
+}
+
+// The first start's tenant is made once, however many instances start together: a session
+// lock (embedded database only, never behind a pooler).
+const BOOTSTRAP_LOCK = 7340202;
+
+export async function lockFirstStart(client: Queryable): Promise<void> {
+  await client.query('SELECT pg_advisory_lock($1)', [BOOTSTRAP_LOCK]);
+}
+
+export async function unlockFirstStart(client: Queryable): Promise<void> {
+  await client.query('SELECT pg_advisory_unlock($1)', [BOOTSTRAP_LOCK]);
+}

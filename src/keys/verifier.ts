@@ -8,7 +8,12 @@ import { ApiKeyInvalidError, ApiKeyRevokedError } from '../errors.ts';
 import type { Environment } from '../tenancy.ts';
 import type { Scope } from './scopes.ts';
 import { parseSecret, secretDigest } from './secret.ts';
-import { selectKeyBySecretHash, touchKeysLastUsed } from './store.ts';
+import {
+  listenForKeyChanges,
+  selectKeyBySecretHash,
+  stopListening,
+  touchKeysLastUsed,
+} from './store.ts';
 
 export interface VerifiedKey {
   id: string;
@@ -87,7 +92,7 @@ export class KeyVerifier {
         this.cache.clear();
         if (!this.closed) setTimeout(() => void this.listen(), 1000).unref();
       });
-      await own.query('LISTEN api_key_changed');
+      await listenForKeyChanges(own);
     } catch {
       // The cache expiry still bounds staleness; try again shortly. A connection that failed
       // its LISTEN is discarded here, unless its error handler or close() has dealt with it.
@@ -196,7 +201,7 @@ export class KeyVerifier {
     if (this.listener) {
       const listener = this.listener;
       this.listener = undefined;
-      const failed = await listener.query('UNLISTEN *').then(
+      const failed = await stopListening(listener).then(
         () => false,
         () => true,
       );

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createServer, type AddressInfo } from 'node:net';
 import pg from 'pg';
 import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -113,7 +114,7 @@ describe('billing CLI', () => {
 
   it('works while the server runs on the embedded database', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'billing-cli-'));
-    const pgPort = String(55000 + Math.floor(Math.random() * 5000));
+    const pgPort = String(await freePort());
     const env = { DATA_DIR: dataDir, EMBEDDED_PG_PORT: pgPort, DATABASE_URL: '' };
     const server = spawn(process.execPath, ['src/main.ts'], {
       env: { ...process.env, ...env, PORT: '0', LOG_LEVEL: 'info' },
@@ -139,7 +140,8 @@ describe('billing CLI', () => {
     // The listening line goes to stdout (JSON logs) and the key to stderr (the terminal): two
     // pipes, either may come first.
     const started = () => /listening on (http:\/\/\S+)/.test(output) && /sk_test_/.test(output);
-    for (let i = 0; i < 200 && !started(); i++) await sleep(100);
+    // The embedded PostgreSQL's first start may take a while on a busy machine.
+    for (let i = 0; i < 600 && !started(); i++) await sleep(100);
     const url = /listening on (http:\/\/[^"\s]+)/.exec(output)?.[1];
     assert.ok(url, output);
     const firstKey = /(sk_test_[0-9A-Za-z]+)/.exec(output)?.[1];
@@ -171,6 +173,15 @@ describe('billing CLI', () => {
     assert.equal((await call(url, 'GET', '/readyz')).status, 200);
   });
 });
+
+/** A port nobody listens on now (the embedded PostgreSQL of this test takes it next). */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
 
 describe('configuration', () => {
   it('names every wrong variable at start', () => {

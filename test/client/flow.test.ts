@@ -18,7 +18,7 @@ import {
 } from '../helpers.ts';
 
 // The typed client (clients/typescript) against the real server: a seller's day from customer
-// to credit note, the lists walked with `for await`, a write retried after its answer was lost,
+// to payment, the lists walked with `for await`, a write retried after its answer was lost,
 // a rate limit waited out, typed errors, and a real webhook delivery verified.
 
 const url = await createTestDatabase();
@@ -102,10 +102,22 @@ describe('the TypeScript client', () => {
       reason: 'order_change',
     });
     assert.equal(credit.number, 'CN-000001');
+    const transfer = await client.invoices.addPayment(open.id, {
+      amount: 50_000,
+      method: 'bank_transfer',
+      reference: 'SEPA 4711',
+    });
+    assert.equal(transfer.status, 'succeeded');
     const paid = await client.invoices.pay(open.id);
     assert.equal(paid.status, 'paid');
     assert.equal(paid.amountPaid, 200_000);
     assert.equal(paid.amountRemaining, 0);
+    const payments = await client.payments.list({ invoiceId: open.id }).toArray();
+    assert.deepEqual(payments.map((p) => p.amount).sort(), [150_000, 50_000]);
+    const receivables = await client.reports.receivables();
+    assert.equal(receivables.object, 'receivables_report');
+    const csv = await client.reports.receivablesCsv();
+    assert.equal(csv.contentType.split(';')[0], 'text/csv');
 
     const issued = await client.events.list({ type: 'invoice.issued' });
     const event: Event = issued.data[0]!;

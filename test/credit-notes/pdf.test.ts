@@ -81,6 +81,12 @@ describe('issued documents are records', () => {
     assert.match(file.xmp, /<pdfaid:part>3<\/pdfaid:part>/);
 
     await credit(api, { invoiceId: inv.id, amount: 1210, reason: 'order_change' });
+    const partial = await api.post(`/v1/invoices/${inv.id}/payments`, {
+      amount: 5000,
+      method: 'bank_transfer',
+    });
+    assert.equal(partial.status, 201, partial.text);
+    assert.equal((await api.post(`/v1/payments/${partial.body.id}/void`)).status, 200);
     assert.equal((await api.post(`/v1/invoices/${inv.id}/pay`)).status, 200);
     await setSettings(server.db, key.tenantId, { legalName: 'Renamed B.V.' });
     for (const [name, path] of [

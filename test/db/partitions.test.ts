@@ -16,6 +16,8 @@ import {
   REFERENCE_TABLES,
 } from '../../src/db/sharding.ts';
 import { purgeExpiredIdempotencyKeys } from '../../src/db/unit-of-work.ts';
+import { todayUtc } from '../../src/invoices/service.ts';
+import { runDunning } from '../../src/payments/dunning.ts';
 import { startReceiver } from '../events/receiver.ts';
 import {
   client,
@@ -296,6 +298,7 @@ describe(`tenant tables in ${PARTITIONS} hash partitions by tenant_id`, () => {
       collected.plans.length = 0;
 
       await tenantDay(server.url, api, receiver);
+      await runDunning(server.db, todayUtc());
       // The key verifier's batched write of lastUsedAt (every 10 s, and now).
       await server.verifier.flushLastUsed();
       // A control: a statement that reads every tenant must be caught.

@@ -110,7 +110,16 @@ export async function tenantDay(
   ok(await api.get(`/v1/invoices/${id}/pdf`));
   ok(await api.post(`/v1/invoices/${id}/send`));
   ok(await api.get('/v1/settings'));
-  ok(await api.patch('/v1/settings', { locale: 'de' }));
+  ok(await api.patch('/v1/settings', { locale: 'de', reminders: [3] }));
+  // Long overdue: the dunning job (run by the caller) marks it and sends its reminder.
+  const late = await api.post('/v1/invoices', {
+    customerId: customer.body.id,
+    currency: 'eur',
+    dueDate: '2020-01-31',
+    lines: [{ description: 'Late', unitAmount: 700 }],
+  });
+  ok(late, 201);
+  ok(await api.post(`/v1/invoices/${late.body.id}/issue`));
 
   const note = await api.post('/v1/credit-notes', {
     invoiceId: id,

@@ -435,6 +435,8 @@ describe('money on invoices', () => {
         WHERE id = $1`,
       `UPDATE invoices SET status = 'void', number = 'X-1', issued_at = now(),
                            customer_snapshot = '{}' WHERE id = $1`,
+      // amountPaid is the sum of the invoice's payments (checked when the transaction commits).
+      `UPDATE invoices SET amount_paid = 1, amount_remaining = total - 1 WHERE id = $1`,
     ];
     for (const sql of violations) {
       await assert.rejects(server.db.query(sql, [invoice.id]), /check constraint/, sql);
@@ -444,7 +446,12 @@ describe('money on invoices', () => {
       `UPDATE invoices SET days_until_due = 3650 WHERE id = $1`,
       `UPDATE invoices SET days_until_due = NULL WHERE id = $1`,
       `UPDATE invoices SET out_of_band_amount = total WHERE id = $1`,
-      `UPDATE invoices SET status = 'paid', number = 'X-1', issued_at = now(), out_of_band_amount = 0,
+      `WITH payment AS (
+         INSERT INTO payments (tenant_id, environment, id, invoice_id, customer_id, currency,
+                               amount, method, received_at)
+         SELECT tenant_id, environment, 'pay_whole', id, customer_id, currency, total, 'other',
+                now() FROM invoices WHERE id = $1)
+       UPDATE invoices SET status = 'paid', number = 'X-1', issued_at = now(), out_of_band_amount = 0,
                            customer_snapshot = '{}', amount_paid = total, amount_remaining = 0,
                            paid_at = now() WHERE id = $1`,
     ];

@@ -201,6 +201,33 @@ describe('invoice lifecycle', () => {
     assert.equal(meta.body.total, invoice.total);
   });
 
+  it('derives the electronic address from the VAT id the documents name, a gb_vat too', async () => {
+    const british = await createCustomer(api, {
+      name: 'London Ltd',
+      email: 'ap@london.example',
+      address: { line1: '1 Poultry', city: 'London', country: 'GB' },
+      taxIds: [
+        { type: 'us_ein', value: '12-3456789' },
+        { type: 'gb_vat', value: 'GB 123 4567 89' },
+      ],
+    });
+    const swiss = await createCustomer(api, {
+      name: 'Zürich AG',
+      email: 'ap@zuerich.example',
+      taxIds: [{ type: 'ch_vat', value: 'CHE-123.456.789 MWST' }],
+    });
+    const emailOnly = await createCustomer(api, {
+      name: 'Inc.',
+      email: 'ap@inc.example',
+      taxIds: [{ type: 'us_ein', value: '12-3456789' }],
+    });
+    const frozen = async (customerId: string) =>
+      (await invoiceIn('open', api, customerId)).customer.electronicAddress;
+    assert.deepEqual(await frozen(british.id), { scheme: '9932', value: 'GB123456789' });
+    assert.deepEqual(await frozen(swiss.id), { scheme: '9927', value: 'CHE123456789MWST' });
+    assert.deepEqual(await frozen(emailOnly.id), { scheme: 'EM', value: 'ap@inc.example' });
+  });
+
   it('sends an invoice whose total is 0 straight to paid on issue', async () => {
     const invoice = await createInvoice(api, {
       customerId: customer.id,

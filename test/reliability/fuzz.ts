@@ -87,6 +87,24 @@ export async function runFuzzScenario(adminUrl: string, options: FuzzOptions): P
         await request(live.url, 'POST', op.template, { key: key.secret, body });
       }
     }
+    // A payment, so that the routes of payments act on a real one: of an invoice issued for
+    // the purpose (payments are made on an invoice, not in a collection of their own).
+    if (document.paths?.['/v1/payments/{id}/void']) {
+      const post = (path: string, body?: unknown) =>
+        request(live.url, 'POST', path, { key: key.secret, body });
+      const customerId = (await get('/v1/customers?limit=1')).body.data[0].id;
+      const invoice = await post('/v1/invoices', {
+        customerId,
+        currency: 'eur',
+        lines: [{ description: 'Fuzz', unitAmount: 1000 }],
+      });
+      await post(`/v1/invoices/${invoice.body.id}/issue`);
+      const paid = await post(`/v1/invoices/${invoice.body.id}/payments`, {
+        amount: 100,
+        method: 'card',
+      });
+      tally.expect(paid.status === 201, () => `the payment fixture: ${paid.status} ${paid.text}`);
+    }
 
     let baseline = await checksum();
     const run = async (op: Operation | undefined, c: FuzzCase, send: () => Promise<Reply>) => {

@@ -49,7 +49,9 @@ export class ReadObject extends Step {
       ? 'invoices'
       : id.startsWith('cn_')
         ? 'credit-notes'
-        : 'customers';
+        : id.startsWith('pay_')
+          ? 'payments'
+          : 'customers';
     const reply = await call(world, actor, 'GET', `/v1/${kind}/${id}`);
     const object = known(model, id);
     const visible = object && object.owner === actor.owner && object.status !== 'deleted';
@@ -121,7 +123,12 @@ export class ListEvents extends Step {
         `${actor.name} sees the event of ${event.data.object.id}`,
       );
     const withEvents = new Set(events.map((e) => e.data.object.id));
-    for (const [id, { owner }] of [...model.customers, ...model.invoices, ...model.creditNotes]) {
+    for (const [id, { owner }] of [
+      ...model.customers,
+      ...model.invoices,
+      ...model.creditNotes,
+      ...model.payments,
+    ]) {
       if (owner === actor.owner) assert.ok(withEvents.has(id), `${id} has its events`);
     }
   }
@@ -150,6 +157,8 @@ export class Junk extends Step {
       ['PATCH', `/v1/invoices/${id}`],
       ['POST', `/v1/invoices/${id}/lines`],
       ['POST', `/v1/invoices/${id}/issue`],
+      ['POST', `/v1/invoices/${id}/payments`],
+      ['POST', `/v1/payments/${id}/void`],
     ];
     const [method, path] = targets[this.target % targets.length]!;
     const body =

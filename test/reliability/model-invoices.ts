@@ -1,5 +1,5 @@
-// Model steps on invoices and credit notes: create, add lines, the state machine's actions,
-// and credit notes with their effect on what the invoice owes.
+// Model steps on invoices, credit notes and payments: create, add lines, the state machine's
+// actions, and credit notes and payments with their effect on what the invoice owes.
 import assert from 'node:assert/strict';
 import {
   MOVES,
@@ -44,14 +44,15 @@ export class CreateInvoice extends Step {
       lines: this.lines.map(lineBody),
     });
     if (!actor.canWrite) return expectError(reply, 403, 'scope_insufficient', 'read-only invoice');
+    // A line whose amount is out of range is refused with the body, before any look-up; the
+    // sum of the lines is judged with the customer's tax status, after the customer is found.
+    const total = amountOf(this.lines);
+    if (this.lines.some((l) => !Number.isSafeInteger(l.quantity * l.unitAmount)))
+      return expectError(reply, 400, 'parameter_invalid', `a line beyond the safe range`);
     const customer = model.customers.get(customerId);
     if (!customer || customer.owner !== actor.owner)
       return expectError(reply, 404, 'resource_missing', `invoice for ${customerId}`);
-    const total = amountOf(this.lines);
-    const tooLarge =
-      this.lines.some((l) => !Number.isSafeInteger(l.quantity * l.unitAmount)) ||
-      total > BigInt(Number.MAX_SAFE_INTEGER);
-    if (total < 0n || tooLarge)
+    if (total < 0n || total > BigInt(Number.MAX_SAFE_INTEGER))
       return expectError(reply, 400, 'parameter_invalid', `lines adding up to ${total}`);
     assert.equal(reply.status, 201, reply.text);
     assert.equal(reply.body.status, 'draft');
@@ -101,6 +102,14 @@ export class InvoiceAction extends Step {
       if (this.action === 'issue' && known.body.total === 0) after = 'paid';
       assert.equal(reply.body.status, after, `${this.action}: ${before} → ${after}`);
       assertMoney(reply.body, `${this.action} ${id}`);
+      if (this.action === 'pay') {
+        // Paying is a payment of the whole remainder, method other.
+        const payment = reply.body.payments.at(-1);
+        assert.equal(payment.amount, known.body.amountRemaining);
+        assert.equal(payment.method, 'other');
+        model.payments.set(payment.id, { owner: actor.owner, body: payment });
+        model.ids.push(payment.id);
+      }
       known.body = reply.body;
     }
     known.status = after;
@@ -210,9 +219,12 @@ export class CreateCreditNote extends Step {
     assert.equal(reply.body.total, amount);
     const after = await refreshInvoice(world, model, actor, id);
     if (before.status === 'open') {
-      // On an open invoice a credit lowers what is owed; paid when nothing is left.
-      assert.equal(after.amountCredited, before.amountCredited + amount, 'amountCredited');
-      assert.equal(after.status, before.amountRemaining === amount ? 'paid' : 'open');
+      // On an open invoice a credit lowers what is owed, paid when nothing is left; what goes
+      // beyond that (after partial payments) is refunded outside the API.
+      const owed = Math.min(amount, before.amountRemaining);
+      assert.equal(after.amountCredited, before.amountCredited + owed, 'amountCredited');
+      assert.equal(after.outOfBandAmount, before.outOfBandAmount + amount - owed, 'outOfBand');
+      assert.equal(after.status, before.amountRemaining === owed ? 'paid' : 'open');
     } else {
       // On a paid one it records a refund outside the API.
       assert.equal(after.outOfBandAmount, before.outOfBandAmount + amount, 'outOfBandAmount');
@@ -264,5 +276,103 @@ export class VoidCreditNote extends Step {
   }
   override toString() {
     return `VoidCreditNote(${this.actor}, ${JSON.stringify(this.pick)})`;
+  }
+}
+
+export class CreatePayment extends Step {
+  readonly pick: Target;
+  /** Per mille of what the invoice still owes; `over`: one minor unit more than that. */
+  readonly share: number;
+  readonly over: boolean;
+  readonly method: string;
+  constructor(actor: number, pick: Target, share: number, over: boolean, method: string) {
+    super(actor);
+    this.pick = pick;
+    this.share = share;
+    this.over = over;
+    this.method = method;
+  }
+  async act(model: Model, world: World, chosen: Actor) {
+    const { id, actor } = chooseTarget(
+      world,
+      model,
+      chosen,
+      this.pick,
+      'inv_',
+      (i) => ['open', 'uncollectible'].includes(i.status!),
+      true,
+    );
+    const invoice = model.invoices.get(id);
+    const before = invoice?.body;
+    const owed = before ? before.amountRemaining : 0;
+    const amount = this.over ? owed + 1 : Math.max(1, Math.ceil((owed * this.share) / 1000));
+    const reply = await call(world, actor, 'POST', `/v1/invoices/${id}/payments`, {
+      amount,
+      method: this.method,
+      reference: `ref ${this.share}`,
+    });
+    if (!actor.canWrite) return expectError(reply, 403, 'scope_insufficient', 'read-only payment');
+    if (!invoice || invoice.owner !== actor.owner || invoice.status === 'deleted') {
+      return expectError(reply, 404, 'resource_missing', `payment on ${id}`);
+    }
+    if (!['open', 'uncollectible'].includes(invoice.status)) {
+      return expectError(reply, 409, 'state_invalid', `payment on ${invoice.status}`);
+    }
+    if (amount > owed)
+      return expectError(reply, 400, 'parameter_invalid', `pay ${amount} of ${owed}`);
+    assert.equal(reply.status, 201, reply.text);
+    assert.equal(reply.body.amount, amount);
+    assert.equal(reply.body.invoiceId, id);
+    assert.equal(reply.body.status, 'succeeded');
+    const after = await refreshInvoice(world, model, actor, id);
+    // Partial payments add up; the one that leaves nothing to pay makes the invoice paid.
+    assert.equal(after.amountPaid, before.amountPaid + amount, 'amountPaid');
+    assert.equal(after.status, amount === owed ? 'paid' : before.status);
+    assert.deepEqual(after.payments.at(-1), reply.body);
+    model.payments.set(reply.body.id, { owner: actor.owner, body: reply.body });
+    model.ids.push(reply.body.id);
+    world.tally.add('paymentsRecorded');
+  }
+  override toString() {
+    return `CreatePayment(${this.actor}, ${JSON.stringify(this.pick)}, ${this.share}, ${this.over}, ${this.method})`;
+  }
+}
+
+export class VoidPayment extends Step {
+  readonly pick: Target;
+  constructor(actor: number, pick: Target) {
+    super(actor);
+    this.pick = pick;
+  }
+  async act(model: Model, world: World, chosen: Actor) {
+    const { id, actor } = chooseTarget(
+      world,
+      model,
+      chosen,
+      this.pick,
+      'pay_',
+      (p) => p.body.status === 'succeeded',
+    );
+    const reply = await call(world, actor, 'POST', `/v1/payments/${id}/void`);
+    if (!actor.canWrite) return expectError(reply, 403, 'scope_insufficient', 'read-only void');
+    const payment = model.payments.get(id);
+    if (!payment || payment.owner !== actor.owner)
+      return expectError(reply, 404, 'resource_missing', `void ${id}`);
+    const invoice = model.invoices.get(payment.body.invoiceId)!;
+    if (payment.body.status === 'void' || invoice.status === 'void') {
+      return expectError(reply, 409, 'state_invalid', `void of a payment on ${invoice.status}`);
+    }
+    assert.equal(reply.status, 200, reply.text);
+    assert.equal(reply.body.status, 'void');
+    const before = invoice.body;
+    const after = await refreshInvoice(world, model, actor, payment.body.invoiceId);
+    // The invoice's amountPaid drops by it; a paid invoice owes it again.
+    assert.equal(after.amountPaid, before.amountPaid - payment.body.amount);
+    assert.equal(after.status, before.status === 'paid' ? 'open' : before.status);
+    payment.body = reply.body;
+    world.tally.add('paymentsVoided');
+  }
+  override toString() {
+    return `VoidPayment(${this.actor}, ${JSON.stringify(this.pick)})`;
   }
 }

@@ -28,6 +28,7 @@ export interface Model {
   customers: Map<string, { owner: string; body: any }>;
   invoices: Map<string, { owner: string; status: Status; body: any }>;
   creditNotes: Map<string, { owner: string; body: any }>;
+  payments: Map<string, { owner: string; body: any }>;
   /** Every id ever returned, of any owner: the targets operations pick from. */
   ids: string[];
 }
@@ -36,7 +37,12 @@ export function known(
   model: Model,
   id: string,
 ): { owner: string; status?: Status; body: any } | undefined {
-  return model.customers.get(id) ?? model.invoices.get(id) ?? model.creditNotes.get(id);
+  return (
+    model.customers.get(id) ??
+    model.invoices.get(id) ??
+    model.creditNotes.get(id) ??
+    model.payments.get(id)
+  );
 }
 
 export interface World {
@@ -127,10 +133,30 @@ export function assertMoney(invoice: any, what: string) {
   assert.equal(BigInt(invoice.subtotal), sum, `${what}: subtotal = Σ quantity × unitAmount`);
   if (invoice.status === 'paid')
     assert.equal(invoice.amountRemaining, 0, `${what}: paid with a remainder`);
+  // The payments it lists that are not void are what it says was paid.
+  const paid = invoice.payments
+    .filter((p: any) => p.status === 'succeeded')
+    .reduce((s: number, p: any) => s + p.amount, 0);
+  assert.equal(invoice.amountPaid, paid, `${what}: amountPaid = Σ payments`);
+  assert.equal(invoice.paidAt !== null, invoice.status === 'paid', `${what}: paidAt`);
 }
 
 /** The invariants after every step, seen through the actor's own lists. */
 export async function checkOwnView(world: World, model: Model, actor: Actor) {
+  const payments = await listAll(world, actor, '/v1/payments');
+  const ownPayments = [...model.payments].filter(([, p]) => p.owner === actor.owner);
+  assert.deepEqual(
+    payments.map((p) => p.id).sort(),
+    ownPayments.map(([id]) => id).sort(),
+    `${actor.name} sees exactly its payments`,
+  );
+  for (const payment of payments) {
+    assert.deepEqual(
+      payment,
+      model.payments.get(payment.id)!.body,
+      `${payment.id} equals the model`,
+    );
+  }
   const invoices = await listAll(world, actor, '/v1/invoices');
   const expected = [...model.invoices].filter(
     ([, i]) => i.owner === actor.owner && i.status !== 'deleted',
@@ -166,14 +192,14 @@ export function chooseTarget(
   model: Model,
   chosen: Actor,
   target: Target,
-  prefix: 'inv_' | 'cn_',
+  prefix: 'inv_' | 'cn_' | 'pay_',
   allowed: (object: { status?: Status; body: any }) => boolean,
   /** Prefer allowed objects whenever the target is `own`, not just half the time. */
   eager = false,
 ): { id: string; actor: Actor } {
-  const candidates = [...(prefix === 'inv_' ? model.invoices : model.creditNotes)].filter(([, o]) =>
-    allowed(o),
-  );
+  const objects =
+    prefix === 'inv_' ? model.invoices : prefix === 'cn_' ? model.creditNotes : model.payments;
+  const candidates = [...objects].filter(([, o]) => allowed(o));
   if (!target.own || (!eager && target.index % 2 !== 0) || candidates.length === 0) {
     return { id: pickId(model, target, chosen, prefix), actor: chosen };
   }

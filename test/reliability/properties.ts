@@ -3,7 +3,8 @@
 // against the real server, next to a model of what each tenant and environment owns. After
 // every step: no key saw an object of another tenant or environment, everything it saw equals
 // the model, the money invariants of every invoice hold (amountRemaining = total − amountPaid
-// − amountCredited, no negative amounts), and no request was answered with a 5xx.
+// − amountCredited, no negative amounts, amountPaid = Σ its payments that are not void), and no
+// request was answered with a 5xx.
 import fc from 'fast-check';
 import type { Db } from '../../src/db/pool.ts';
 import { createScratchDatabase, tenantKey } from './databases.ts';
@@ -21,8 +22,10 @@ import {
   AddLine,
   CreateCreditNote,
   CreateInvoice,
+  CreatePayment,
   InvoiceAction,
   VoidCreditNote,
+  VoidPayment,
 } from './model-invoices.ts';
 import { killChild, request, startChildServer, type ChildServer } from './processes.ts';
 
@@ -149,6 +152,23 @@ const creditNoteCommands = [
   fc.tuple(actor, target).map(([a, p]) => new VoidCreditNote(a, p)),
 ];
 
+// Payments, once the document lists them: partial ones mostly, some over what is owed.
+const paymentCommands = [
+  ...times(
+    3,
+    fc
+      .tuple(
+        actor,
+        target,
+        fc.integer({ min: 1, max: 1000 }),
+        fc.oneof({ weight: 5, arbitrary: fc.constant(false) }, fc.constant(true)),
+        fc.constantFrom('bank_transfer', 'card', 'cash', 'check', 'direct_debit', 'other'),
+      )
+      .map(([a, p, share, over, method]) => new CreatePayment(a, p, share, over, method)),
+  ),
+  fc.tuple(actor, target).map(([a, p]) => new VoidPayment(a, p)),
+];
+
 /** Two tenants, both environments of the first, and a read-only key beside the first key. */
 async function newWorld(db: Db, url: string, tally: Tally): Promise<World> {
   const a = await tenantKey(db, { scopes: WRITE_SCOPES });
@@ -194,8 +214,14 @@ export async function runPropertyScenario(
     const url = server.url;
     const document = (await request(url, 'GET', '/v1/openapi.json')).body;
     const withCreditNotes = document.paths?.['/v1/credit-notes']?.post !== undefined;
+    const withPayments = document.paths?.['/v1/payments/{id}/void']?.post !== undefined;
     tally.note('creditNotes', withCreditNotes ? 'yes' : 'no');
-    const all = withCreditNotes ? [...commands, ...creditNoteCommands] : commands;
+    tally.note('payments', withPayments ? 'yes' : 'no');
+    const all = [
+      ...commands,
+      ...(withCreditNotes ? creditNoteCommands : []),
+      ...(withPayments ? paymentCommands : []),
+    ];
     let runs = 0;
     const property = fc.asyncProperty(
       fc.commands(all, { maxCommands: options.maxCommands, size: 'max' }),
@@ -206,6 +232,7 @@ export async function runPropertyScenario(
           customers: new Map(),
           invoices: new Map(),
           creditNotes: new Map(),
+          payments: new Map(),
           ids: [],
         };
         // Each key that may write starts with a customer and an open invoice, so that the

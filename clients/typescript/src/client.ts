@@ -112,6 +112,12 @@ export class BillingClient {
       ),
     issue: (id: string, options?: RequestOptions) =>
       this.#call<'issueInvoice'>('POST', `/v1/invoices/${segment(id)}/issue`, options),
+    /** Records a payment received outside the API (partial payments add up). */
+    addPayment: (id: string, body: Body<'createInvoicePayment'>, options?: RequestOptions) =>
+      this.#call<'createInvoicePayment'>('POST', `/v1/invoices/${segment(id)}/payments`, {
+        ...options,
+        body,
+      }),
     /** Records a payment of the whole amount remaining, received outside the API. */
     pay: (id: string, options?: RequestOptions) =>
       this.#call<'payInvoice'>('POST', `/v1/invoices/${segment(id)}/pay`, options),
@@ -146,6 +152,26 @@ export class BillingClient {
       this.#download(`/v1/credit-notes/${segment(id)}/pdf`, {}, options),
     eInvoice: (id: string, query: Query<'getCreditNoteEInvoice'> = {}, options?: RequestOptions) =>
       this.#download(`/v1/credit-notes/${segment(id)}/e-invoice`, query, options),
+  };
+
+  readonly payments = {
+    get: (id: string, options?: RequestOptions) =>
+      this.#call<'getPayment'>('GET', `/v1/payments/${segment(id)}`, options),
+    list: (query?: Query<'listPayments'>) => this.#list<'listPayments'>('/v1/payments', query),
+    /** Takes a payment back (a bounced transfer); a paid invoice returns to open. */
+    void: (id: string, options?: RequestOptions) =>
+      this.#call<'voidPayment'>('POST', `/v1/payments/${segment(id)}/void`, options),
+  };
+
+  readonly reports = {
+    receivables: (query: Omit<Query<'getReceivablesReport'>, 'format'> = {}) =>
+      this.#call<'getReceivablesReport'>('GET', '/v1/reports/receivables', { query }),
+    receivablesCsv: (query: Omit<Query<'getReceivablesReport'>, 'format'> = {}) =>
+      this.#download('/v1/reports/receivables', { ...query, format: 'csv' }),
+    tax: (query: Omit<Query<'getTaxReport'>, 'format'>) =>
+      this.#call<'getTaxReport'>('GET', '/v1/reports/tax', { query }),
+    taxCsv: (query: Omit<Query<'getTaxReport'>, 'format'>) =>
+      this.#download('/v1/reports/tax', { ...query, format: 'csv' }),
   };
 
   readonly events = {

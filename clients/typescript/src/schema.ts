@@ -397,28 +397,6 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/v1/invoices/{id}/pay': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Record a payment
-     * @description Pays the whole amountRemaining, received outside the API. Any other status is 409 state_invalid.
-     *
-     *     **Scope:** `invoices:write`.
-     */
-    post: operations['payInvoice'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   '/v1/invoices/{id}/void': {
     parameters: {
       query?: never;
@@ -657,6 +635,158 @@ export interface paths {
      *     **Scope:** `invoices:write`.
      */
     post: operations['sendCreditNote'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/invoices/{id}/payments': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Record a payment of an invoice
+     * @description A payment received outside the API (a transfer, a card, cash…) for an open or uncollectible invoice (409 state_invalid otherwise). `amount` is more than 0 and at most the invoice’s amountRemaining (400 parameter_invalid, param amount). Partial payments add up; the payment that leaves nothing to pay makes the invoice paid. Events: payment.created, then invoice.paid or invoice.updated. An invoice takes at most 100 payments (then 409).
+     *
+     *     **Scope:** `invoices:write`.
+     */
+    post: operations['createInvoicePayment'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/invoices/{id}/pay': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Pay the whole remainder of an invoice
+     * @description Records a payment of the whole amountRemaining with method `other`, received outside the API (payment.created, invoice.paid), and returns the invoice, now paid. For open or uncollectible invoices; any other status is 409 state_invalid.
+     *
+     *     **Scope:** `invoices:write`.
+     */
+    post: operations['payInvoice'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/payments': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List payments, newest first
+     * @description Void payments included (status void).
+     *
+     *     **Scope:** `invoices:read`.
+     */
+    get: operations['listPayments'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/payments/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Retrieve a payment
+     * @description **Scope:** `invoices:read`.
+     */
+    get: operations['getPayment'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/payments/{id}/void': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Void a payment
+     * @description For a payment that did not hold (a bounced transfer, a charge-back): the invoice’s amountPaid drops by its amount and a paid invoice returns to open with paidAt cleared (payment.voided, invoice.updated). A void payment, or one of a void invoice, is 409 state_invalid.
+     *
+     *     **Scope:** `invoices:write`.
+     */
+    post: operations['voidPayment'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/reports/receivables': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Receivables aged by days past due
+     * @description What customers owed at the end of `asOf` (a UTC day; default today), per currency and customer, in buckets of days past the due date on that day: current (not yet due, or no due date), 1_30, 31_60, 61_90, over_90. An invoice counts from the day it was issued until it is void; what it owed is its total less the payments and credit notes recorded by the end of asOf and not voided by then (by when they were recorded, not receivedAt), so a past day’s report never changes. Uncollectible invoices are still owed and included. Exact sums in minor units; `?format=csv` gives the lines as CSV.
+     *
+     *     **Scope:** `invoices:read`.
+     */
+    get: operations['getReceivablesReport'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/reports/tax': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Tax of the documents of a period (the data of a VAT return)
+     * @description The invoices issued from `from` to `to` (UTC days, both included) less the credit notes issued then, per currency, the tax rate’s country, VAT category and tax rate: taxable amount and tax, from each document’s frozen breakdown; and per currency the totals of those documents (net, tax, gross; net includes untaxed lines). Void invoices, their credit notes and void credit notes are left out, as if never issued (a period’s figures change if one of its documents is voided later: credit an invoice instead of voiding it once it was declared). Exact sums in minor units; `?format=csv` gives the lines as CSV.
+     *
+     *     **Scope:** `invoices:read`.
+     */
+    get: operations['getTaxReport'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -1092,7 +1222,7 @@ export interface components {
     };
     /**
      * ElectronicAddress
-     * @description Where e-invoices reach the party (EN 16931 BT-34 / BT-49). Default: derived from the EU VAT id where Peppol has a scheme for it (e.g. 9930 for DE), else EM with the e-mail address.
+     * @description Where e-invoices reach the party (EN 16931 BT-34 / BT-49). Default: derived from the party’s VAT id (the seller’s taxId; a customer’s eu_vat, else gb_vat, ch_vat or no_vat) where Peppol has a scheme for that country’s VAT numbers (e.g. 9930 for DE, 9932 for GB), else EM with the e-mail address.
      */
     ElectronicAddress: {
       /** @description A Peppol EAS code (e.g. 0088 GLN, 9930 German VAT number, 0208 Belgian enterprise number), or EM for an e-mail address (CII only: Peppol does not route EM). */
@@ -1462,6 +1592,53 @@ export interface components {
       /** @description The tax, rounded once per rate. */
       amount: number;
     };
+    /** Payment */
+    Payment: {
+      /** @description pay_… */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      object: 'payment';
+      invoiceId: string;
+      customerId: string;
+      /** @description Minor units of `currency`. */
+      amount: number;
+      /** @description Always the invoice’s currency. */
+      currency: string;
+      /**
+       * @description bank_transfer, card, cash, check, direct_debit or other.
+       * @enum {string}
+       */
+      method: 'bank_transfer' | 'card' | 'cash' | 'check' | 'direct_debit' | 'other';
+      reference: string | null;
+      /**
+       * @description succeeded: counted in the invoice’s amountPaid; void: taken back (a bounced transfer), no longer counted.
+       * @enum {string}
+       */
+      status: 'succeeded' | 'void';
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      receivedAt: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      voidedAt: string | null;
+      /**
+       * @description The environment of the key that made the object.
+       * @enum {string}
+       */
+      environment: 'live' | 'test';
+    };
     /** ServicePeriod */
     ServicePeriod: {
       start: string;
@@ -1531,7 +1708,11 @@ export interface components {
       outOfBandAmount: number;
       /** @description total − amountPaid − amountCredited */
       amountRemaining: number;
+      /** @description Every payment of the invoice, oldest first, void ones included (status void; amountPaid counts the others). At most 100. */
+      payments: components['schemas']['Payment'][];
       dueDate: string | null;
+      /** @description True while the invoice is open and its dueDate (a UTC calendar date) has passed. Uncollectible invoices are not overdue. */
+      overdue: boolean;
       daysUntilDue: number | null;
       /** @description Date of supply; the issue date by default. */
       supplyDate: string | null;
@@ -1735,6 +1916,113 @@ export interface components {
       /** @description Pass as `cursor` for the next page; null on the last page. */
       nextCursor: string | null;
     };
+    /** PaymentCreate */
+    PaymentCreate: {
+      /**
+       * @description Minor units of the invoice’s currency; at most its amountRemaining (else 400 parameter_invalid, param amount).
+       * @example 5000
+       */
+      amount: number;
+      /**
+       * @description bank_transfer, card, cash, check, direct_debit or other.
+       * @enum {string}
+       */
+      method: 'bank_transfer' | 'card' | 'cash' | 'check' | 'direct_debit' | 'other';
+      /** @description Your reference: a bank transaction id, a cheque number… */
+      reference?: string;
+      /**
+       * Format: date-time
+       * @description When the money arrived (ISO 8601 with a time zone); default: now. Not before 1970 and not in the future (5 minutes of clock skew allowed).
+       */
+      receivedAt?: string;
+    };
+    /** PaymentPage */
+    PaymentPage: {
+      data: components['schemas']['Payment'][];
+      /** @description Pass as `cursor` for the next page; null on the last page. */
+      nextCursor: string | null;
+    };
+    /**
+     * AgingBuckets
+     * @description What was owed, by days past the due date on asOf.
+     */
+    AgingBuckets: {
+      /** @description Not yet due on asOf (or no due date). */
+      current: number;
+      /** @description 1 to 30 days past due. */
+      '1_30': number;
+      '31_60': number;
+      '61_90': number;
+      /** @description More than 90 days past due. */
+      over_90: number;
+    };
+    /** ReceivablesLine */
+    ReceivablesLine: {
+      currency: string;
+      customerId: string;
+      /** @description The customer’s name as it is now. */
+      customerName: string | null;
+      /** @description The invoices that owed something. */
+      invoices: number;
+      buckets: components['schemas']['AgingBuckets'];
+      /** @description Σ buckets. */
+      total: number;
+    };
+    /** ReceivablesReport */
+    ReceivablesReport: {
+      /** @enum {string} */
+      object: 'receivables_report';
+      asOf: string;
+      /** @description One line per currency and customer that owed something, by currency. */
+      data: components['schemas']['ReceivablesLine'][];
+      /** @description One per currency: the sums of its lines. */
+      totals: {
+        currency: string;
+        invoices: number;
+        buckets: components['schemas']['AgingBuckets'];
+        total: number;
+      }[];
+    };
+    /** TaxReportLine */
+    TaxReportLine: {
+      currency: string;
+      /** @description The tax rate’s country. */
+      country: string | null;
+      /** @description EN 16931 VAT category: AE for reverse-charge customers, E for exempt ones, else the rate’s (S by default). */
+      category: string;
+      taxRateId: string;
+      displayName: string | null;
+      percentage: number | null;
+      /** @description Invoices of the period that carry the rate. */
+      invoices: number;
+      /** @description Credit notes of the period that carry the rate. */
+      creditNotes: number;
+      /** @description Σ taxable amounts (excluding tax) of the invoices less the credit notes. */
+      taxableAmount: number;
+      /** @description Σ tax of the invoices less the credit notes. */
+      tax: number;
+    };
+    /** TaxReport */
+    TaxReport: {
+      /** @enum {string} */
+      object: 'tax_report';
+      from: string;
+      to: string;
+      /** @description One line per currency, country, category and tax rate. */
+      data: components['schemas']['TaxReportLine'][];
+      /** @description One per currency: the documents of the period in all. */
+      totals: {
+        currency: string;
+        invoices: number;
+        creditNotes: number;
+        /** @description Net sales, taxed or not: invoices less credit notes. */
+        totalExcludingTax: number;
+        /** @description Σ of the lines’ tax in this currency. */
+        tax: number;
+        /** @description totalExcludingTax + tax. */
+        total: number;
+      }[];
+    };
     /** PaymentDetails */
     PaymentDetails: {
       iban: string | null;
@@ -1786,6 +2074,7 @@ export interface components {
         | components['schemas']['Invoice']
         | components['schemas']['CreditNote']
         | components['schemas']['TaxRate']
+        | components['schemas']['Payment']
         | components['schemas']['ApiKey']
         | components['schemas']['Settings'];
       /** @description On `api_key.*`: the key that made the change; null for the operator (CLI). */
@@ -1815,9 +2104,13 @@ export interface components {
         | 'invoice.paid'
         | 'invoice.voided'
         | 'invoice.marked_uncollectible'
+        | 'invoice.overdue'
+        | 'invoice.reminder_sent'
         | 'credit_note.created'
         | 'credit_note.voided'
         | 'credit_note.sent'
+        | 'payment.created'
+        | 'payment.voided'
         | 'tax_rate.created'
         | 'tax_rate.updated'
         | 'api_key.created'
@@ -1858,9 +2151,13 @@ export interface components {
         | 'invoice.paid'
         | 'invoice.voided'
         | 'invoice.marked_uncollectible'
+        | 'invoice.overdue'
+        | 'invoice.reminder_sent'
         | 'credit_note.created'
         | 'credit_note.voided'
         | 'credit_note.sent'
+        | 'payment.created'
+        | 'payment.voided'
         | 'tax_rate.created'
         | 'tax_rate.updated'
         | 'api_key.created'
@@ -1891,9 +2188,13 @@ export interface components {
         | 'invoice.paid'
         | 'invoice.voided'
         | 'invoice.marked_uncollectible'
+        | 'invoice.overdue'
+        | 'invoice.reminder_sent'
         | 'credit_note.created'
         | 'credit_note.voided'
         | 'credit_note.sent'
+        | 'payment.created'
+        | 'payment.voided'
         | 'tax_rate.created'
         | 'tax_rate.updated'
         | 'api_key.created'
@@ -1945,9 +2246,13 @@ export interface components {
         | 'invoice.paid'
         | 'invoice.voided'
         | 'invoice.marked_uncollectible'
+        | 'invoice.overdue'
+        | 'invoice.reminder_sent'
         | 'credit_note.created'
         | 'credit_note.voided'
         | 'credit_note.sent'
+        | 'payment.created'
+        | 'payment.voided'
         | 'tax_rate.created'
         | 'tax_rate.updated'
         | 'api_key.created'
@@ -2001,9 +2306,13 @@ export interface components {
         | 'invoice.paid'
         | 'invoice.voided'
         | 'invoice.marked_uncollectible'
+        | 'invoice.overdue'
+        | 'invoice.reminder_sent'
         | 'credit_note.created'
         | 'credit_note.voided'
         | 'credit_note.sent'
+        | 'payment.created'
+        | 'payment.voided'
         | 'tax_rate.created'
         | 'tax_rate.updated'
         | 'api_key.created'
@@ -2065,9 +2374,13 @@ export interface components {
         | 'invoice.paid'
         | 'invoice.voided'
         | 'invoice.marked_uncollectible'
+        | 'invoice.overdue'
+        | 'invoice.reminder_sent'
         | 'credit_note.created'
         | 'credit_note.voided'
         | 'credit_note.sent'
+        | 'payment.created'
+        | 'payment.voided'
         | 'tax_rate.created'
         | 'tax_rate.updated'
         | 'api_key.created'
@@ -2157,9 +2470,13 @@ export interface components {
         | 'invoice.paid'
         | 'invoice.voided'
         | 'invoice.marked_uncollectible'
+        | 'invoice.overdue'
+        | 'invoice.reminder_sent'
         | 'credit_note.created'
         | 'credit_note.voided'
         | 'credit_note.sent'
+        | 'payment.created'
+        | 'payment.voided'
         | 'tax_rate.created'
         | 'tax_rate.updated'
         | 'api_key.created'
@@ -3433,52 +3750,6 @@ export interface operations {
       503: components['responses']['ServiceUnavailable'];
     };
   };
-  payInvoice: {
-    parameters: {
-      query?: never;
-      header?: {
-        /** @description Makes the request safe to retry: 1–255 printable ASCII characters, kept 24 hours, scoped to the tenant and environment. */
-        'idempotency-key'?: string;
-      };
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: {
-      content: {
-        'application/json': Record<string, never>;
-      };
-    };
-    responses: {
-      /** @description The invoice, changed. */
-      200: {
-        headers: {
-          'Request-Id': components['headers']['Request-Id'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Invoice'];
-        };
-      };
-      400: components['responses']['BadRequest'];
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      404: components['responses']['NotFound'];
-      408: components['responses']['RequestTimeout'];
-      409: components['responses']['Conflict'];
-      413: components['responses']['ContentTooLarge'];
-      415: components['responses']['UnsupportedMediaType'];
-      422: components['responses']['IdempotencyKeyReused'];
-      429: components['responses']['TooManyRequests'];
-      431: components['responses']['HeadersTooLarge'];
-      500: components['responses']['InternalError'];
-      503: components['responses']['ServiceUnavailable'];
-    };
-  };
   voidInvoice: {
     parameters: {
       query?: never;
@@ -3983,6 +4254,317 @@ export interface operations {
       503: components['responses']['ServiceUnavailable'];
     };
   };
+  createInvoicePayment: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: 1–255 printable ASCII characters, kept 24 hours, scoped to the tenant and environment. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "amount": 5000,
+         *       "method": "bank_transfer",
+         *       "reference": "SEPA 2026-11-30 4711"
+         *     }
+         */
+        'application/json': components['schemas']['PaymentCreate'];
+      };
+    };
+    responses: {
+      /** @description The payment created. */
+      201: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Payment'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['ContentTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['TooManyRequests'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  payInvoice: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: 1–255 printable ASCII characters, kept 24 hours, scoped to the tenant and environment. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description The invoice, changed. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Invoice'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['ContentTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['TooManyRequests'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  listPayments: {
+    parameters: {
+      query?: {
+        /**
+         * @description Page size, an integer from 1 to 100 (default 25).
+         * @example 25
+         */
+        limit?: number;
+        /** @description The `nextCursor` of the previous page, as it was returned. */
+        cursor?: string;
+        /** @description Only the payments of this invoice. */
+        invoiceId?: string;
+        /** @description Only the payments of this customer’s invoices. */
+        customerId?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of payments, newest first; `nextCursor` leads to the next. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentPage'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['TooManyRequests'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  getPayment: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The payment. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Payment'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['TooManyRequests'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  voidPayment: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: 1–255 printable ASCII characters, kept 24 hours, scoped to the tenant and environment. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description The payment, changed. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Payment'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['ContentTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['TooManyRequests'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  getReceivablesReport: {
+    parameters: {
+      query?: {
+        /**
+         * @description The day (UTC) whose end the report describes; default today.
+         * @example 2026-11-30
+         */
+        asOf?: string;
+        /** @description `json` (default) or `csv`: text/csv with a header row, amounts in major units (e.g. 1234.50; jpy 1234; kwd 1.234), UTF-8 with a byte order mark so spreadsheets read it as such. */
+        format?: 'json' | 'csv';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The report. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description The document’s file name, e.g. `inline; filename="INV-000001.pdf"`. */
+          'Content-Disposition'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ReceivablesReport'];
+          'text/csv': string;
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['TooManyRequests'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  getTaxReport: {
+    parameters: {
+      query: {
+        /**
+         * @description The first day (UTC) of the period.
+         * @example 2026-11-30
+         */
+        from: string;
+        /**
+         * @description The last day (UTC) of the period, included; not before `from`.
+         * @example 2026-11-30
+         */
+        to: string;
+        /** @description `json` (default) or `csv`: text/csv with a header row, amounts in major units (e.g. 1234.50; jpy 1234; kwd 1.234), UTF-8 with a byte order mark so spreadsheets read it as such. */
+        format?: 'json' | 'csv';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The report. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description The document’s file name, e.g. `inline; filename="INV-000001.pdf"`. */
+          'Content-Disposition'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TaxReport'];
+          'text/csv': string;
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['TooManyRequests'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
   listEvents: {
     parameters: {
       query?: {
@@ -4005,9 +4587,13 @@ export interface operations {
           | 'invoice.paid'
           | 'invoice.voided'
           | 'invoice.marked_uncollectible'
+          | 'invoice.overdue'
+          | 'invoice.reminder_sent'
           | 'credit_note.created'
           | 'credit_note.voided'
           | 'credit_note.sent'
+          | 'payment.created'
+          | 'payment.voided'
           | 'tax_rate.created'
           | 'tax_rate.updated'
           | 'api_key.created'

@@ -1,0 +1,116 @@
+// Payment reminders (API.md part C): the tenant's schedule (days after the due date, e.g.
+// [3, 14, 30]) makes the worker e-mail each open invoice past its due date once per step, in
+// the customer's language, with the invoice's PDF. The message goes through the mail outbox
+// (queued in the step's unit of work, sent outside any transaction); invoice.reminder_sent is
+// recorded when the mail server accepted it. A step whose customer has no e-mail address is
+// skipped, and one whose message failed for good is not tried again: the next step is.
+import type { Db } from '../db/pool.ts';
+import { unitOfWork, writtenValue, type UnitOfWork } from '../db/unit-of-work.ts';
+import { formatAmount, formatDate, resolveLocale, t } from '../documents/i18n.ts';
+import type { RenderPool } from '../documents/render-pool.ts';
+import { getInvoice, invoiceMail } from '../invoices/service.ts';
+import { getTenant, operator } from '../keys/service.ts';
+import { queueMail, type MailKind } from '../mail/outbox.ts';
+import {
+  claimDueReminders,
+  recordReminderOutcome,
+  selectReminderFacts,
+  selectReminderSchedules,
+  setReminderMail,
+  type ReminderFacts,
+} from './dunning-store.ts';
+
+export const REMINDER_MAIL = 'reminder';
+/** Steps taken per unit of work. */
+const BATCH = 50;
+
+function daysBetween(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
+}
+
+/** Queues the reminder of one step, in the customer's language; its message id, or null. */
+async function queueReminder(
+  uow: UnitOfWork,
+  facts: ReminderFacts,
+  tenantName: string,
+  today: string,
+): Promise<string | null> {
+  const seller = { name: facts.seller_name ?? tenantName, email: facts.seller_email };
+  if (!facts.customer_email) return null;
+  const locale = resolveLocale(facts.customer_locale, resolveLocale(facts.tenant_locale));
+  const values = {
+    customer: facts.customer_name ?? t(locale, 'party.buyer'),
+    number: facts.number,
+    issueDate: formatDate(facts.issue_date, locale),
+    dueDate: formatDate(facts.due_date, locale),
+    days: daysBetween(facts.due_date, today),
+    amountRemaining: formatAmount(facts.amount_remaining, facts.currency, locale),
+    seller: seller.name,
+  };
+  return queueMail(uow, {
+    kind: REMINDER_MAIL,
+    subjectId: facts.invoice_id,
+    to: facts.customer_email,
+    replyTo: seller.email,
+    subject: t(locale, 'email.reminder.subject', values),
+    body: t(locale, 'email.reminder.body', values),
+  });
+}
+
+/** Takes up to BATCH due steps in the unit of work's scope and queues their e-mails. */
+async function remindBatch(uow: UnitOfWork, schedule: number[], today: string): Promise<number> {
+  const { tx, actor: scope } = uow;
+  const steps = await claimDueReminders(tx, scope, schedule, today, BATCH);
+  if (steps.length === 0) return 0;
+  const facts = new Map(
+    (
+      await selectReminderFacts(
+        tx,
+        scope,
+        steps.map((s) => s.invoice_id),
+      )
+    ).map((f) => [f.invoice_id, f]),
+  );
+  const { name } = await getTenant(tx, scope.tenantId);
+  for (const step of steps) {
+    const mailId = await queueReminder(uow, facts.get(step.invoice_id)!, name, today);
+    await setReminderMail(tx, scope, step, mailId);
+  }
+  return steps.length;
+}
+
+/**
+ * Queues the reminders due on `today` for every tenant with a schedule; returns how many
+ * steps were taken. Safe with any number of workers at once: each step is taken once.
+ */
+export async function queueDueReminders(db: Db, today: string): Promise<number> {
+  let taken = 0;
+  for (const { tenant_id: tenantId, environment, reminders } of await selectReminderSchedules(db)) {
+    const actor = operator(tenantId, environment);
+    for (;;) {
+      const count = writtenValue(
+        await unitOfWork(db, { actor }, (uow) => remindBatch(uow, reminders, today)),
+      );
+      taken += count;
+      if (count < BATCH) break;
+    }
+  }
+  return taken;
+}
+
+/** The reminder as a kind of the mail outbox: the invoice's PDF, invoice.reminder_sent. */
+export function reminderMail(renderer: RenderPool): MailKind {
+  const invoice = invoiceMail(renderer);
+  return {
+    attachments: (db, mail) => invoice.attachments(db, mail),
+
+    async recordOutcome(uow, mail) {
+      const { tx, actor: scope } = uow;
+      const days = await recordReminderOutcome(tx, scope, mail);
+      if (days !== undefined && mail.status === 'sent') {
+        const subject = await getInvoice(tx, scope, mail.subject_id);
+        uow.event('invoice.reminder_sent', subject, { reminder: { daysAfterDue: days } });
+      }
+    },
+  };
+}

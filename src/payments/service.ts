@@ -1,0 +1,196 @@
+// Payment rules: what may be paid, recording a payment and its effect on the invoice (through
+// the invoice module's payment hooks), voiding one, events. Every write locks the invoice row
+// first: payments, voids and credit notes of one invoice queue on that lock, so the amounts
+// stay exact under concurrency. Lock order everywhere: invoice row, then payment row.
+import type { Db, Queryable } from '../db/pool.ts';
+import {
+  unitOfWork,
+  type UnitOfWork,
+  type WriteRequest,
+  type Written,
+} from '../db/unit-of-work.ts';
+import { ParameterInvalidError, ResourceMissingError, StateInvalidError } from '../errors.ts';
+import { newId } from '../ids.ts';
+import {
+  applyPaymentToInvoice,
+  lockInvoiceForPayment,
+  lockInvoiceOfPayment,
+  reversePaymentOnInvoice,
+} from '../invoices/service.ts';
+import type { Invoice } from '../invoices/schemas.ts';
+import type { PageRequest } from '../paging.ts';
+import type { TenantScope } from '../tenancy.ts';
+import {
+  MAX_PAYMENTS_PER_INVOICE,
+  type Payment,
+  type PaymentCreate,
+  type PaymentMethod,
+} from './schemas.ts';
+import {
+  countPayments,
+  insertPayment,
+  markPaymentVoid,
+  selectPayment,
+  selectPaymentPage,
+  type PaymentRow,
+} from './store.ts';
+
+/** Clock skew allowed on receivedAt: a payment cannot have arrived in the future. */
+const FUTURE_SKEW_MS = 5 * 60_000;
+
+export function paymentFromRow(row: PaymentRow): Payment {
+  return {
+    id: row.id,
+    object: 'payment',
+    invoiceId: row.invoice_id,
+    customerId: row.customer_id,
+    amount: row.amount,
+    currency: row.currency,
+    method: row.method,
+    reference: row.reference,
+    status: row.status,
+    receivedAt: row.received_at.toISOString(),
+    createdAt: row.created_at.toISOString(),
+    voidedAt: row.voided_at?.toISOString() ?? null,
+    environment: row.environment,
+  };
+}
+
+function receivedAtOf(value: string | undefined): Date | null {
+  if (value === undefined) return null;
+  const date = new Date(value);
+  if (
+    Number.isNaN(date.getTime()) ||
+    date.getTime() < 0 ||
+    date.getTime() > Date.now() + FUTURE_SKEW_MS
+  ) {
+    throw new ParameterInvalidError(
+      'receivedAt',
+      'receivedAt must be an ISO 8601 date-time with a time zone, from 1970 on and not in the future.',
+    );
+  }
+  return date;
+}
+
+interface NewPaymentInput {
+  amount: number;
+  method: PaymentMethod;
+  reference: string | null;
+  receivedAt: Date | null;
+}
+
+/**
+ * Records a payment on an invoice the unit of work has not touched yet, and applies it:
+ * payment.created, then invoice.paid (settled) or invoice.updated. `amount` null pays the
+ * whole remainder.
+ */
+async function recordPayment(
+  uow: UnitOfWork,
+  invoiceId: string,
+  input: Omit<NewPaymentInput, 'amount'> & { amount: number | null },
+): Promise<{ payment: Payment; invoice: Invoice }> {
+  const { tx, actor: scope } = uow;
+  const invoice = await lockInvoiceForPayment(tx, scope, invoiceId);
+  const amount = input.amount ?? invoice.amountRemaining;
+  if (amount > invoice.amountRemaining) {
+    throw new ParameterInvalidError(
+      'amount',
+      `A payment is at most what the invoice still owes, ${invoice.amountRemaining}.`,
+    );
+  }
+  // The invoice lists its payments: their number is bounded, as its lines are.
+  if ((await countPayments(tx, scope, invoiceId)) >= MAX_PAYMENTS_PER_INVOICE) {
+    throw new StateInvalidError(
+      `This invoice has ${MAX_PAYMENTS_PER_INVOICE} payments, the most one invoice takes.`,
+    );
+  }
+  const row = await insertPayment(tx, scope, {
+    id: newId('pay'),
+    invoice_id: invoice.id,
+    customer_id: invoice.customerId,
+    currency: invoice.currency,
+    amount,
+    method: input.method,
+    reference: input.reference,
+    received_at: input.receivedAt,
+  });
+  const payment = paymentFromRow(row);
+  uow.event('payment.created', payment);
+  return { payment, invoice: await applyPaymentToInvoice(uow, invoice, amount) };
+}
+
+/**
+ * A payment received for an open or uncollectible invoice (409 state_invalid otherwise), of
+ * more than 0 and at most what it still owes (400 parameter_invalid, param amount).
+ */
+export function createPayment(
+  db: Db,
+  request: WriteRequest,
+  invoiceId: string,
+  input: PaymentCreate,
+): Promise<Written<Payment>> {
+  const receivedAt = receivedAtOf(input.receivedAt);
+  return unitOfWork(db, request, async (uow) => {
+    const { payment } = await recordPayment(uow, invoiceId, {
+      amount: input.amount,
+      method: input.method,
+      reference: input.reference ?? null,
+      receivedAt,
+    });
+    return payment;
+  });
+}
+
+/** POST /invoices/{id}/pay: a payment of the whole remainder, method `other`. */
+export function payInvoice(db: Db, request: WriteRequest, invoiceId: string) {
+  return unitOfWork(db, request, async (uow) => {
+    const { invoice } = await recordPayment(uow, invoiceId, {
+      amount: null,
+      method: 'other',
+      reference: null,
+      receivedAt: null,
+    });
+    return invoice;
+  });
+}
+
+export async function getPayment(db: Queryable, scope: TenantScope, id: string): Promise<Payment> {
+  const row = await selectPayment(db, scope, id);
+  if (!row) throw new ResourceMissingError('payment', id);
+  return paymentFromRow(row);
+}
+
+/**
+ * Voids a payment (a bounced transfer): the invoice's amountPaid drops by it, and a paid
+ * invoice is open again (payment.voided, invoice.updated). A void payment, or one of a void
+ * invoice, is 409 state_invalid.
+ */
+export function voidPayment(db: Db, request: WriteRequest, id: string): Promise<Written<Payment>> {
+  return unitOfWork(db, request, async (uow) => {
+    const { tx, actor: scope } = uow;
+    const found = await selectPayment(tx, scope, id);
+    if (!found) throw new ResourceMissingError('payment', id);
+    // The invoice first (the lock order), then the payment, read again under both locks.
+    const invoiceStatus = await lockInvoiceOfPayment(tx, scope, found.invoice_id);
+    const row = (await selectPayment(tx, scope, id, { forUpdate: true }))!;
+    if (row.status === 'void') throw new StateInvalidError('This payment is void already.');
+    if (invoiceStatus === 'void') {
+      throw new StateInvalidError(
+        'The invoice of this payment is void; a void invoice and its payments are final.',
+      );
+    }
+    const voided = paymentFromRow(await markPaymentVoid(tx, scope, id));
+    uow.event('payment.voided', voided);
+    await reversePaymentOnInvoice(uow, row.invoice_id, row.amount);
+    return voided;
+  });
+}
+
+export async function listPayments(
+  db: Db,
+  scope: TenantScope,
+  filters: { invoiceId?: string | undefined; customerId?: string | undefined },
+  page: PageRequest,
+): Promise<PaymentRow[]> {
+  return selectPaymentPage(db, scope, filters, page.after, page.limit + 1);
+}

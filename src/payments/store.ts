@@ -1,0 +1,149 @@
+// SQL for payments. Every query takes the tenant and the environment.
+import type { Queryable } from '../db/pool.ts';
+import type { PagePosition } from '../paging.ts';
+import type { TenantScope } from '../tenancy.ts';
+import type { PaymentMethod } from './schemas.ts';
+
+export interface PaymentRow {
+  tenant_id: string;
+  environment: 'live' | 'test';
+  id: string;
+  invoice_id: string;
+  customer_id: string;
+  currency: string;
+  amount: number;
+  method: PaymentMethod;
+  reference: string | null;
+  status: 'succeeded' | 'void';
+  received_at: Date;
+  created_at: Date;
+  voided_at: Date | null;
+}
+
+export type NewPayment = Pick<
+  PaymentRow,
+  'id' | 'invoice_id' | 'customer_id' | 'currency' | 'amount' | 'method' | 'reference'
+> & { received_at: Date | null };
+
+const COLUMNS = `tenant_id, environment, id, invoice_id, customer_id, currency, amount, method,
+  reference, status, received_at, created_at, voided_at`;
+
+/** Inserts a payment; received_at defaults to the time it is recorded. */
+export async function insertPayment(
+  db: Queryable,
+  scope: TenantScope,
+  payment: NewPayment,
+): Promise<PaymentRow> {
+  const { rows } = await db.query<PaymentRow>(
+    `INSERT INTO payments (tenant_id, environment, id, invoice_id, customer_id, currency, amount,
+                           method, reference, received_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, coalesce($10, clock_timestamp()))
+     RETURNING ${COLUMNS}`,
+    [
+      scope.tenantId,
+      scope.environment,
+      payment.id,
+      payment.invoice_id,
+      payment.customer_id,
+      payment.currency,
+      payment.amount,
+      payment.method,
+      payment.reference,
+      payment.received_at,
+    ],
+  );
+  return rows[0]!;
+}
+
+export async function selectPayment(
+  db: Queryable,
+  scope: TenantScope,
+  id: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<PaymentRow | undefined> {
+  const { rows } = await db.query<PaymentRow>(
+    `SELECT ${COLUMNS} FROM payments WHERE tenant_id = $1 AND environment = $2 AND id = $3
+     ${options.forUpdate ? 'FOR UPDATE' : ''}`,
+    [scope.tenantId, scope.environment, id],
+  );
+  return rows[0];
+}
+
+/** How many payments (void ones too) an invoice has (index payments_by_invoice). */
+export async function countPayments(
+  db: Queryable,
+  scope: TenantScope,
+  invoiceId: string,
+): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM payments
+      WHERE tenant_id = $1 AND environment = $2 AND invoice_id = $3`,
+    [scope.tenantId, scope.environment, invoiceId],
+  );
+  return rows[0]!.n;
+}
+
+export async function markPaymentVoid(
+  db: Queryable,
+  scope: TenantScope,
+  id: string,
+): Promise<PaymentRow> {
+  const { rows } = await db.query<PaymentRow>(
+    `UPDATE payments SET status = 'void', voided_at = clock_timestamp()
+      WHERE tenant_id = $1 AND environment = $2 AND id = $3 AND status = 'succeeded'
+      RETURNING ${COLUMNS}`,
+    [scope.tenantId, scope.environment, id],
+  );
+  return rows[0]!;
+}
+
+// Fixed texts per filter variant, each served by its own index (migration 0020), so the keyset
+// condition is an index bound at any depth. Both filters use the invoice's index (an invoice
+// has few payments) and check the customer on its rows.
+const FILTERS = {
+  all: ['', 'payments_page'],
+  invoice: ['AND invoice_id = $4', 'payments_by_invoice'],
+  customer: ['AND customer_id = $4', 'payments_by_customer'],
+  invoiceCustomer: ['AND invoice_id = $4 AND customer_id = $5', 'payments_by_invoice'],
+} as const;
+type Filter = keyof typeof FILTERS;
+
+function pageSql(filter: Filter, after: boolean): string {
+  const [condition] = FILTERS[filter];
+  const next = filter === 'invoiceCustomer' ? 6 : filter === 'all' ? 4 : 5;
+  return `SELECT ${COLUMNS} FROM payments
+           WHERE tenant_id = $1 AND environment = $2 ${condition}
+           ${after ? `AND (created_at, id) < ($${next}, $${next + 1})` : ''}
+           ORDER BY created_at DESC, id DESC LIMIT $3`;
+}
+
+const PAGE_SQL = Object.fromEntries(
+  (Object.keys(FILTERS) as Filter[]).flatMap((f) => [
+    [f, pageSql(f, false)],
+    [`${f}After`, pageSql(f, true)],
+  ]),
+) as Record<string, string>;
+
+/** One page of payments, newest first (index per variant: see FILTERS). */
+export async function selectPaymentPage(
+  db: Queryable,
+  scope: TenantScope,
+  filters: { invoiceId?: string | undefined; customerId?: string | undefined },
+  after: PagePosition | null,
+  limit: number,
+): Promise<PaymentRow[]> {
+  const values: unknown[] = [scope.tenantId, scope.environment, limit];
+  if (filters.invoiceId !== undefined) values.push(filters.invoiceId);
+  if (filters.customerId !== undefined) values.push(filters.customerId);
+  if (after) values.push(after.createdAt, after.id);
+  const filter: Filter =
+    filters.invoiceId !== undefined
+      ? filters.customerId !== undefined
+        ? 'invoiceCustomer'
+        : 'invoice'
+      : filters.customerId !== undefined
+        ? 'customer'
+        : 'all';
+  const { rows } = await db.query<PaymentRow>(PAGE_SQL[after ? `${filter}After` : filter]!, values);
+  return rows;
+}
