@@ -16,7 +16,11 @@ console.log(`${OUT}: ${Buffer.byteLength(JSON.stringify(document))} bytes (compa
 
 function run(command: string, args: string[]): number {
   console.log(`\n$ ${command} ${args.join(' ')}`);
-  const result = spawnSync(command, args, { stdio: 'inherit' });
+  const result = spawnSync(command, args, {
+    stdio: 'inherit',
+    // No telemetry or update checks: CI reaches no network but the package registries.
+    env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+  });
   return result.status ?? 1;
 }
 

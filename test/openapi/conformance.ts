@@ -7,11 +7,11 @@
 //
 // Installed for the whole suite by test/helpers.ts: it wraps the global fetch, so every
 // request a test, a helper or the typed client makes goes through it; node:http and node:https
-// requests are checked with `checkNodeResponse` where a test makes them. Not checked: the /docs
-// page's own files (HTML and scripts, not API operations), and the answers Node's HTTP parser
-// gives on raw sockets before any route runs (400 for a request that is not HTTP/1.1, 408 for
-// one too slow to arrive, 431 for headers over 16 KiB: src/http/error-handler.ts
-// clientErrorResponse), which those tests hold to the error envelope themselves.
+// requests are checked with `checkNodeResponse` where a test makes them. Not checked: pages for
+// people (the /docs page and its files, HTML pages outside the document), and the answers
+// Node's HTTP parser gives on raw sockets before any route runs (400 for a request that is not
+// HTTP/1.1, 408 for one too slow to arrive, 431 for headers over 16 KiB: clientErrorResponse in
+// src/http/error-handler.ts), which those tests hold to the error envelope themselves.
 import { appendFileSync } from 'node:fs';
 import { after } from 'node:test';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
@@ -91,7 +91,13 @@ class Conformance {
     if (path === '/docs' || path.startsWith('/docs/')) return [];
     const operation = this.#operations.find((o) => o.pattern.test(path));
     const documented = operation?.methods[method === 'head' ? 'get' : method];
-    if (!operation || !documented) return this.#unroutedProblems(response, operation);
+    if (!operation || !documented) {
+      // Pages for people (the hosted invoice page) are not API operations; the API itself
+      // never answers in HTML.
+      const type = response.headers.get('content-type') ?? '';
+      if (!operation && type.startsWith('text/html')) return [];
+      return this.#unroutedProblems(response, operation);
+    }
     const pointer = `/paths/${operation.template.replace(/\//g, '~1')}/${method === 'head' ? 'get' : method}`;
     const status = String(response.status);
     const responses = documented.responses ?? {};
