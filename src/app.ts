@@ -50,6 +50,8 @@ import { registerTaxRateRoutes } from './taxes/routes.ts';
 import type { KeyVerifier } from './keys/verifier.ts';
 import type { SecretsKeyring } from './secrets/keyring.ts';
 import type { RenderPool } from './documents/render-pool.ts';
+import type { HostedLinks } from './hosted/links.ts';
+import { registerHostedPage } from './hosted/routes.ts';
 import { registerSettingsRoutes } from './settings/routes.ts';
 
 export interface AppDeps {
@@ -61,6 +63,8 @@ export interface AppDeps {
   /** Renders documents off the event loop (src/documents/render-pool.ts). */
   renderer: RenderPool;
   verifier: KeyVerifier;
+  /** Hosted invoice links: made at issue, shown by the API, opened by the page (src/hosted/). */
+  links: HostedLinks;
   /** Where JSON logs go (default: stdout); tests read them. */
   logStream?: { write(line: string): void };
 }
@@ -304,6 +308,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onClose', () => limits.close());
   registerPathParamGuard(app);
   registerQueryTypes(app);
+  app.decorate('secrets', deps.secrets);
   registerAuth(app, deps.verifier, config, limits);
   registerStorableTextGuard(app);
   await app.register(fastifySwaggerUi, {
@@ -326,6 +331,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerReportRoutes(app, deps);
   registerEventRoutes(app, deps);
   registerSettingsRoutes(app, deps);
+  await registerHostedPage(app, deps, limits);
 
   return app;
 }

@@ -59,6 +59,13 @@ export interface Config {
   keepAliveTimeoutMs: number;
   /** Connections open at once; further ones are closed as they arrive. */
   maxConnections: number;
+  /**
+   * Where customers reach this server: the base of hosted invoice links
+   * (`{PUBLIC_URL}/i/{token}`). Unset: the address the server listens on (src/http/public-url.ts).
+   */
+  publicUrl: string | undefined;
+  /** Requests to the hosted invoice page per client address and minute. */
+  hostedPageRateLimit: number;
 }
 
 export class ConfigError extends Error {
@@ -140,6 +147,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (!isIP(host)) problems.push(`DNS_SERVERS: '${server}' is not an IP address (ip or ip:port)`);
   }
   const secretsKey = key32('SECRETS_KEY', str('SECRETS_KEY'));
+  // A base URL only: links are appended to it, so a query or fragment would swallow them.
+  const publicUrl = url('PUBLIC_URL', ['http:', 'https:']);
+  if (publicUrl !== undefined && /[?#]/.test(publicUrl)) {
+    problems.push(
+      'PUBLIC_URL must not have a query or fragment (e.g. https://billing.example.com)',
+    );
+  }
   const secretsKeyPrevious = key32('SECRETS_KEY_PREVIOUS', str('SECRETS_KEY_PREVIOUS'));
 
   const config: Config = {
@@ -175,6 +189,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     headersTimeoutMs: int('HEADERS_TIMEOUT_MS', 10_000, 100, 300_000),
     keepAliveTimeoutMs: int('KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 600_000),
     maxConnections: int('MAX_CONNECTIONS', 10_000, 1, 1_000_000),
+    publicUrl: publicUrl?.replace(/\/+$/, ''),
+    hostedPageRateLimit: int('HOSTED_PAGE_RATE_LIMIT', 60, 1, 1_000_000),
   };
   // Node refuses a headers timeout longer than the request timeout (the headers are part of
   // the request).

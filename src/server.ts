@@ -12,6 +12,8 @@ import { checkSecretsKey } from './secrets/check.ts';
 import { SecretsKeyring } from './secrets/keyring.ts';
 import { useDnsServers } from './events/destination.ts';
 import { resealEndpointSecrets } from './events/endpoints.ts';
+import { HostedLinks } from './hosted/links.ts';
+import { listeningUrl, publicBaseUrl } from './hosted/public-url.ts';
 import { bootstrapFirstTenant } from './keys/bootstrap.ts';
 import type { IssuedApiKey } from './keys/service.ts';
 import { KeyVerifier } from './keys/verifier.ts';
@@ -22,6 +24,8 @@ export interface RunningServer {
   database: OpenDatabase;
   verifier: KeyVerifier;
   secrets: SecretsKeyring;
+  /** Hosted invoice links, with this server's public URL. */
+  links: HostedLinks;
   /** The background jobs of this process, when it runs them (RUN_WORKER). */
   jobs: Jobs | undefined;
   /** The key made on the first start of an embedded database, if this start made it. */
@@ -46,6 +50,14 @@ export async function startServer(
     const secrets = await SecretsKeyring.load(config);
     await checkSecretsKey(database.db, secrets);
     await resealEndpointSecrets(database.db, secrets);
+    // Without PUBLIC_URL, links use the address the server listens on, known once it does.
+    let listening: string | undefined = undefined;
+    const links = new HostedLinks(
+      secrets,
+      publicBaseUrl(config, () => listening),
+    );
+    // Only while a key rotation is under way: links are as many as issued invoices.
+    if (secrets.rotating) await links.reseal(database.db);
     const cursors = new CursorSigner(secrets.derive('cursor signing'));
     const verifier = new KeyVerifier(database.db, config.keyCacheMs, database.direct);
     undo.push(() => verifier.close());
@@ -59,17 +71,19 @@ export async function startServer(
       secrets,
       renderer,
       verifier,
+      links,
       logStream,
     });
     undo.push(() => app.close());
     await app.listen({ port: config.port, host: config.host });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
+    listening = listeningUrl(config, port);
     const scheme = config.tlsCertFile ? 'https' : 'http';
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
 
     const jobs = config.runWorker
-      ? startJobs(database.db, config, secrets, renderer, {
+      ? startJobs(database.db, config, secrets, renderer, links, {
           info: (message) => app.log.info(message),
           error: (error, context) => app.log.error({ err: error }, context),
         })
@@ -81,6 +95,7 @@ export async function startServer(
       database,
       verifier,
       secrets,
+      links,
       jobs,
       firstKey,
       async close() {

@@ -4,6 +4,7 @@
 import { buildApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import type { RenderPool } from '../../src/documents/render-pool.ts';
+import { HostedLinks } from '../../src/hosted/links.ts';
 import { KeyVerifier } from '../../src/keys/verifier.ts';
 import { createPool } from '../../src/db/pool.ts';
 import { CursorSigner } from '../../src/paging.ts';
@@ -36,6 +37,7 @@ export async function buildOpenApiDocument(overrides: Partial<Config> = {}): Pro
     secrets,
     renderer: noRenderer,
     verifier: new KeyVerifier(db, 0),
+    links: new HostedLinks(secrets, () => 'http://127.0.0.1'),
   });
   try {
     await app.ready();

@@ -3,6 +3,8 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config.ts';
 import { resealEndpointSecrets } from '../events/endpoints.ts';
+import { HostedLinks } from '../hosted/links.ts';
+import { publicBaseUrl } from '../hosted/public-url.ts';
 import { checkSecretsKey, resealKeyCheck } from '../secrets/check.ts';
 import { SecretsKeyring } from '../secrets/keyring.ts';
 import { withDatabase } from './database.ts';
@@ -15,13 +17,15 @@ export function registerSecretsCommands(program: Command): void {
     .description('seal every stored secret under SECRETS_KEY (after a rotation)')
     .option('--json', 'print JSON')
     .action(async (o: { json?: boolean }) => {
-      const keyring = await SecretsKeyring.load(loadConfig());
-      const endpoints = await withDatabase(async (db) => {
+      const config = loadConfig();
+      const keyring = await SecretsKeyring.load(config);
+      const resealed = await withDatabase(async (db) => {
         await checkSecretsKey(db, keyring);
-        const count = await resealEndpointSecrets(db, keyring);
+        const webhookEndpoints = await resealEndpointSecrets(db, keyring);
+        const hostedInvoiceLinks = await new HostedLinks(keyring, publicBaseUrl(config)).reseal(db);
         await resealKeyCheck(db, keyring);
-        return count;
+        return { webhookEndpoints, hostedInvoiceLinks };
       });
-      print({ resealed: { webhookEndpoints: endpoints } }, o.json === true);
+      print({ resealed }, o.json === true);
     });
 }

@@ -21,6 +21,11 @@ export const REFERENCE_TABLES: Readonly<Record<string, string>> = {
     "of asking every shard, and the key itself is then read from its tenant's shard. Written " +
     'with the key, in the same transaction; it has no foreign key to api_keys (a reference ' +
     'table cannot refer to a sharded one).',
+  hosted_invoice_link_lookup:
+    'The hosted invoice page knows only the token of its link, not yet the tenant: this table ' +
+    "maps the token's hash to the link's tenant, environment and invoice, as api_key_lookup " +
+    "does for keys; the link is then read by its primary key on its tenant's shard. Written " +
+    'and deleted with the link, in the same transaction; no foreign key.',
 };
 
 /**
@@ -59,6 +64,9 @@ export const CROSS_TENANT_STATEMENTS: Readonly<Record<string, string>> = {
   'endpoint secrets reseal':
     'Sealing every webhook signing secret under a new secrets key pages through all ' +
     'endpoints in primary-key order: at start and by `billing secrets reseal`, rare.',
+  'hosted links reseal':
+    'The same pass for the sealed tokens of hosted invoice links (src/hosted/links.ts): every ' +
+    'link sealed under a previous key, in primary-key order, at start and by the same command.',
 };
 
 /** The marker of a statement in CROSS_TENANT_STATEMENTS, as its SQL carries it. */

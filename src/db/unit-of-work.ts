@@ -9,13 +9,16 @@
 //   of doing the work twice. COMMIT releases it, after which the stored result is visible.
 // - A finished request is replayed only to a caller that may see it: the same API key, or a
 //   key of the same rotation lineage holding the scope the operation requires. A result that
-//   carries a secret is stored sealed under a key derived from the calling key's own secret,
-//   so only that key can have it replayed, and the database never holds the secret in clear.
+//   carries a secret (an API key's, a webhook endpoint's) is stored sealed under a key derived
+//   from the calling key's own secret, so only that key can have it replayed, and the
+//   database never holds the secret in clear. A result that shows a capability every caller
+//   allowed to replay it could read anyway (an invoice's hosted URL) is sealed under the
+//   server's secrets key instead, and replayed by the lineage rule.
 // - Refusals a client can fix or retry (validation, 409, 429, 5xx) are not stored; other
 //   outcomes (success, 404, 422) are.
 import { ApiError, IdempotencyKeyInUseError, IdempotencyKeyReusedError } from '../errors.ts';
 import { newId } from '../ids.ts';
-import { deriveKey, open, seal } from '../secrets/sealed.ts';
+import { deriveKey, open, seal, sealedKeyId } from '../secrets/sealed.ts';
 import type { Actor } from '../tenancy.ts';
 import type { Db, Tx } from './pool.ts';
 import {
@@ -31,6 +34,9 @@ import {
 
 export const RETENTION_HOURS = 24;
 
+/** The key id of results sealed under the caller's key (the server's keys have their own). */
+const CALLER = 'caller';
+
 /** A response as it is sent, and stored for replay. */
 export interface StoredResponse {
   status: number;
@@ -45,12 +51,20 @@ export interface IdempotentRequest {
   fingerprint: Buffer;
   /** The calling key's secret: what a secret-bearing result is sealed under. Never stored. */
   callerSecret: string;
+  /** The server's secrets key (src/secrets/keyring.ts): what a capability is sealed under. */
+  secrets: Sealer;
   /** The scope the operation requires (null: any key). */
   requiredScope: string | null;
   /** The response for the work's result, as the route's schema serialises it. */
   respond(value: unknown): StoredResponse;
   /** The response for a refusal (the error envelope). */
   respondError(error: ApiError): StoredResponse;
+}
+
+/** Seals and opens values under the server's secrets key. */
+export interface Sealer {
+  seal(plain: string, context: string): string;
+  open(sealed: string, context: string): string;
 }
 
 export interface WriteRequest {
@@ -71,11 +85,18 @@ export interface UnitOfWork {
   event(type: string, object: { id: string }, extra?: Record<string, unknown>): void;
   /** The result carries a secret: stored sealed, replayed only to the very same key. */
   carriesSecret(): void;
+  /**
+   * The result shows a capability (a hosted URL) that any key allowed to replay it may read:
+   * stored sealed under the server's key, replayed by the usual rule.
+   */
+  showsCapability(): void;
 }
+
+type Sealing = 'none' | 'server' | 'caller';
 
 class Work implements UnitOfWork {
   events: OutboxEvent[] = [];
-  secret = false;
+  sealing: Sealing = 'none';
   /** The stored result, written with the events at commit. */
   stored: { slot: KeySlot; result: NewStoredResult } | null = null;
   readonly tx: Tx;
@@ -98,13 +119,17 @@ class Work implements UnitOfWork {
   }
 
   carriesSecret(): void {
-    this.secret = true;
+    this.sealing = 'caller';
+  }
+
+  showsCapability(): void {
+    if (this.sealing === 'none') this.sealing = 'server';
   }
 
   /** Forgets what a rolled-back attempt recorded. */
   reset(): void {
     this.events = [];
-    this.secret = false;
+    this.sealing = 'none';
     this.stored = null;
   }
 }
@@ -139,7 +164,8 @@ function replay(
   if (!stored.fingerprint.equals(idempotency.fingerprint)) throw reused;
   const { actor } = request;
   const sameKey = stored.key_id === actor.keyId;
-  if (stored.sealed) {
+  const callerSealed = stored.sealed && sealedKeyId(stored.response_body) === CALLER;
+  if (callerSealed) {
     if (!sameKey) throw reused;
     const body = open(
       stored.response_body,
@@ -153,10 +179,10 @@ function replay(
     (stored.required_scope === null ||
       (actor.scopes as readonly string[]).includes(stored.required_scope));
   if (!sameKey && !sameLineage) throw reused;
-  return {
-    replayed: true,
-    response: { status: stored.status_code, body: stored.response_body },
-  };
+  const body = stored.sealed
+    ? idempotency.secrets.open(stored.response_body, context(slot))
+    : stored.response_body;
+  return { replayed: true, response: { status: stored.status_code, body } };
 }
 
 /** Keeps the response to be stored at commit (sealed if it carries a secret). */
@@ -167,9 +193,12 @@ function store(
   slot: KeySlot,
   response: StoredResponse,
 ): void {
-  const body = work.secret
-    ? seal(response.body, sealingKey(idempotency.callerSecret, slot), 'caller', context(slot))
-    : response.body;
+  const body =
+    work.sealing === 'caller'
+      ? seal(response.body, sealingKey(idempotency.callerSecret, slot), CALLER, context(slot))
+      : work.sealing === 'server'
+        ? idempotency.secrets.seal(response.body, context(slot))
+        : response.body;
   work.stored = {
     slot,
     result: {
@@ -179,7 +208,7 @@ function store(
       keyId: request.actor.keyId!,
       lineageId: request.actor.lineageId!,
       requiredScope: idempotency.requiredScope,
-      sealed: work.secret,
+      sealed: work.sealing !== 'none',
     },
   };
 }

@@ -13,6 +13,7 @@ import type { DocumentModel } from './model.ts';
 import type { RenderPool } from './render-pool.ts';
 import {
   insertDocuments,
+  selectDocumentFormats,
   selectDocuments,
   type DocumentFormat,
   type DocumentRow,
@@ -119,4 +120,23 @@ export async function issuedDocument(
   model: () => Promise<DocumentModel>,
 ): Promise<StoredDocument> {
   return (await issuedDocuments(db, renderer, scope, subjectId, model)).get(format)!;
+}
+
+/**
+ * Which of an issued document's formats exist (an e-invoice its data do not allow does not),
+ * read without the bytes; rendered and stored first if they are not (yet).
+ */
+export async function issuedDocumentFormats(
+  db: Db,
+  renderer: RenderPool,
+  scope: TenantScope,
+  subjectId: string,
+  model: () => Promise<DocumentModel>,
+): Promise<Set<DocumentFormat>> {
+  let rows = await selectDocumentFormats(db, scope, subjectId);
+  if (!FORMATS.every((f) => rows.some((r) => r.format === f))) {
+    await issuedDocuments(db, renderer, scope, subjectId, model);
+    rows = await selectDocumentFormats(db, scope, subjectId);
+  }
+  return new Set(rows.filter((r) => r.available).map((r) => r.format));
 }

@@ -63,3 +63,17 @@ export async function selectDocuments(
   );
   return rows;
 }
+
+/** Which documents of a subject are stored, and which of them have content, without the bytes. */
+export async function selectDocumentFormats(
+  db: Queryable,
+  scope: TenantScope,
+  subjectId: string,
+): Promise<{ format: DocumentFormat; available: boolean }[]> {
+  const { rows } = await db.query<{ format: DocumentFormat; available: boolean }>(
+    `SELECT format, content IS NOT NULL AS available FROM documents
+      WHERE tenant_id = $1 AND environment = $2 AND subject_id = $3`,
+    [scope.tenantId, scope.environment, subjectId],
+  );
+  return rows;
+}

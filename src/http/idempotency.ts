@@ -4,10 +4,17 @@
 // `Idempotent-Replayed: true`.
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { StoredResponse, WriteRequest, Written } from '../db/unit-of-work.ts';
+import type { Sealer, StoredResponse, WriteRequest, Written } from '../db/unit-of-work.ts';
 import { IdempotencyKeyInvalidError } from '../errors.ts';
 import { presentedSecret } from './auth.ts';
 import { envelope } from './error-handler.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The server's secrets key: what stored results showing a capability are sealed under. */
+    secrets: Sealer;
+  }
+}
 
 const HEADER = 'idempotency-key';
 const PRINTABLE_ASCII = /^[\x20-\x7e]{1,255}$/;
@@ -53,6 +60,7 @@ function writeRequest(request: FastifyRequest, reply: FastifyReply, status: numb
       key,
       fingerprint: fingerprint(request),
       callerSecret: presentedSecret(request),
+      secrets: request.server.secrets,
       requiredScope: request.routeOptions.config.scope ?? null,
       // The route's response schema serialises it: what is stored is what is sent.
       respond: (value) => ({ status, body: reply.code(status).serialize(value) as string }),

@@ -57,8 +57,7 @@ export const WEBHOOKS = {
  * address (which the server knows only once it listens; see `withListeningServer`).
  */
 export function documentedServer(config: Config): string {
-  const publicUrl = (config as { publicUrl?: string }).publicUrl;
-  if (publicUrl) return publicUrl.replace(/\/$/, '');
+  if (config.publicUrl) return config.publicUrl;
   const scheme = config.tlsCertFile ? 'https' : 'http';
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   return `${scheme}://${host}:${config.port}`;
@@ -70,8 +69,7 @@ export function withListeningServer<T extends { servers?: { url: string }[] }>(
   config: Config,
   address: ReturnType<import('node:net').Server['address']>,
 ): T {
-  const publicUrl = (config as { publicUrl?: string }).publicUrl;
-  if (publicUrl || typeof address !== 'object' || address === null) return document;
+  if (config.publicUrl || typeof address !== 'object' || address === null) return document;
   return {
     ...document,
     servers: [

@@ -1,4 +1,5 @@
-// Rate limits: per API key, and per client address for failed authentication.
+// Rate limits: per API key, per client address for failed authentication, and per client
+// address for the hosted invoice page (which has no key).
 //
 // Per key: a fixed one-second window of RATE_LIMIT_LIVE / RATE_LIMIT_TEST requests (defaults
 // 100 and 25). Every authenticated response says where the key stands, in the form of the IETF
@@ -13,6 +14,10 @@
 // concurrent burst can all pass that check before the first of them has failed, so each failure
 // is also counted as it happens, and one beyond the limit is answered 429 rather than 401: at
 // most the limit of 401s per address and window, however the requests arrive.
+//
+// Hosted page: HOSTED_PAGE_RATE_LIMIT requests (default 60) per address and minute, pages,
+// downloads and unknown links alike (its stylesheet aside). Its own counters: a customer
+// reading an invoice never uses up an API key's budget or the other way round.
 //
 // Without REDIS_URL the counters live in the instance's memory and are answered synchronously.
 // With REDIS_URL the counters live in Redis and every instance shares them. Redis helps but is
@@ -119,12 +124,16 @@ function keyLimit(points: number): KeyLimit {
 interface SharedLimiters {
   perKey: Record<Environment, RateLimiterAbstract>;
   authFailures: RateLimiterAbstract;
+  hostedPage: RateLimiterAbstract;
 }
 
 interface LocalLimiters {
   perKey: Record<Environment, LocalWindows>;
   authFailures: LocalWindows;
+  hostedPage: LocalWindows;
 }
+
+const HOSTED_PAGE_WINDOW_SECONDS = 60;
 
 export class RateLimits {
   /** Without Redis the counters live here, and every check below answers synchronously. */
@@ -160,6 +169,7 @@ export class RateLimits {
         // Keys are ids, unique across environments: one map serves both.
         perKey: { live: perKey, test: perKey },
         authFailures: new LocalWindows(config.authFailureWindowSeconds * 1000),
+        hostedPage: new LocalWindows(HOSTED_PAGE_WINDOW_SECONDS * 1000),
       };
       return;
     }
@@ -181,6 +191,11 @@ export class RateLimits {
         keyPrefix: `${prefix}:auth-failures`,
         points: config.authFailureLimit,
         duration: config.authFailureWindowSeconds,
+      }),
+      hostedPage: this.limiter(redis, {
+        keyPrefix: `${prefix}:hosted-page`,
+        points: config.hostedPageRateLimit,
+        duration: HOSTED_PAGE_WINDOW_SECONDS,
       }),
     };
   }
@@ -338,10 +353,32 @@ export class RateLimits {
     if (failures > this.config.authFailureLimit) this.refuseAddress(failures, msBeforeNext);
   }
 
+  /**
+   * Counts one request to the hosted page from the address: 0 when it may go on, else the
+   * seconds until it may try again (the page answers 429 itself, as HTML).
+   */
+  async admitPageRequest(address: string): Promise<number> {
+    const limit = this.config.hostedPageRateLimit;
+    if (this.local) {
+      const now = Date.now();
+      const window = this.local.hostedPage.add(address, 1, now);
+      return window.points > limit ? Math.max(1, secondsUntil(window.endsAt - now)) : 0;
+    }
+    try {
+      await this.shared!.hostedPage.consume(address);
+      return 0;
+    } catch (outcome) {
+      if (outcome instanceof RateLimiterRes) return Math.max(1, secondsUntil(outcome.msBeforeNext));
+      this.log.warn({ err: outcome }, 'hosted page limiter failed; request let through');
+      return 0;
+    }
+  }
+
   async close(): Promise<void> {
     if (this.local) {
       this.local.perKey.live.close();
       this.local.authFailures.close();
+      this.local.hostedPage.close();
     }
     if (!this.redis) return;
     this.redis.removeAllListeners();

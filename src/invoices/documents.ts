@@ -5,7 +5,13 @@ import { getCustomerRow } from '../customers/service.ts';
 import type { Db, Queryable } from '../db/pool.ts';
 import type { DocumentModel } from '../documents/model.ts';
 import type { RenderPool } from '../documents/render-pool.ts';
-import { issuedDocument, renderIssued, type StoredDocument } from '../documents/service.ts';
+import {
+  issuedDocument,
+  issuedDocumentFormats,
+  renderIssued,
+  type DocumentFormat,
+  type StoredDocument,
+} from '../documents/service.ts';
 import { EinvoiceIncompleteError, StateInvalidError } from '../errors.ts';
 import { getTenant } from '../keys/service.ts';
 import { getSettingsRow } from '../settings/service.ts';
@@ -80,6 +86,19 @@ export async function getInvoiceEinvoice(
   const stored = await issuedOrPreview(db, renderer, scope, id, format);
   if ('missing' in stored) throw new EinvoiceIncompleteError(stored.missing);
   return { filename: `${row.number}-${format}.xml`, xml: stored.content };
+}
+
+/** Which documents of the issued invoice exist: the PDF, and the e-invoices its data allow. */
+export function issuedInvoiceFormats(
+  db: Db,
+  renderer: RenderPool,
+  scope: TenantScope,
+  id: string,
+): Promise<Set<DocumentFormat>> {
+  return issuedDocumentFormats(db, renderer, scope, id, async () => {
+    const { model } = await invoiceModel(db, scope, id);
+    return model;
+  });
 }
 
 /**

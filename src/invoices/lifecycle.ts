@@ -13,12 +13,14 @@ import { ParameterMissingError } from '../errors.ts';
 import { getTenant } from '../keys/service.ts';
 import { formatAmount, formatDate, resolveLocale, t } from '../documents/i18n.ts';
 import type { RenderPool } from '../documents/render-pool.ts';
+import type { HostedLinks } from '../hosted/links.ts';
 import { getSettingsRow } from '../settings/service.ts';
 import { queueMail } from '../mail/outbox.ts';
 import { INVOICE_MAIL } from './mail.ts';
 import { assertAllowed, invoiceFromRow, loadInvoiceRow, withLines } from './model.ts';
 import { nextInvoiceNumber } from './numbering.ts';
 import { renderIssuedInvoice } from './documents.ts';
+import { shownByWrite } from './hosted-link.ts';
 import { priceWithRates } from './pricing.ts';
 import type { Invoice, SellerSnapshot } from './schemas.ts';
 import { customerSnapshot, sellerSnapshot } from './snapshots.ts';
@@ -30,12 +32,13 @@ function addDays(date: Date, days: number): string {
 
 /**
  * Issues a draft: prices it a last time (with the customer's tax status as it is now), freezes
- * the customer and the tax breakdown, and gives it the next number. An invoice whose total is
- * 0 is paid at once.
+ * the customer and the tax breakdown, and gives it the next number and its hosted link. An
+ * invoice whose total is 0 is paid at once.
  */
 export async function issueInvoice(
   db: Db,
   renderer: RenderPool,
+  links: HostedLinks,
   request: WriteRequest,
   id: string,
 ): Promise<Written<Invoice>> {
@@ -87,7 +90,7 @@ export async function issueInvoice(
     seller = issued.seller_snapshot;
     uow.event('invoice.issued', invoice);
     if (invoice.status === 'paid') uow.event('invoice.paid', invoice);
-    return invoice;
+    return shownByWrite(uow, links, invoice, await links.make(tx, scope, invoice, issuedAt));
   });
   // Its documents are rendered from what was just frozen, now that it is committed.
   if (!written.replayed) {
@@ -98,6 +101,7 @@ export async function issueInvoice(
 
 async function transition(
   uow: UnitOfWork,
+  links: HostedLinks,
   id: string,
   action: 'void' | 'mark_uncollectible',
   eventType: string,
@@ -107,20 +111,27 @@ async function transition(
   assertAllowed(row, action);
   const invoice = await withLines(tx, scope, await applyTransition(tx, scope, id, action));
   uow.event(eventType, invoice);
-  return invoice;
+  return shownByWrite(uow, links, invoice);
 }
 
-export function voidInvoice(db: Db, request: WriteRequest, id: string): Promise<Written<Invoice>> {
-  return unitOfWork(db, request, (uow) => transition(uow, id, 'void', 'invoice.voided'));
+/** Voids an invoice; its hosted page stays, and says it is void. */
+export function voidInvoice(
+  db: Db,
+  links: HostedLinks,
+  request: WriteRequest,
+  id: string,
+): Promise<Written<Invoice>> {
+  return unitOfWork(db, request, (uow) => transition(uow, links, id, 'void', 'invoice.voided'));
 }
 
 export function markInvoiceUncollectible(
   db: Db,
+  links: HostedLinks,
   request: WriteRequest,
   id: string,
 ): Promise<Written<Invoice>> {
   return unitOfWork(db, request, (uow) =>
-    transition(uow, id, 'mark_uncollectible', 'invoice.marked_uncollectible'),
+    transition(uow, links, id, 'mark_uncollectible', 'invoice.marked_uncollectible'),
   );
 }
 
@@ -128,9 +139,15 @@ export function markInvoiceUncollectible(
  * Queues the e-mail of an open invoice, with its PDF, to the customer's address as it is now
  * (an address corrected after issue should reach the customer; the PDF keeps the frozen one).
  * The mail worker sends it outside any transaction (src/mail/); sentAt and invoice.sent are
- * recorded when the mail server accepted it (./mail.ts).
+ * recorded when the mail server accepted it, and the link to the hosted page is added to the
+ * text as it is sent, so that the queued message holds no capability URL (./mail.ts).
  */
-export function sendInvoice(db: Db, request: WriteRequest, id: string): Promise<Written<Invoice>> {
+export function sendInvoice(
+  db: Db,
+  links: HostedLinks,
+  request: WriteRequest,
+  id: string,
+): Promise<Written<Invoice>> {
   return unitOfWork(db, request, async (uow) => {
     const { tx, actor: scope } = uow;
     const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
@@ -169,6 +186,6 @@ export function sendInvoice(db: Db, request: WriteRequest, id: string): Promise<
       attempts: 0,
       lastError: null,
     });
-    return withLines(tx, scope, queued);
+    return shownByWrite(uow, links, await withLines(tx, scope, queued));
   });
 }

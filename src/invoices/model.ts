@@ -68,6 +68,9 @@ export function invoiceFromRow(row: InvoiceRow, lines: readonly LineRow[]): Invo
     memo: row.memo,
     metadata: row.metadata,
     customer: row.customer_snapshot && orderedSnapshot(row.customer_snapshot),
+    // Shown by the API's answers only (./hosted-link.ts); the invoice as stored and as events
+    // carry it has none.
+    hostedInvoiceUrl: null,
     environment: row.environment,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),

@@ -2,7 +2,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../app.ts';
-import type { Db } from '../db/pool.ts';
 import type { WriteRequest } from '../db/unit-of-work.ts';
 import { sendWrite } from '../http/idempotency.ts';
 import { buildPage, listBinding, readPageRequest } from '../paging.ts';
@@ -21,14 +20,15 @@ import {
   addInvoiceLine,
   createInvoice,
   deleteDraftInvoice,
-  getInvoice,
   getInvoiceEinvoice,
   getInvoicePdf,
   issueInvoice,
   listInvoices,
   markInvoiceUncollectible,
   removeInvoiceLine,
+  replaceHostedLink,
   sendInvoice,
+  showInvoice,
   updateInvoice,
   voidInvoice,
 } from './service.ts';
@@ -38,7 +38,7 @@ const write = { scope: 'invoices:write' as const };
 const read = { scope: 'invoices:read' as const };
 
 export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): void {
-  const { db, cursors, renderer } = deps;
+  const { db, cursors, renderer, links } = deps;
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post(
@@ -74,7 +74,7 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
       const { customerId, status } = request.query;
       const binding = listBinding(request.actor, 'invoices', { customerId, status });
       const page = readPageRequest(cursors, request.query, binding);
-      const rows = await listInvoices(db, request.actor, { customerId, status }, page);
+      const rows = await listInvoices(db, links, request.actor, { customerId, status }, page);
       return buildPage(cursors, rows, page, binding, (r) => r.invoice);
     },
   );
@@ -90,7 +90,7 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
         response: { 200: Invoice, ...errorResponses(404) },
       },
     },
-    async (request) => getInvoice(db, request.actor, request.params.id),
+    async (request) => showInvoice(db, links, request.actor, request.params.id),
   );
 
   app.patch(
@@ -110,7 +110,7 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
     },
     async (request, reply) =>
       sendWrite(request, reply, 200, (write) =>
-        updateInvoice(db, write, request.params.id, request.body),
+        updateInvoice(db, links, write, request.params.id, request.body),
       ),
   );
 
@@ -174,15 +174,20 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
     [
       'issue',
       'Issue a draft',
-      'Assigns the next number (gapless per tenant and environment) and freezes the seller (the settings), the customer and the tax breakdown; the date of supply is the issue date unless the invoice has one or a service period. Its PDF/A-3 and e-invoices are rendered from that frozen data once and never change. A total of 0 goes straight to paid.',
-      (db: Db, write: WriteRequest, id: string) => issueInvoice(db, renderer, write, id),
+      'Assigns the next number (gapless per tenant and environment) and freezes the seller (the settings), the customer and the tax breakdown; the date of supply is the issue date unless the invoice has one or a service period. Its PDF/A-3 and e-invoices are rendered from that frozen data once and never change, and it gets its hosted page (`hostedInvoiceUrl`). A total of 0 goes straight to paid.',
+      (write: WriteRequest, id: string) => issueInvoice(db, renderer, links, write, id),
     ],
-    ['void', 'Void an invoice', 'For open or uncollectible invoices.', voidInvoice],
+    [
+      'void',
+      'Void an invoice',
+      'For open or uncollectible invoices. The hosted page stays and shows the invoice as void.',
+      (write: WriteRequest, id: string) => voidInvoice(db, links, write, id),
+    ],
     [
       'mark-uncollectible',
       'Mark an invoice uncollectible',
       'For open invoices.',
-      markInvoiceUncollectible,
+      (write: WriteRequest, id: string) => markInvoiceUncollectible(db, links, write, id),
     ],
   ] as const;
   for (const [action, summary, description, run] of actions) {
@@ -201,7 +206,7 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
         },
       },
       async (request, reply) =>
-        sendWrite(request, reply, 200, (write) => run(db, write, request.params.id)),
+        sendWrite(request, reply, 200, (write) => run(write, request.params.id)),
     );
   }
 
@@ -221,7 +226,28 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, 200, (write) => sendInvoice(db, write, request.params.id)),
+      sendWrite(request, reply, 200, (write) => sendInvoice(db, links, write, request.params.id)),
+  );
+
+  app.post(
+    '/v1/invoices/:id/hosted-link',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: "Replace an invoice's hosted page link",
+        description:
+          'Makes a new `hostedInvoiceUrl` for an issued invoice (any status but draft: 409 state_invalid) and returns the invoice with it. The old URL stops working at once: for a link that was sent to the wrong address or leaked, or to give a customer a link again after the old one expired. The new link is valid until 120 days after the due date, and at least 120 days from now. Replayed with its URL only to the key that made the request.',
+        params: IdParams,
+        headers: IdempotencyHeaders,
+        body: NoBody,
+        response: { 200: Invoice, ...errorResponses(404, 409, 413, 415, 422) },
+      },
+    },
+    async (request, reply) =>
+      sendWrite(request, reply, 200, (write) =>
+        replaceHostedLink(db, links, write, request.params.id),
+      ),
   );
 
   app.get(

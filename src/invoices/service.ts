@@ -10,6 +10,8 @@ import type { PageRequest } from '../paging.ts';
 import { newId } from '../ids.ts';
 import { isCurrency } from '../money/currency.ts';
 import type { TenantScope } from '../tenancy.ts';
+import type { HostedLinks } from '../hosted/links.ts';
+import { shownByWrite } from './hosted-link.ts';
 import { checkedLineAmount, priceWithRates } from './pricing.ts';
 import {
   MAX_LINES,
@@ -35,10 +37,17 @@ import {
   type LineRow,
 } from './store.ts';
 
-export { getInvoiceEinvoice, getInvoicePdf, renderIssuedInvoice } from './documents.ts';
+export {
+  getInvoiceEinvoice,
+  getInvoicePdf,
+  invoiceModel,
+  issuedInvoiceFormats,
+  renderIssuedInvoice,
+} from './documents.ts';
 export { issueInvoice, markInvoiceUncollectible, sendInvoice, voidInvoice } from './lifecycle.ts';
 export { invoiceMail, INVOICE_MAIL } from './mail.ts';
 export { invoiceFromRow, todayUtc } from './model.ts';
+export { replaceHostedLink, shownByWrite } from './hosted-link.ts';
 export {
   applyPaymentToInvoice,
   lockInvoiceForPayment,
@@ -192,8 +201,25 @@ export async function getInvoice(db: Db | Tx, scope: TenantScope, id: string): P
   return invoiceFromRow(row, row.lines);
 }
 
+/** The invoice as the API shows it: with its hosted URL. */
+export async function showInvoice(
+  db: Db,
+  links: HostedLinks,
+  scope: TenantScope,
+  id: string,
+): Promise<Invoice> {
+  // One statement: the invoice, its lines and its hosted link.
+  const row = await selectInvoiceWithLines(db, scope, id);
+  if (!row) throw new ResourceMissingError('invoice', id);
+  return {
+    ...invoiceFromRow(row, row.lines),
+    hostedInvoiceUrl: links.urlOf(scope, row.id, row.hosted_token_sealed),
+  };
+}
+
 export function updateInvoice(
   db: Db,
+  links: HostedLinks,
   request: WriteRequest,
   id: string,
   patch: InvoiceUpdate,
@@ -268,7 +294,7 @@ export function updateInvoice(
       });
     }
     uow.event('invoice.updated', invoice);
-    return invoice;
+    return shownByWrite(uow, links, invoice);
   });
 }
 
@@ -363,15 +389,19 @@ export function removeInvoiceLine(
 
 export async function listInvoices(
   db: Db,
+  links: HostedLinks,
   scope: TenantScope,
   filters: { customerId?: string | undefined; status?: string | undefined },
   page: PageRequest,
 ): Promise<{ id: string; created_at: Date; invoice: Invoice }[]> {
-  // The page and its lines in one statement (primary key prefix look-ups), one snapshot.
+  // The page, its lines and its hosted links in one statement (primary key prefix look-ups).
   const rows = await selectInvoicePage(db, scope, filters, page.after, page.limit + 1);
   return rows.map((row) => ({
     id: row.id,
     created_at: row.created_at,
-    invoice: invoiceFromRow(row, row.lines),
+    invoice: {
+      ...invoiceFromRow(row, row.lines),
+      hostedInvoiceUrl: links.urlOf(scope, row.id, row.hosted_token_sealed),
+    },
   }));
 }

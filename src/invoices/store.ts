@@ -133,8 +133,14 @@ const LINES = `(SELECT coalesce(json_agg(json_build_object(
   WHERE l.tenant_id = invoices.tenant_id AND l.environment = invoices.environment
     AND l.invoice_id = invoices.id)`;
 
-/** An invoice row with its lines, read in one statement. */
+// The sealed token of the invoice's hosted link while it works (src/hosted/links.ts opens it).
+const HOSTED_TOKEN = `(SELECT h.token_sealed FROM hosted_invoice_links h
+  WHERE h.tenant_id = invoices.tenant_id AND h.environment = invoices.environment
+    AND h.invoice_id = invoices.id AND h.expires_at > clock_timestamp())`;
+
+/** An invoice row with its lines (and, when read for showing, its hosted link's token). */
 export type InvoiceWithLines = InvoiceRow & { lines: LineRow[] };
+export type ShownInvoiceRow = InvoiceWithLines & { hosted_token_sealed: string | null };
 
 /** An invoice's totals, in the order every statement below takes them. */
 function totalsValues(totals: Totals): unknown[] {
@@ -204,15 +210,15 @@ export async function selectInvoice(
   return rows[0];
 }
 
-/** An invoice and its lines, in one statement. */
+/** An invoice, its lines and its hosted link's token, in one statement. */
 export async function selectInvoiceWithLines(
   db: Queryable,
   scope: TenantScope,
   id: string,
-): Promise<InvoiceWithLines | undefined> {
-  const { rows } = await db.query<InvoiceWithLines>({
+): Promise<ShownInvoiceRow | undefined> {
+  const { rows } = await db.query<ShownInvoiceRow>({
     name: 'select_invoice_with_lines',
-    text: `SELECT ${COLUMNS}, ${LINES} AS lines
+    text: `SELECT ${COLUMNS}, ${LINES} AS lines, ${HOSTED_TOKEN} AS hosted_token_sealed
              FROM invoices WHERE tenant_id = $1 AND environment = $2 AND id = $3`,
     values: [scope.tenantId, scope.environment, id],
   });
@@ -543,7 +549,8 @@ const FILTERS = {
 function pageSql(filter: keyof typeof FILTERS, after: boolean): string {
   const [condition] = FILTERS[filter];
   const next = filter === 'customerStatus' ? 6 : filter === 'all' ? 4 : 5;
-  return `SELECT ${COLUMNS}, ${LINES} AS lines FROM invoices
+  return `SELECT ${COLUMNS}, ${LINES} AS lines, ${HOSTED_TOKEN} AS hosted_token_sealed
+            FROM invoices
            WHERE tenant_id = $1 AND environment = $2 ${condition}
            ${after ? `AND (created_at, id) < ($${next}, $${next + 1})` : ''}
            ORDER BY created_at DESC, id DESC LIMIT $3`;
@@ -563,7 +570,7 @@ export async function selectInvoicePage(
   filters: { customerId?: string | undefined; status?: string | undefined },
   after: PagePosition | null,
   limit: number,
-): Promise<InvoiceWithLines[]> {
+): Promise<ShownInvoiceRow[]> {
   const values: unknown[] = [scope.tenantId, scope.environment, limit];
   if (filters.customerId !== undefined) values.push(filters.customerId);
   if (filters.status !== undefined) values.push(filters.status);
@@ -576,7 +583,7 @@ export async function selectInvoicePage(
       : filters.status !== undefined
         ? 'status'
         : 'all';
-  const { rows } = await db.query<InvoiceWithLines>(
+  const { rows } = await db.query<ShownInvoiceRow>(
     PAGE_SQL[after ? `${filter}After` : filter]!,
     values,
   );

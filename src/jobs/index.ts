@@ -10,6 +10,8 @@ import { purgeExpiredIdempotencyKeys } from '../db/unit-of-work.ts';
 import { createRenderPool, type RenderPool } from '../documents/render-pool.ts';
 import { useDnsServers } from '../events/destination.ts';
 import { WebhookWorker } from '../events/worker.ts';
+import { HostedLinks } from '../hosted/links.ts';
+import { publicBaseUrl } from '../hosted/public-url.ts';
 import { creditNoteMail, CREDIT_NOTE_MAIL } from '../credit-notes/documents.ts';
 import { invoiceMail, INVOICE_MAIL, todayUtc } from '../invoices/service.ts';
 import { createMailTransport } from '../mail/transport.ts';
@@ -32,6 +34,7 @@ export function startJobs(
   config: Config,
   secrets: SecretsKeyring,
   renderer: RenderPool,
+  links: HostedLinks,
   log: { info(message: string): void; error(error: unknown, context: string): void },
 ): Jobs {
   const onError = (error: unknown, context: string) => log.error(error, context);
@@ -43,9 +46,9 @@ export function startJobs(
   const mail = new MailWorker(db, {
     transport: createMailTransport(config, (message) => log.info(message)),
     kinds: {
-      [INVOICE_MAIL]: invoiceMail(renderer),
+      [INVOICE_MAIL]: invoiceMail(renderer, links),
       [CREDIT_NOTE_MAIL]: creditNoteMail(renderer),
-      [REMINDER_MAIL]: reminderMail(renderer),
+      [REMINDER_MAIL]: reminderMail(renderer, links),
     },
     onError,
   });
@@ -99,7 +102,10 @@ export async function runStandaloneWorker(
     const secrets = await SecretsKeyring.load(config);
     await checkSecretsKey(database.db, secrets);
     const renderer = createRenderPool();
-    const jobs = startJobs(database.db, config, secrets, renderer, {
+    // Alone, the worker knows no listening address: without PUBLIC_URL, links in e-mails use
+    // HOST and PORT as configured.
+    const links = new HostedLinks(secrets, publicBaseUrl(config));
+    const jobs = startJobs(database.db, config, secrets, renderer, links, {
       info: log,
       error: (error, context) => log(`${context}: ${String(error)}`),
     });

@@ -10,6 +10,11 @@ export type { MailRow } from './store.ts';
 
 /** What each kind of message (invoice, credit note, reminder) adds to the outbox's work. */
 export interface MailKind {
+  /**
+   * The message's text as it is sent, from the stored body: for what must not be stored in the
+   * outbox (the invoice's hosted link, a capability URL). The stored body when absent.
+   */
+  text?(db: Db, mail: MailRow): Promise<string>;
   /** The attachments, read when the message is sent (e.g. the invoice's stored PDF). */
   attachments(db: Db, mail: MailRow): Promise<{ filename: string; content: Buffer }[]>;
   /** Records the message's outcome (queued again, sent, failed) on what it is about. */

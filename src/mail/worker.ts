@@ -85,12 +85,13 @@ export class MailWorker {
     };
     try {
       const attachments = await kind.attachments(this.#db, mail);
+      const text = kind.text ? await kind.text(this.#db, mail) : mail.body;
       await this.#options.transport.send({
         messageId: mail.message_id,
         to: mail.recipient,
         replyTo: mail.reply_to,
         subject: mail.subject,
-        text: mail.body,
+        text,
         attachments: attachments.map((a) => ({ ...a, contentType: 'application/pdf' })),
       });
       outcome = { status: 'sent', error: null, retryInSeconds: 0 };

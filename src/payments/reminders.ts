@@ -8,6 +8,7 @@ import type { Db } from '../db/pool.ts';
 import { unitOfWork, writtenValue, type UnitOfWork } from '../db/unit-of-work.ts';
 import { formatAmount, formatDate, resolveLocale, t } from '../documents/i18n.ts';
 import type { RenderPool } from '../documents/render-pool.ts';
+import type { HostedLinks } from '../hosted/links.ts';
 import { getInvoice, invoiceMail } from '../invoices/service.ts';
 import { getTenant, operator } from '../keys/service.ts';
 import { queueMail, type MailKind } from '../mail/outbox.ts';
@@ -98,10 +99,14 @@ export async function queueDueReminders(db: Db, today: string): Promise<number> 
   return taken;
 }
 
-/** The reminder as a kind of the mail outbox: the invoice's PDF, invoice.reminder_sent. */
-export function reminderMail(renderer: RenderPool): MailKind {
-  const invoice = invoiceMail(renderer);
+/**
+ * The reminder as a kind of the mail outbox: the invoice's PDF and the link to its hosted
+ * page, as the invoice e-mail has them; invoice.reminder_sent.
+ */
+export function reminderMail(renderer: RenderPool, links: HostedLinks): MailKind {
+  const invoice = invoiceMail(renderer, links);
   return {
+    text: (db, mail) => invoice.text!(db, mail),
     attachments: (db, mail) => invoice.attachments(db, mail),
 
     async recordOutcome(uow, mail) {

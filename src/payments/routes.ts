@@ -20,7 +20,10 @@ const tags = ['Payments'];
 const write = { scope: 'invoices:write' as const };
 const read = { scope: 'invoices:read' as const };
 
-export function registerPaymentRoutes(server: FastifyInstance, { db, cursors }: AppDeps): void {
+export function registerPaymentRoutes(
+  server: FastifyInstance,
+  { db, cursors, links }: AppDeps,
+): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post(
@@ -60,7 +63,7 @@ export function registerPaymentRoutes(server: FastifyInstance, { db, cursors }: 
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, 200, (write) => payInvoice(db, write, request.params.id)),
+      sendWrite(request, reply, 200, (write) => payInvoice(db, links, write, request.params.id)),
   );
 
   app.get(

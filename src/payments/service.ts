@@ -16,7 +16,9 @@ import {
   lockInvoiceForPayment,
   lockInvoiceOfPayment,
   reversePaymentOnInvoice,
+  shownByWrite,
 } from '../invoices/service.ts';
+import type { HostedLinks } from '../hosted/links.ts';
 import type { Invoice } from '../invoices/schemas.ts';
 import type { PageRequest } from '../paging.ts';
 import type { TenantScope } from '../tenancy.ts';
@@ -141,8 +143,11 @@ export function createPayment(
   });
 }
 
-/** POST /invoices/{id}/pay: a payment of the whole remainder, method `other`. */
-export function payInvoice(db: Db, request: WriteRequest, invoiceId: string) {
+/**
+ * POST /invoices/{id}/pay: a payment of the whole remainder, method `other`; the invoice as the
+ * API shows it, with its hosted URL.
+ */
+export function payInvoice(db: Db, links: HostedLinks, request: WriteRequest, invoiceId: string) {
   return unitOfWork(db, request, async (uow) => {
     const { invoice } = await recordPayment(uow, invoiceId, {
       amount: null,
@@ -150,7 +155,7 @@ export function payInvoice(db: Db, request: WriteRequest, invoiceId: string) {
       reference: null,
       receivedAt: null,
     });
-    return invoice;
+    return shownByWrite(uow, links, invoice);
   });
 }
 

@@ -88,6 +88,11 @@ export class SecretsKeyring {
     return open(sealed, key.key, context);
   }
 
+  /** True while previous keys are held (SECRETS_KEY_PREVIOUS): a rotation is under way. */
+  get rotating(): boolean {
+    return this.#all.size > 1;
+  }
+
   /** True when the value is sealed under the current key (nothing to reseal). */
   isCurrent(sealed: string): boolean {
     return sealedKeyId(sealed) === this.#current.id;

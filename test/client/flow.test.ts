@@ -91,6 +91,11 @@ describe('the TypeScript client', () => {
     const open = await client.invoices.issue(draft.id);
     assert.equal(open.status, 'open');
     assert.equal(open.number, 'INV-000001');
+    const relinked = await client.invoices.replaceHostedLink(open.id);
+    assert.ok(relinked.hostedInvoiceUrl && relinked.hostedInvoiceUrl !== open.hostedInvoiceUrl);
+    const page = await fetch(relinked.hostedInvoiceUrl);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /INV-000001/);
     const pdf = await client.invoices.pdf(open.id);
     assert.equal(new TextDecoder().decode(pdf.data.slice(0, 5)), '%PDF-');
     assert.equal(pdf.contentType, 'application/pdf');

@@ -2,7 +2,7 @@
 // tenant's day that runs the reads and writes of every module.
 import assert from 'node:assert/strict';
 import { waitFor, type startReceiver } from '../events/receiver.ts';
-import { client, createTenantWithKey, type TestServer } from '../helpers.ts';
+import { call, client, createTenantWithKey, type TestServer } from '../helpers.ts';
 
 /** Tenants with customers, issued invoices, credit notes, keys and webhook endpoints. */
 export async function bookkeeping(server: TestServer, tenants: number): Promise<void> {
@@ -106,9 +106,16 @@ export async function tenantDay(
   ok(await api.get(`/v1/invoices?customerId=${customer.body.id}`));
   ok(await api.get('/v1/invoices?status=draft'));
   ok(await api.get(`/v1/invoices?customerId=${customer.body.id}&status=draft`));
-  ok(await api.post(`/v1/invoices/${id}/issue`));
+  const issued = await api.post(`/v1/invoices/${id}/issue`);
+  ok(issued);
   ok(await api.get(`/v1/invoices/${id}/pdf`));
   ok(await api.post(`/v1/invoices/${id}/send`));
+  // The hosted page (no key needed, none used): the link's look-up, the invoice, a download;
+  // then a new link.
+  const hostedPage = new URL(issued.body.hostedInvoiceUrl).pathname;
+  ok(await call(serverUrl, 'GET', hostedPage));
+  ok(await call(serverUrl, 'GET', `${hostedPage}/pdf`));
+  ok(await api.post(`/v1/invoices/${id}/hosted-link`));
   ok(await api.get('/v1/settings'));
   ok(await api.patch('/v1/settings', { locale: 'de', reminders: [3] }));
   // Long overdue: the dunning job (run by the caller) marks it and sends its reminder.

@@ -39,7 +39,7 @@ function startWorker(): MailWorker {
       { smtpUrl: smtp.url, mailFrom: 'billing@acme.test', dataDir: '.' },
       () => undefined,
     ),
-    kinds: { [INVOICE_MAIL]: invoiceMail(renderer) },
+    kinds: { [INVOICE_MAIL]: invoiceMail(renderer, server.links) },
     pollMs: 50,
     retrySeconds: [0.2, 0.2, 0.2],
   });

@@ -8,7 +8,8 @@
 // Installed for the whole suite by test/helpers.ts: it wraps the global fetch, so every
 // request a test, a helper or the typed client makes goes through it; node:http and node:https
 // requests are checked with `checkNodeResponse` where a test makes them. Not checked: pages for
-// people (the /docs page and its files, HTML pages outside the document), and the answers
+// people (the /docs page and its files, the hosted invoice page: answers outside the document
+// that are not JSON), and the answers
 // Node's HTTP parser gives on raw sockets before any route runs (400 for a request that is not
 // HTTP/1.1, 408 for one too slow to arrive, 431 for headers over 16 KiB: clientErrorResponse in
 // src/http/error-handler.ts), which those tests hold to the error envelope themselves.
@@ -92,10 +93,10 @@ class Conformance {
     const operation = this.#operations.find((o) => o.pattern.test(path));
     const documented = operation?.methods[method === 'head' ? 'get' : method];
     if (!operation || !documented) {
-      // Pages for people (the hosted invoice page) are not API operations; the API itself
-      // never answers in HTML.
+      // Pages for people outside the document (the hosted invoice page and its downloads) are
+      // not API operations; the API's own answer to an unknown path is always JSON.
       const type = response.headers.get('content-type') ?? '';
-      if (!operation && type.startsWith('text/html')) return [];
+      if (!operation && !type.startsWith('application/json')) return [];
       return this.#unroutedProblems(response, operation);
     }
     const pointer = `/paths/${operation.template.replace(/\//g, '~1')}/${method === 'head' ? 'get' : method}`;

@@ -193,7 +193,10 @@ function startMailWorker(db: Db): MailWorker {
       { smtpUrl: smtp.url, mailFrom: 'billing@acme.test', dataDir: '.' },
       () => undefined,
     ),
-    kinds: { [INVOICE_MAIL]: invoiceMail(renderer), [REMINDER_MAIL]: reminderMail(renderer) },
+    kinds: {
+      [INVOICE_MAIL]: invoiceMail(renderer, server.links),
+      [REMINDER_MAIL]: reminderMail(renderer, server.links),
+    },
     pollMs: 50,
   });
   after(() => worker.stop());

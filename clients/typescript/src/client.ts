@@ -135,6 +135,13 @@ export class BillingClient {
       this.#download(`/v1/invoices/${segment(id)}/pdf`, {}, options),
     eInvoice: (id: string, query: Query<'getInvoiceEInvoice'> = {}, options?: RequestOptions) =>
       this.#download(`/v1/invoices/${segment(id)}/e-invoice`, query, options),
+    /** A new hostedInvoiceUrl for an issued invoice; the old one stops working at once. */
+    replaceHostedLink: (id: string, options?: RequestOptions) =>
+      this.#call<'createInvoiceHostedLink'>(
+        'POST',
+        `/v1/invoices/${segment(id)}/hosted-link`,
+        options,
+      ),
   };
 
   readonly creditNotes = {

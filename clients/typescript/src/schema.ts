@@ -386,7 +386,7 @@ export interface paths {
     put?: never;
     /**
      * Issue a draft
-     * @description Assigns the next number (gapless per tenant and environment) and freezes the seller (the settings), the customer and the tax breakdown; the date of supply is the issue date unless the invoice has one or a service period. Its PDF/A-3 and e-invoices are rendered from that frozen data once and never change. A total of 0 goes straight to paid. Any other status is 409 state_invalid.
+     * @description Assigns the next number (gapless per tenant and environment) and freezes the seller (the settings), the customer and the tax breakdown; the date of supply is the issue date unless the invoice has one or a service period. Its PDF/A-3 and e-invoices are rendered from that frozen data once and never change, and it gets its hosted page (`hostedInvoiceUrl`). A total of 0 goes straight to paid. Any other status is 409 state_invalid.
      *
      *     **Scope:** `invoices:write`.
      */
@@ -408,7 +408,7 @@ export interface paths {
     put?: never;
     /**
      * Void an invoice
-     * @description For open or uncollectible invoices. Any other status is 409 state_invalid.
+     * @description For open or uncollectible invoices. The hosted page stays and shows the invoice as void. Any other status is 409 state_invalid.
      *
      *     **Scope:** `invoices:write`.
      */
@@ -457,6 +457,28 @@ export interface paths {
      *     **Scope:** `invoices:write`.
      */
     post: operations['sendInvoice'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/invoices/{id}/hosted-link': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Replace an invoice's hosted page link
+     * @description Makes a new `hostedInvoiceUrl` for an issued invoice (any status but draft: 409 state_invalid) and returns the invoice with it. The old URL stops working at once: for a link that was sent to the wrong address or leaked, or to give a customer a link again after the old one expired. The new link is valid until 120 days after the due date, and at least 120 days from now. Replayed with its URL only to the key that made the request.
+     *
+     *     **Scope:** `invoices:write`.
+     */
+    post: operations['createInvoiceHostedLink'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1750,6 +1772,11 @@ export interface components {
         [key: string]: string;
       };
       customer: components['schemas']['CustomerSnapshot'] | null;
+      /**
+       * Format: uri
+       * @description The hosted invoice page, `{PUBLIC_URL}/i/{token}`: a capability URL that shows the invoice to whoever holds it, without a login, in the customer's language, with its status, payments and downloads of its PDF and e-invoices. Made when the invoice is issued; valid until 120 days after the due date (or the issue date), and at least 120 days from when it was made; `POST /v1/invoices/{id}/hosted-link` replaces it (the old URL stops at once). null on drafts, once expired, and on invoices issued before hosted pages existed (make one with hosted-link). Always null in events, which are stored and delivered (read the invoice for it); a stored Idempotency-Key result that shows it is replayed only to the key that made the request.
+       */
+      hostedInvoiceUrl: string | null;
       /**
        * @description The environment of the key that made the object.
        * @enum {string}
@@ -3843,6 +3870,52 @@ export interface operations {
     };
   };
   sendInvoice: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: 1–255 printable ASCII characters, kept 24 hours, scoped to the tenant and environment. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description The invoice, changed. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Invoice'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['ContentTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['TooManyRequests'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  createInvoiceHostedLink: {
     parameters: {
       query?: never;
       header?: {

@@ -76,7 +76,7 @@ function drawBuyerAndFacts(sheet: Sheet, model: DocumentModel): void {
   const valueLeft = factsLeft + labelWidth + 8;
   const valueWidth = CONTENT.right - valueLeft;
   let rightY = top + 11;
-  for (const [label, value] of facts(model)) {
+  for (const [label, value] of documentFacts(model)) {
     const labelHeight = sheet.paragraph(label, factsLeft, rightY + 0.5, labelWidth, SMALL);
     const valueHeight = sheet.paragraph(value, valueLeft, rightY, valueWidth, BODY);
     rightY += Math.max(labelHeight, valueHeight) + 2;
@@ -84,7 +84,8 @@ function drawBuyerAndFacts(sheet: Sheet, model: DocumentModel): void {
   sheet.y = Math.max(leftY, rightY) + 14;
 }
 
-function facts(model: DocumentModel): [string, string][] {
+/** The document's facts as [label, value]: number, dates, references. */
+export function documentFacts(model: DocumentModel): [string, string][] {
   const { locale } = model;
   const date = (iso: string) => formatDate(iso, locale);
   const rows: [string, string][] = [];
@@ -133,7 +134,7 @@ export function addressLines(address: PostalAddress | null, locale: DocumentLoca
 }
 
 /** The VAT id first, then every other tax id with its type ("Tax ID (US EIN) 12-3456789"). */
-function taxIdLines(party: Party, locale: DocumentLocale): string[] {
+export function taxIdLines(party: Party, locale: DocumentLocale): string[] {
   const lines = party.vatId ? [`${t(locale, 'party.vatId')} ${party.vatId}`] : [];
   for (const { type, value } of party.taxIds) {
     if (value === party.vatId) continue;
@@ -145,7 +146,7 @@ function taxIdLines(party: Party, locale: DocumentLocale): string[] {
   return lines;
 }
 
-function identityLines(seller: Party, locale: DocumentLocale): string[] {
+export function identityLines(seller: Party, locale: DocumentLocale): string[] {
   const lines = taxIdLines(seller, locale);
   if (seller.companyRegistration) {
     lines.push(`${t(locale, 'party.companyRegistration')} ${seller.companyRegistration}`);

@@ -1,0 +1,173 @@
+// Hosted invoice links: capability URLs, `{PUBLIC_URL}/i/{token}`, that open one issued
+// invoice's page without a login (API.md part C). Whoever holds the URL sees the invoice, so
+// the token is a secret:
+// - 192 random bits (the contract asks for at least 128), base64url: 32 characters.
+// - At rest only its SHA-256, which finds the link, and the token sealed under the server's
+//   secrets key (src/secrets/keyring.ts), so the API can show the URL again on every read while
+//   a copy of the database alone yields no working link. A sealed token is bound to its tenant,
+//   environment and invoice: copied into another row it does not open.
+// - Never in an event, a stored idempotent result in clear, or a queued e-mail: events carry
+//   invoices without it, results that show it are sealed under the server's key, and the
+//   invoice e-mail gets it when it is sent (src/invoices/mail.ts).
+// - Valid until 120 days after the due date (the issue date when there is none), and never for
+//   less than 120 days from when the link was made, so a link replaced long after the due date
+//   still works. Replacing a link makes the old one stop at once (src/hosted/store.ts).
+import { createHash, randomBytes } from 'node:crypto';
+import type { Db, Queryable } from '../db/pool.ts';
+import { unitOfWork } from '../db/unit-of-work.ts';
+import type { SecretsKeyring } from '../secrets/keyring.ts';
+import { operator, type TenantScope } from '../tenancy.ts';
+import {
+  selectLinkByHash,
+  selectLinks,
+  selectSealedLinks,
+  updateSealedToken,
+  upsertLink,
+  type SealedLinkRow,
+} from './store.ts';
+
+const TOKEN_BYTES = 24;
+/** What a token looks like: anything else is refused before the database is asked. */
+const TOKEN = /^[A-Za-z0-9_-]{32}$/;
+export const LINK_VALID_DAYS = 120;
+const DAY_MS = 86_400_000;
+
+export function hashToken(token: string): Buffer {
+  return createHash('sha256').update(token).digest();
+}
+
+/**
+ * When a link stops working: at the end of the 120th day after the due date (or the issue
+ * date), or after the day the link was made when that is later. Days are UTC days.
+ */
+export function linkExpiry(dueDate: string | null, issuedAt: string, madeAt: Date): Date {
+  const made = madeAt.toISOString().slice(0, 10);
+  const due = dueDate ?? issuedAt.slice(0, 10);
+  const from = due > made ? due : made;
+  return new Date(Date.parse(`${from}T00:00:00Z`) + (LINK_VALID_DAYS + 1) * DAY_MS);
+}
+
+function context(scope: TenantScope, invoiceId: string): string {
+  return `hosted invoice link\n${scope.tenantId}\n${scope.environment}\n${invoiceId}`;
+}
+
+/** What a link is made from: the issued invoice's id and dates. */
+export interface LinkedInvoice {
+  id: string;
+  dueDate: string | null;
+  issuedAt: string | null;
+}
+
+export interface ResolvedLink {
+  scope: TenantScope;
+  invoiceId: string;
+}
+
+export class HostedLinks {
+  readonly #secrets: SecretsKeyring;
+  readonly #baseUrl: () => string;
+
+  /** `baseUrl`: PUBLIC_URL, or the server's own address (./public-url.ts); read on each use. */
+  constructor(secrets: SecretsKeyring, baseUrl: () => string) {
+    this.#secrets = secrets;
+    this.#baseUrl = baseUrl;
+  }
+
+  url(token: string): string {
+    return `${this.#baseUrl()}/i/${token}`;
+  }
+
+  /**
+   * Makes the invoice's link, replacing the one it had, in the caller's transaction (which
+   * holds the invoice's row lock); returns the new URL.
+   */
+  async make(
+    tx: Queryable,
+    scope: TenantScope,
+    invoice: LinkedInvoice,
+    now = new Date(),
+  ): Promise<string> {
+    const token = randomBytes(TOKEN_BYTES).toString('base64url');
+    await upsertLink(tx, scope, {
+      invoiceId: invoice.id,
+      tokenHash: hashToken(token),
+      tokenSealed: this.#secrets.seal(token, context(scope, invoice.id)),
+      expiresAt: linkExpiry(invoice.dueDate, invoice.issuedAt ?? now.toISOString(), now),
+    });
+    return this.url(token);
+  }
+
+  /**
+   * The URLs of these invoices' links that work now. A link that has expired, or whose token
+   * is sealed under a key this server no longer has, has none.
+   */
+  async urls(
+    db: Queryable,
+    scope: TenantScope,
+    invoiceIds: readonly string[],
+    now = new Date(),
+  ): Promise<Map<string, string>> {
+    const urls = new Map<string, string>();
+    for (const link of await selectLinks(db, scope, invoiceIds)) {
+      if (link.expires_at <= now) continue;
+      const url = this.urlOf(scope, link.invoice_id, link.token_sealed);
+      if (url) urls.set(link.invoice_id, url);
+    }
+    return urls;
+  }
+
+  /**
+   * The URL of a working link from its sealed token, read with the invoice (null: none). A
+   * token sealed under a key that is gone has none: the link still works for whoever holds
+   * it, but the API cannot show it any more; POST /hosted-link makes a new one.
+   */
+  urlOf(scope: TenantScope, invoiceId: string, sealed: string | null): string | null {
+    if (sealed === null) return null;
+    try {
+      return this.url(this.#secrets.open(sealed, context(scope, invoiceId)));
+    } catch {
+      return null;
+    }
+  }
+
+  /** The invoice a token opens, or null: malformed, unknown, replaced or expired. */
+  async resolve(db: Queryable, token: string, now = new Date()): Promise<ResolvedLink | null> {
+    if (!TOKEN.test(token)) return null;
+    const link = await selectLinkByHash(db, hashToken(token));
+    if (!link || link.expiresAt <= now) return null;
+    return {
+      scope: { tenantId: link.tenantId, environment: link.environment },
+      invoiceId: link.invoiceId,
+    };
+  }
+
+  /**
+   * Seals every token sealed under a previous key under the current one; returns how many.
+   * Run at start while a key rotation is under way (SECRETS_KEY_PREVIOUS), and by `billing
+   * secrets reseal`. A token no key of the ring opens is left as it is.
+   */
+  async reseal(db: Db): Promise<number> {
+    let resealed = 0;
+    let after: SealedLinkRow | null = null;
+    for (;;) {
+      const batch = await selectSealedLinks(db, after, 500);
+      if (batch.length === 0) return resealed;
+      after = batch[batch.length - 1]!;
+      for (const row of batch) {
+        if (this.#secrets.isCurrent(row.token_sealed)) continue;
+        const scope = { tenantId: row.tenant_id, environment: row.environment };
+        let token: string;
+        try {
+          token = this.#secrets.open(row.token_sealed, context(scope, row.invoice_id));
+        } catch {
+          continue;
+        }
+        const sealed = this.#secrets.seal(token, context(scope, row.invoice_id));
+        await unitOfWork(db, { actor: operator(row.tenant_id, row.environment) }, ({ tx }) =>
+          updateSealedToken(tx, scope, row.invoice_id, row.token_sealed, sealed),
+        );
+        resealed++;
+      }
+    }
+  }
+}

@@ -1,0 +1,70 @@
+// The hosted invoice page's rules: a token opens one issued invoice while its link works
+// (./links.ts), and shows it as it is now, with downloads of its stored documents, the very
+// bytes the API serves. A void invoice keeps its page, which says it is void: the customer
+// learns that it need not be paid. Anything a token does not open is null, and the page
+// answers it with the same 404, whatever the reason.
+import type { Db } from '../db/pool.ts';
+import type { DocumentFormat } from '../documents/service.ts';
+import type { RenderPool } from '../documents/render-pool.ts';
+import { EinvoiceIncompleteError } from '../errors.ts';
+import {
+  getInvoiceEinvoice,
+  getInvoicePdf,
+  invoiceModel,
+  issuedInvoiceFormats,
+} from '../invoices/service.ts';
+import type { HostedLinks } from './links.ts';
+import { pageView, type PageView } from './page.ts';
+
+export interface HostedPageDeps {
+  db: Db;
+  renderer: RenderPool;
+  links: HostedLinks;
+}
+
+/** The page a token opens, or null. */
+export async function hostedInvoicePage(
+  deps: HostedPageDeps,
+  token: string,
+): Promise<PageView | null> {
+  const link = await deps.links.resolve(deps.db, token);
+  if (!link) return null;
+  const { invoice, model } = await invoiceModel(deps.db, link.scope, link.invoiceId);
+  const formats = await issuedInvoiceFormats(deps.db, deps.renderer, link.scope, invoice.id);
+  // Download links are relative to the page, so that a path prefix of PUBLIC_URL is kept.
+  return pageView(invoice, model, { formats, downloadBase: token });
+}
+
+export interface HostedDocument {
+  filename: string;
+  contentType: string;
+  content: Buffer;
+}
+
+/** One stored document of the invoice a token opens, or null (also: no such e-invoice). */
+export async function hostedInvoiceDocument(
+  deps: HostedPageDeps,
+  token: string,
+  format: DocumentFormat,
+): Promise<HostedDocument | null> {
+  const link = await deps.links.resolve(deps.db, token);
+  if (!link) return null;
+  const { db, renderer } = deps;
+  if (format === 'pdf') {
+    const { filename, pdf } = await getInvoicePdf(db, renderer, link.scope, link.invoiceId);
+    return { filename, contentType: 'application/pdf', content: pdf };
+  }
+  try {
+    const { filename, xml } = await getInvoiceEinvoice(
+      db,
+      renderer,
+      link.scope,
+      link.invoiceId,
+      format,
+    );
+    return { filename, contentType: 'application/xml', content: xml };
+  } catch (error) {
+    if (error instanceof EinvoiceIncompleteError) return null;
+    throw error;
+  }
+}

@@ -1,0 +1,145 @@
+// SQL of hosted invoice links: the link of each issued invoice (a tenant table) and the look-up
+// of a token's hash (a reference table, src/db/sharding.ts), always written together.
+import type { Queryable } from '../db/pool.ts';
+import type { Environment, TenantScope } from '../tenancy.ts';
+
+export interface LinkRow {
+  invoice_id: string;
+  token_hash: Buffer;
+  token_sealed: string;
+  expires_at: Date;
+}
+
+export interface NewLink {
+  invoiceId: string;
+  tokenHash: Buffer;
+  tokenSealed: string;
+  expiresAt: Date;
+}
+
+/**
+ * Makes or replaces the invoice's link, and swaps its look-up row in the caller's transaction,
+ * so the old link stops working when it commits.
+ * The caller holds the invoice's row lock, so two replacements of one link do not interleave.
+ */
+export async function upsertLink(db: Queryable, scope: TenantScope, link: NewLink): Promise<void> {
+  const key = [scope.tenantId, scope.environment, link.invoiceId];
+  // Two statements rather than a delete with a sub-select: on a sharded database the look-up
+  // table is a reference table, which a statement cannot change from a shard's rows.
+  const { rows: old } = await db.query<{ token_hash: Buffer }>(
+    `SELECT token_hash FROM hosted_invoice_links
+      WHERE tenant_id = $1 AND environment = $2 AND invoice_id = $3`,
+    key,
+  );
+  if (old[0]) {
+    await db.query('DELETE FROM hosted_invoice_link_lookup WHERE token_hash = $1', [
+      old[0].token_hash,
+    ]);
+  }
+  await db.query(
+    `INSERT INTO hosted_invoice_links
+       (tenant_id, environment, invoice_id, token_hash, token_sealed, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (tenant_id, environment, invoice_id) DO UPDATE
+       SET token_hash = EXCLUDED.token_hash, token_sealed = EXCLUDED.token_sealed,
+           expires_at = EXCLUDED.expires_at, created_at = clock_timestamp()`,
+    [...key, link.tokenHash, link.tokenSealed, link.expiresAt],
+  );
+  await db.query(
+    `INSERT INTO hosted_invoice_link_lookup (token_hash, tenant_id, environment, invoice_id)
+     VALUES ($1, $2, $3, $4)`,
+    [link.tokenHash, ...key],
+  );
+}
+
+/** The links of these invoices (primary key look-ups). */
+export async function selectLinks(
+  db: Queryable,
+  scope: TenantScope,
+  invoiceIds: readonly string[],
+): Promise<LinkRow[]> {
+  if (invoiceIds.length === 0) return [];
+  const { rows } = await db.query<LinkRow>(
+    `SELECT invoice_id, token_hash, token_sealed, expires_at FROM hosted_invoice_links
+      WHERE tenant_id = $1 AND environment = $2 AND invoice_id = ANY($3::text[])`,
+    [scope.tenantId, scope.environment, invoiceIds],
+  );
+  return rows;
+}
+
+export interface FoundLink extends TenantScope {
+  invoiceId: string;
+  expiresAt: Date;
+}
+
+/**
+ * The link whose token has this hash: the look-up row names its tenant, then the link is read
+ * by its primary key and must still carry that hash. Two statements, not a join, so that on a
+ * database sharded by tenant each reads one node.
+ */
+export async function selectLinkByHash(
+  db: Queryable,
+  tokenHash: Buffer,
+): Promise<FoundLink | undefined> {
+  const { rows: found } = await db.query<{
+    tenant_id: string;
+    environment: Environment;
+    invoice_id: string;
+  }>(
+    `SELECT tenant_id, environment, invoice_id FROM hosted_invoice_link_lookup
+      WHERE token_hash = $1`,
+    [tokenHash],
+  );
+  const lookup = found[0];
+  if (!lookup) return undefined;
+  const { rows } = await db.query<{ expires_at: Date }>(
+    `SELECT expires_at FROM hosted_invoice_links
+      WHERE tenant_id = $1 AND environment = $2 AND invoice_id = $3 AND token_hash = $4`,
+    [lookup.tenant_id, lookup.environment, lookup.invoice_id, tokenHash],
+  );
+  if (!rows[0]) return undefined;
+  return {
+    tenantId: lookup.tenant_id,
+    environment: lookup.environment,
+    invoiceId: lookup.invoice_id,
+    expiresAt: rows[0].expires_at,
+  };
+}
+
+export interface SealedLinkRow {
+  tenant_id: string;
+  environment: Environment;
+  invoice_id: string;
+  token_sealed: string;
+}
+
+/** Every link's sealed token, a page at a time in primary-key order, across tenants. */
+export async function selectSealedLinks(
+  db: Queryable,
+  after: SealedLinkRow | null,
+  limit: number,
+): Promise<SealedLinkRow[]> {
+  const { rows } = await db.query<SealedLinkRow>(
+    `-- spans tenants: hosted links reseal
+     SELECT tenant_id, environment, invoice_id, token_sealed FROM hosted_invoice_links
+      WHERE (tenant_id, environment, invoice_id) > ($1, $2, $3)
+      ORDER BY tenant_id, environment, invoice_id LIMIT $4`,
+    [after?.tenant_id ?? '', after?.environment ?? '', after?.invoice_id ?? '', limit],
+  );
+  return rows;
+}
+
+/** Replaces a sealed token with the same token sealed anew, unless the link changed meanwhile. */
+export async function updateSealedToken(
+  db: Queryable,
+  scope: TenantScope,
+  invoiceId: string,
+  before: string,
+  sealed: string,
+): Promise<void> {
+  await db.query(
+    `UPDATE hosted_invoice_links SET token_sealed = $5
+      WHERE tenant_id = $1 AND environment = $2 AND invoice_id = $3 AND token_sealed = $4`,
+    [scope.tenantId, scope.environment, invoiceId, before, sealed],
+  );
+}
