@@ -4,6 +4,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { API_READY, apiEnv, startChild } from './child.ts';
 import { dropDatabase, freshDatabase, queryOnce } from './database.ts';
 import { customerId, invoiceId, type TenantPlan } from './dataset.ts';
@@ -20,6 +21,8 @@ export interface Api {
   seeding: SeedReport;
   child: ChildProcess;
   origin: string;
+  /** Further instances of this API on its database (the instances scenario), none by default. */
+  more: { child: ChildProcess; origin: string }[];
   /** Log lines the API said it dropped because its standard output was not drained. */
   droppedLogLines: number;
 }
@@ -72,20 +75,30 @@ export async function startApi(
   database: string,
   seeded: Seeded,
   cleanups: (() => Promise<unknown> | void)[],
+  instances = 1,
 ): Promise<Api> {
-  const { flags, entry } = await startCommand(root);
-  const dataDir = await mkdtemp(join(tmpdir(), `billing-bench-${name}-`));
-  cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
-  // BENCH_API_FLAGS: Node flags for the API alone, e.g. `--cpu-prof --cpu-prof-dir=data/prof`.
-  const extra = (process.env.BENCH_API_FLAGS ?? '').split(' ').filter((f) => f !== '');
-  const { child, match } = await startChild(
-    process.execPath,
-    [...flags, ...extra, entry],
-    apiEnv(seeded.url, dataDir),
-    API_READY,
-    root,
-  );
-  cleanups.push(() => void child.kill('SIGTERM'));
+  const secretsKey = randomBytes(32).toString('base64');
+  const launch = async (instance: number) => {
+    const { flags, entry } = await startCommand(root);
+    const dataDir = await mkdtemp(join(tmpdir(), `billing-bench-${name}-${instance}-`));
+    cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+    // BENCH_API_FLAGS: Node flags for the API alone, e.g. `--cpu-prof --cpu-prof-dir=data/prof`.
+    const extra = (process.env.BENCH_API_FLAGS ?? '').split(' ').filter((f) => f !== '');
+    const started = await startChild(
+      process.execPath,
+      [...flags, ...extra, entry],
+      // Further instances serve requests only: one runs the background jobs, as in production.
+      {
+        ...apiEnv(seeded.url, dataDir, secretsKey),
+        ...(instance > 0 ? { RUN_WORKER: 'false' } : {}),
+      },
+      API_READY,
+      root,
+    );
+    cleanups.push(() => void started.child.kill('SIGTERM'));
+    return { child: started.child, origin: started.match[1]! };
+  };
+  const { child, origin } = await launch(0);
   const api: Api = {
     name,
     root,
@@ -93,9 +106,11 @@ export async function startApi(
     tenants: seeded.tenants,
     seeding: seeded.seeding,
     child,
-    origin: match[1]!,
+    origin,
+    more: [],
     droppedLogLines: 0,
   };
+  for (let i = 1; i < instances; i++) api.more.push(await launch(i));
   // The API drops log lines, and says how many, when its standard output is not drained in
   // time: the run reports them.
   child.stdout?.on('data', (chunk: Buffer) => {

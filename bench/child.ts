@@ -47,12 +47,17 @@ export const API_READY = /listening on (https?:\/\/[^"\s]+)/;
  * local state (mail outbox, stored documents) in `dataDir`, and a secrets key of the run's own
  * (servers that seal secrets need one; older ones ignore it).
  */
-export function apiEnv(databaseUrl: string, dataDir: string): NodeJS.ProcessEnv {
+/** An API's environment; instances on one database share its secrets key (`secretsKey`). */
+export function apiEnv(
+  databaseUrl: string,
+  dataDir: string,
+  secretsKey = randomBytes(32).toString('base64'),
+): NodeJS.ProcessEnv {
   return {
     ...process.env,
     DATABASE_URL: databaseUrl,
     DATA_DIR: dataDir,
-    SECRETS_KEY: randomBytes(32).toString('base64'),
+    SECRETS_KEY: secretsKey,
     PORT: '0',
     LOG_LEVEL: 'info',
     RATE_LIMIT_TEST: '1000000',

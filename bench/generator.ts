@@ -15,8 +15,11 @@ export type Command =
   | {
       type: 'setup';
       plan: TenantPlan[];
-      /** Per API under test: its origin and each planned tenant's two secrets. */
-      targets: Record<string, { origin: string; secrets: string[][] }>;
+      /**
+       * Per API under test: its instances' origins (one, or several on one database) and each
+       * planned tenant's two secrets.
+       */
+      targets: Record<string, { origins: string[]; secrets: string[][] }>;
     }
   | {
       type: 'round';
@@ -26,6 +29,8 @@ export type Command =
       connections: number;
       /** Stop after this many requests instead (bench/instructions.ts). */
       amount?: number;
+      /** Spread the connections over the target's first `instances` origins (default 1). */
+      instances?: number;
       /**
        * Requests per second over all connections, each connection sending at even intervals
        * (without: each sends as soon as its last answer is in). Two servers compared at the
@@ -66,19 +71,30 @@ export type Reply =
   | { type: 'probe'; payments: boolean };
 
 class Target {
-  private clients: Client[] = [];
-  readonly origin: string;
+  private readonly clients = new Map<string, Client>();
+  readonly origins: string[];
   readonly state: TrafficState;
-  constructor(origin: string, state: TrafficState) {
-    this.origin = origin;
+  constructor(origins: string[], state: TrafficState) {
+    this.origins = origins;
     this.state = state;
   }
 
-  connections(count: number): Client[] {
-    while (this.clients.length < count) {
-      this.clients.push(new Client(this.origin, { pipelining: 1, keepAliveTimeout: 30_000 }));
-    }
-    return this.clients.slice(0, count);
+  get origin(): string {
+    return this.origins[0]!;
+  }
+
+  /** `count` connections, connection i to instance i mod `instances`; kept between rounds. */
+  connections(count: number, instances = 1): Client[] {
+    return Array.from({ length: count }, (_, i) => {
+      const origin = this.origins[i % instances]!;
+      const key = `${i} ${origin}`;
+      let client = this.clients.get(key);
+      if (!client) {
+        client = new Client(origin, { pipelining: 1, keepAliveTimeout: 30_000 });
+        this.clients.set(key, client);
+      }
+      return client;
+    });
   }
 }
 
@@ -119,7 +135,7 @@ async function round(command: Extract<Command, { type: 'round' }>): Promise<Roun
     command.amount === undefined ? performance.now() < deadline : sent < command.amount;
 
   await Promise.all(
-    target.connections(command.connections).map(async (client, index) => {
+    target.connections(command.connections, command.instances).map(async (client, index) => {
       // Paced: connection i sends at started + (i / connections + k) × interval, k = 0, 1, …
       const interval = command.rate ? (1000 * command.connections) / command.rate : 0;
       let due = started + (index * interval) / command.connections;
@@ -220,7 +236,7 @@ process.on('message', (command: Command) => {
     switch (command.type) {
       case 'setup':
         for (const [name, t] of Object.entries(command.targets)) {
-          targets.set(name, new Target(t.origin, new TrafficState(command.plan, t.secrets)));
+          targets.set(name, new Target(t.origins, new TrafficState(command.plan, t.secrets)));
         }
         return send({ type: 'ready' });
       case 'round':

@@ -74,8 +74,8 @@ await generator.setup({
   type: 'setup',
   plan: planTenants(1, 0),
   targets: {
-    api: { origin: base, secrets: [tenant!.secrets] },
-    bare: { origin: bareBase, secrets: [tenant!.secrets] },
+    api: { origins: [base], secrets: [tenant!.secrets] },
+    bare: { origins: [bareBase], secrets: [tenant!.secrets] },
   },
 });
 

@@ -23,6 +23,12 @@ export async function inTurn<T>(
   return results;
 }
 
+/** A server process under load, with the origin of its metrics (null: it has none). */
+export interface Server {
+  pid: number;
+  origin: string | null;
+}
+
 export type PgbenchMeasured = PgbenchRound & { postgresCpu: number | null };
 
 export class Meter {
@@ -52,37 +58,43 @@ export class Meter {
   }
 
   /**
-   * A round of `scenario` against the generator's `target`, served by process `pid` (its
-   * metrics at `origin`, null for none); at `rate` requests per second, or as fast as the
-   * server answers.
+   * A round of `scenario` against the generator's `target`, served by the processes `servers`
+   * (each with its metrics' origin, null for none; the connections spread over as many of the
+   * target's instances); at `rate` requests per second, or as fast as the servers answer.
    */
   load(
     target: string,
-    origin: string | null,
-    pid: number,
+    servers: Server[],
     database: string,
     scenario: Scenario,
     rate?: number,
   ): Side<Round> {
     const databases = new Set([database]);
+    const render = async () => {
+      let total = 0;
+      for (const { origin } of servers) {
+        const cpu = origin === null ? null : await renderCpu(origin);
+        if (cpu === null) return null;
+        total += cpu;
+      }
+      return total;
+    };
+    const cpu = async () => {
+      let total = 0;
+      for (const { pid } of servers) total += await processCpu(pid);
+      return total;
+    };
     return async (seconds) => {
-      const [cpu0, pg0, r0] = [
-        await processCpu(pid),
-        await this.postgres(databases),
-        origin === null ? null : await renderCpu(origin),
-      ];
+      const [cpu0, pg0, r0] = [await cpu(), await this.postgres(databases), await render()];
       const figures = await this.generator.round({
         target,
         scenario,
         seconds,
         connections: this.connections,
+        instances: servers.length,
         ...(rate === undefined ? {} : { rate }),
       });
-      const [cpu1, pg1, r1] = [
-        await processCpu(pid),
-        await this.postgres(databases),
-        origin === null ? null : await renderCpu(origin),
-      ];
+      const [cpu1, pg1, r1] = [await cpu(), await this.postgres(databases), await render()];
       return {
         figures,
         serverCpu: cpu1 - cpu0,

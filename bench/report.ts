@@ -37,6 +37,8 @@ export interface Results {
   mix: Partial<Record<Operation, number>>;
   payments: boolean;
   mixed?: { current: Summary; baseline?: Summary; ratio?: Ratio };
+  /** The mixed load on 1, 2 and 4 instances on one database; ratio to one instance. */
+  instances?: { instances: number; summary: Summary; ratio: Ratio }[];
   single: Partial<Record<Operation, Summary>>;
   bare?: Summary;
   /** whoami and the bare route paced at one rate, for their CPU per request. */
@@ -106,6 +108,7 @@ function targets(r: Results): Target[] {
   const summaries = [
     ...(r.mixed ? [r.mixed.current] : []),
     ...(r.mixed?.baseline ? [r.mixed.baseline] : []),
+    ...(r.instances ?? []).map((i) => i.summary),
     ...Object.values(r.single),
     ...(r.whoamiAtOneRate ? [r.whoamiAtOneRate.whoami] : []),
   ];
@@ -198,6 +201,10 @@ function notes(r: Results): string[] {
   const all: [string, Summary][] = [
     ...(r.mixed ? ([['mixed', r.mixed.current]] as [string, Summary][]) : []),
     ...(r.mixed?.baseline ? ([['mixed (baseline)', r.mixed.baseline]] as [string, Summary][]) : []),
+    ...(r.instances ?? []).map((i): [string, Summary] => [
+      `mixed on ${i.instances} instance(s)`,
+      i.summary,
+    ]),
     ...(Object.entries(r.single) as [string, Summary][]),
   ];
   for (const [name, s] of all) {
@@ -287,6 +294,39 @@ export function report(r: Results): string {
         '',
       );
     }
+  }
+  if (r.instances) {
+    out.push(
+      '## Instances on one database',
+      '',
+      `The mixed load, its ${r.settings.connections} connections spread evenly over 1, 2 and 4 instances of this API on the one database (one of them running the background jobs), measured in turn. API CPU is the sum over the instances.`,
+      '',
+      table(
+        [
+          'instances',
+          'req/s',
+          'rounds',
+          'ratio to one',
+          'p50 ms',
+          'p99 ms',
+          'errors',
+          'API CPU µs/req',
+          'PostgreSQL CPU µs/req',
+        ],
+        r.instances.map(({ instances, summary: x, ratio }) => [
+          String(instances),
+          fmt(x.rps),
+          spread(x.rpsRounds),
+          `${ratio.median.toFixed(2)} (${ratios(ratio)})`,
+          ms(x.p50),
+          ms(x.p99),
+          String(x.errors),
+          fmt(x.serverCpuUs),
+          us(x.postgresCpuUs),
+        ]),
+      ),
+      '',
+    );
   }
   const singles = Object.entries(r.single) as [Operation, Summary][];
   if (singles.length > 0 || r.bare) {

@@ -15,7 +15,7 @@ import { peakRssMb } from './cpu.ts';
 import { benchServer, dropDatabase, freshDatabase, postmasterPid, queryOnce } from './database.ts';
 import { planTenants } from './dataset.ts';
 import { medianRatio, summarise, type Round, type Summary } from './figures.ts';
-import { inTurn, Meter, type PgbenchMeasured } from './measure.ts';
+import { inTurn, Meter, type PgbenchMeasured, type Server } from './measure.ts';
 import { hasPgbench, initPgbench } from './pgbench.ts';
 import { report, type Results } from './report.ts';
 import { MIX, type Operation, type Scenario } from './traffic.ts';
@@ -29,8 +29,21 @@ const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 32);
 const PACED_RATE = Number(env.BENCH_PACED_RATE ?? 10_000);
 const TENANTS = Number(env.BENCH_TENANTS ?? 200);
 const SCALE = Number(env.BENCH_SCALE ?? 1);
-// BENCH_ONLY=mixed,whoami,customer,list,next,invoice,create,issue: only those (all by default).
-const GROUPS = ['mixed', 'whoami', 'customer', 'list', 'next', 'invoice', 'create', 'issue'];
+// BENCH_ONLY=mixed,instances,whoami,customer,list,next,invoice,create,issue: only those (all by
+// default).
+const GROUPS = [
+  'mixed',
+  'instances',
+  'whoami',
+  'customer',
+  'list',
+  'next',
+  'invoice',
+  'create',
+  'issue',
+];
+/** The instances scenario: the mixed load on 1, 2 and 4 API instances on one database. */
+const INSTANCES = [1, 2, 4];
 const ONLY = new Set(env.BENCH_ONLY ? env.BENCH_ONLY.split(',') : GROUPS);
 const flag = process.argv.indexOf('--baseline');
 const BASELINE = flag >= 0 ? process.argv[flag + 1] : env.BENCH_BASELINE || undefined;
@@ -86,7 +99,14 @@ async function main(): Promise<void> {
     : null;
   const pgbenchUrl = ONLY.has('create') ? await preparePgbench(server.url) : null;
 
-  const current = await startApi('current', process.cwd(), 'billing_bench', ours, cleanups);
+  const current = await startApi(
+    'current',
+    process.cwd(),
+    'billing_bench',
+    ours,
+    cleanups,
+    ONLY.has('instances') ? Math.max(...INSTANCES) : 1,
+  );
   const baseline =
     checkout && theirs
       ? await startApi('baseline', checkout.root, 'billing_bench_base', theirs, cleanups)
@@ -110,8 +130,13 @@ async function main(): Promise<void> {
     type: 'setup',
     plan,
     targets: {
-      ...Object.fromEntries(apis.map((a) => [a.name, { origin: a.origin, secrets: secrets(a) }])),
-      bare: { origin: `http://127.0.0.1:${bare.match[1]}`, secrets: secrets(current) },
+      ...Object.fromEntries(
+        apis.map((a) => [
+          a.name,
+          { origins: [a.origin, ...a.more.map((m) => m.origin)], secrets: secrets(a) },
+        ]),
+      ),
+      bare: { origins: [`http://127.0.0.1:${bare.match[1]}`], secrets: secrets(current) },
     },
   });
   // Partial payments only if every API under test offers them: all run the same mix.
@@ -170,8 +195,12 @@ async function main(): Promise<void> {
     payments,
   });
   const single = (op: Operation, tenants?: Scenario['tenants']) => scenario({ [op]: 1 }, tenants);
-  const on = (api: Api, s: Scenario) =>
-    meter.load(api.name, api.origin, api.child.pid!, api.database, s);
+  const serversOf = (api: Api, instances = 1): Server[] =>
+    [{ child: api.child, origin: api.origin }, ...api.more]
+      .slice(0, instances)
+      .map((i) => ({ pid: i.child.pid!, origin: i.origin }));
+  const on = (api: Api, s: Scenario, instances = 1) =>
+    meter.load(api.name, serversOf(api, instances), api.database, s);
   const done = (name: string, s: Summary) =>
     log(
       `${name}: ${Math.round(s.rps)} req/s, p99 ${s.p99.toFixed(1)} ms, errors ${s.errors}, ` +
@@ -195,18 +224,29 @@ async function main(): Promise<void> {
     }
   }
 
+  if (ONLY.has('instances')) {
+    // The same mixed load on 1, 2 and 4 instances of this API on its one database, in turn.
+    const sides = INSTANCES.map((n) => on(current, scenario(MIX), n));
+    const measured = await inTurn(sides, ROUNDS, MIXED_SECONDS, Math.max(WARM_UP, 5));
+    const one = summarise(measured[0]!);
+    results.instances = INSTANCES.map((n, i) => {
+      const summary = i === 0 ? one : summarise(measured[i]!);
+      done(`mixed on ${n} instance(s)`, summary);
+      return { instances: n, summary, ratio: medianRatio(summary.rpsRounds, one.rpsRounds) };
+    });
+  }
+
   if (ONLY.has('whoami')) {
     const bareSide = (rate?: number) =>
-      meter.load('bare', null, bare.child.pid!, current.database, single('bare'), rate);
-    const whoamiSide = (rate?: number) =>
       meter.load(
-        'current',
-        current.origin,
-        current.child.pid!,
+        'bare',
+        [{ pid: bare.child.pid!, origin: null }],
         current.database,
-        single('whoami'),
+        single('bare'),
         rate,
       );
+    const whoamiSide = (rate?: number) =>
+      meter.load('current', serversOf(current), current.database, single('whoami'), rate);
     const [bareRounds, whoamiRounds] = await inTurn(
       [bareSide(), whoamiSide()],
       ROUNDS,

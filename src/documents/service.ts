@@ -17,6 +17,7 @@ import {
   selectDocuments,
   type DocumentFormat,
   type DocumentRow,
+  type NewDocument,
 } from './store.ts';
 
 export type { DocumentFormat } from './store.ts';
@@ -62,7 +63,8 @@ async function store(
   docs: IssuedDocuments,
 ): Promise<Map<DocumentFormat, StoredDocument>> {
   const documents = stored(docs);
-  const rows = [...documents].map(([format, doc]) => {
+  const row = (format: DocumentFormat): NewDocument => {
+    const doc = documents.get(format)!;
     const content = 'content' in doc ? doc.content : null;
     return {
       format,
@@ -70,7 +72,8 @@ async function store(
       missing: 'missing' in doc ? doc.missing : null,
       sha256: content && sha256(content),
     };
-  });
+  };
+  const rows = [row('pdf'), row('ubl'), row('cii')] as const;
   const inserted = await unitOfWork(
     db,
     { actor: operator(scope.tenantId, scope.environment) },

@@ -26,27 +26,25 @@ export async function insertDocuments(
   db: Queryable,
   scope: TenantScope,
   subjectId: string,
-  documents: readonly NewDocument[],
+  documents: readonly [NewDocument, NewDocument, NewDocument],
 ): Promise<DocumentFormat[]> {
-  const { rows } = await db.query<{ format: DocumentFormat }>(
-    `INSERT INTO documents (tenant_id, environment, subject_id, format, content, missing, sha256)
-     SELECT $1, $2, $3, d.format, d.content,
-            CASE WHEN d.missing = 'null' THEN NULL
-                 ELSE ARRAY(SELECT jsonb_array_elements_text(d.missing)) END, d.sha256
-       FROM unnest($4::text[], $5::bytea[], $6::jsonb[], $7::bytea[])
-            AS d(format, content, missing, sha256)
-     ON CONFLICT DO NOTHING
-     RETURNING format`,
-    [
+  // One row of parameters per document: the bytes go as binary parameters, unescaped.
+  const { rows } = await db.query<{ format: DocumentFormat }>({
+    name: 'insert_documents',
+    text: `INSERT INTO documents (tenant_id, environment, subject_id, format, content, missing,
+                                  sha256)
+           VALUES ($1, $2, $3, $4, $5::bytea, $6::text[], $7::bytea),
+                  ($1, $2, $3, $8, $9::bytea, $10::text[], $11::bytea),
+                  ($1, $2, $3, $12, $13::bytea, $14::text[], $15::bytea)
+           ON CONFLICT DO NOTHING
+           RETURNING format`,
+    values: [
       scope.tenantId,
       scope.environment,
       subjectId,
-      documents.map((d) => d.format),
-      documents.map((d) => d.content),
-      documents.map((d) => JSON.stringify(d.missing)),
-      documents.map((d) => d.sha256),
+      ...documents.flatMap((d) => [d.format, d.content, d.missing, d.sha256]),
     ],
-  );
+  });
   return rows.map((r) => r.format);
 }
 

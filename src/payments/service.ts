@@ -29,7 +29,6 @@ import {
   type PaymentMethod,
 } from './schemas.ts';
 import {
-  countPayments,
   insertPayment,
   markPaymentVoid,
   selectPayment,
@@ -101,21 +100,26 @@ async function recordPayment(
     );
   }
   // The invoice lists its payments: their number is bounded, as its lines are.
-  if ((await countPayments(tx, scope, invoiceId)) >= MAX_PAYMENTS_PER_INVOICE) {
+  const row = await insertPayment(
+    tx,
+    scope,
+    {
+      id: newId('pay'),
+      invoice_id: invoice.id,
+      customer_id: invoice.customerId,
+      currency: invoice.currency,
+      amount,
+      method: input.method,
+      reference: input.reference,
+      received_at: input.receivedAt,
+    },
+    MAX_PAYMENTS_PER_INVOICE,
+  );
+  if (!row) {
     throw new StateInvalidError(
       `This invoice has ${MAX_PAYMENTS_PER_INVOICE} payments, the most one invoice takes.`,
     );
   }
-  const row = await insertPayment(tx, scope, {
-    id: newId('pay'),
-    invoice_id: invoice.id,
-    customer_id: invoice.customerId,
-    currency: invoice.currency,
-    amount,
-    method: input.method,
-    reference: input.reference,
-    received_at: input.receivedAt,
-  });
   const payment = paymentFromRow(row);
   uow.event('payment.created', payment);
   return { payment, invoice: await applyPaymentToInvoice(uow, invoice, amount) };

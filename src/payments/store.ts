@@ -29,15 +29,22 @@ const COLUMNS = `tenant_id, environment, id, invoice_id, customer_id, currency, 
   reference, status, received_at, created_at, voided_at`;
 
 /** Inserts a payment; received_at defaults to the time it is recorded. */
+/**
+ * Inserts the payment unless its invoice has `max` payments already (then undefined; counted
+ * by index payments_by_invoice): run with the invoice locked, so the count stays true.
+ */
 export async function insertPayment(
   db: Queryable,
   scope: TenantScope,
   payment: NewPayment,
-): Promise<PaymentRow> {
+  max: number,
+): Promise<PaymentRow | undefined> {
   const { rows } = await db.query<PaymentRow>(
     `INSERT INTO payments (tenant_id, environment, id, invoice_id, customer_id, currency, amount,
                            method, reference, received_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, coalesce($10, clock_timestamp()))
+     SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, coalesce($10, clock_timestamp())
+      WHERE (SELECT count(*) FROM payments
+              WHERE tenant_id = $1 AND environment = $2 AND invoice_id = $4) < $11
      RETURNING ${COLUMNS}`,
     [
       scope.tenantId,
@@ -50,9 +57,10 @@ export async function insertPayment(
       payment.method,
       payment.reference,
       payment.received_at,
+      max,
     ],
   );
-  return rows[0]!;
+  return rows[0];
 }
 
 export async function selectPayment(
@@ -67,20 +75,6 @@ export async function selectPayment(
     [scope.tenantId, scope.environment, id],
   );
   return rows[0];
-}
-
-/** How many payments (void ones too) an invoice has (index payments_by_invoice). */
-export async function countPayments(
-  db: Queryable,
-  scope: TenantScope,
-  invoiceId: string,
-): Promise<number> {
-  const { rows } = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM payments
-      WHERE tenant_id = $1 AND environment = $2 AND invoice_id = $3`,
-    [scope.tenantId, scope.environment, invoiceId],
-  );
-  return rows[0]!.n;
 }
 
 export async function markPaymentVoid(
