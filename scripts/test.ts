@@ -6,7 +6,8 @@
 // every test database are hash-partitioned into N partitions (src/db/partitioning.ts).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdir } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startEmbeddedDatabase } from '../src/db/embedded.ts';
 
@@ -38,6 +39,11 @@ if (!baseUrl) {
   console.error(`tests use the PostgreSQL server at DATABASE_URL`);
 }
 
+// Each test process adds how many responses it held to the OpenAPI document
+// (test/openapi/conformance.ts); the total is reported at the end.
+const validationDir = await mkdtemp(path.join(tmpdir(), 'billing-validated-'));
+const validationLog = path.join(validationDir, 'counts');
+
 const child = spawn(
   process.execPath,
   ['--test', '--test-concurrency=3', '--test-reporter=spec', ...files],
@@ -52,9 +58,14 @@ const child = spawn(
       DATABASE_URL: '',
       DATABASE_DIRECT_URL: '',
       SECRETS_KEY: randomBytes(32).toString('base64'),
+      RESPONSE_VALIDATION_LOG: validationLog,
     },
   },
 );
 const code: number = await new Promise((resolve) => child.on('exit', (c) => resolve(c ?? 1)));
 await stop();
+const counts = await readFile(validationLog, 'utf8').catch(() => '');
+const validated = counts.split('\n').reduce((sum, line) => sum + Number(line || 0), 0);
+console.error(`responses held to the OpenAPI document: ${validated}`);
+await rm(validationDir, { recursive: true, force: true });
 process.exit(code);

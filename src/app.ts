@@ -23,8 +23,17 @@ import {
 import { MethodNotAllowedError, RouteNotFoundError, ServiceUnavailableError } from './errors.ts';
 import { AccessLog } from './http/observability.ts';
 import { hasEmptyParam, registerPathParamGuard } from './http/path-params.ts';
-import { markOptionalBodies } from './http/openapi.ts';
+import { describeRoute, finishDocument } from './http/openapi.ts';
+import {
+  API_DESCRIPTION,
+  DOCS_PAGE,
+  documentedServer,
+  TAG_DESCRIPTIONS,
+  WEBHOOKS,
+  withListeningServer,
+} from './http/openapi-info.ts';
 import { registerOperationsRoutes } from './http/operations.ts';
+import { registerQueryTypes } from './http/query.ts';
 import type { CursorSigner } from './paging.ts';
 import { RateLimits } from './http/rate-limit.ts';
 import { routeHooks } from './http/route-hooks.ts';
@@ -257,22 +266,33 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       info: {
         title: 'Billing API',
         version: API_VERSION,
-        description:
-          'Customers, invoices, taxes, credit notes, payments and receivables. Every request carries `Authorization: Bearer <API_KEY>`. Errors use one envelope whose `code` is stable.\n\n' +
-          '**Rate limits.** Each key may make a number of requests per one-second window (default 100 for live keys, 25 for test keys; shared by every server instance). Every authenticated response carries the headers of the IETF draft "RateLimit header fields for HTTP": `RateLimit-Policy: "default";q=100;w=1` (quota per window of `w` seconds) and `RateLimit: "default";r=57;t=1` (requests remaining, seconds until the window resets). Over the limit the answer is `429 rate_limited` with `Retry-After`. After 20 failed authentications (unknown, malformed or revoked keys) from one address within a minute, every request from that address that presents a key is `429 rate_limited` until the minute has passed.\n\n' +
-          '**Transport.** Live keys must use HTTPS (`403 https_required` otherwise); test keys may use plain HTTP. The API sends no CORS headers: secret keys belong on servers, not in browsers.',
+        description: API_DESCRIPTION,
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       },
+      servers: [{ url: documentedServer(config), description: 'This server' }],
       components: {
-        securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+        securitySchemes: {
+          bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'An API key (`sk_test_…` or `sk_live_…`) as `Authorization: Bearer <API_KEY>`. Each operation names the scope it needs.',
+          },
+        },
       },
       security: [{ bearer: [] }],
+      webhooks: WEBHOOKS,
     },
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`),
     },
+    transform: describeRoute,
     transformObject: (document) =>
-      markOptionalBodies(
+      finishDocument(
         'openapiObject' in document ? document.openapiObject : document.swaggerObject,
+        {
+          tagDescriptions: TAG_DESCRIPTIONS,
+        },
       ),
   });
   app.addHook('onRoute', (route) => {
@@ -287,10 +307,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const limits = await RateLimits.create(config, app.log);
   app.addHook('onClose', () => limits.close());
   registerPathParamGuard(app);
+  registerQueryTypes(app);
   app.decorate('secrets', deps.secrets);
   registerAuth(app, deps.verifier, config, limits);
   registerStorableTextGuard(app);
-  await app.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
+  await app.register(fastifySwaggerUi, {
+    ...DOCS_PAGE,
+    transformSpecification: (document) =>
+      withListeningServer(
+        document as { servers?: { url: string }[] },
+        config,
+        app.server.address(),
+      ),
+  });
 
   registerOperationsRoutes(app, deps);
   registerKeyRoutes(app, deps);

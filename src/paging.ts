@@ -81,10 +81,10 @@ export function listBinding(
 
 export function readPageRequest(
   signer: CursorSigner,
-  query: { limit?: string; cursor?: string },
+  query: { limit?: number; cursor?: string },
   binding: string,
 ): PageRequest {
-  const limit = query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit);
+  const limit = query.limit ?? DEFAULT_LIMIT;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
     throw new ParameterInvalidError('limit', 'limit must be an integer from 1 to 100.');
   }

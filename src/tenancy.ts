@@ -1,5 +1,7 @@
 // The two coordinates every query is scoped by. A key belongs to exactly one tenant and one
 // environment, and nothing it does may reach outside them.
+import type { Scope } from './keys/scopes.ts';
+
 export type Environment = 'live' | 'test';
 export const ENVIRONMENTS: readonly Environment[] = ['live', 'test'];
 
@@ -13,7 +15,7 @@ export interface Actor extends TenantScope {
   keyId: string | null;
   /** The key its rotations started from (replays of stored results follow it); null: operator. */
   lineageId: string | null;
-  scopes: readonly string[];
+  scopes: readonly Scope[];
 }
 
 /**

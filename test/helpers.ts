@@ -21,6 +21,10 @@ import type { SettingsUpdate } from '../src/settings/schemas.ts';
 import { updateSettings } from '../src/settings/service.ts';
 import { startServer, type RunningServer } from '../src/server.ts';
 import type { Environment } from '../src/tenancy.ts';
+import { installResponseValidation, registerApiOrigin } from './openapi/conformance.ts';
+
+// Every response any test receives from the API is held to the OpenAPI document.
+installResponseValidation();
 
 function baseUrl(): string {
   const url = process.env.TEST_DATABASE_URL;
@@ -130,6 +134,7 @@ export async function startTestServer(
   logStream?: { write(line: string): void },
 ): Promise<TestServer> {
   const server = await startServer(testConfig(databaseUrl, overrides), () => undefined, logStream);
+  registerApiOrigin(server.url);
   // Closed once, by whichever comes first: this hook, or its database's.
   let closing: Promise<void> | undefined;
   const close = server.close.bind(server);

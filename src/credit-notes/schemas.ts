@@ -1,6 +1,14 @@
 // Credit note schemas: they validate requests, type the handlers and feed the OpenAPI document.
 import { Type, type Static } from '@sinclair/typebox';
-import { Environment, Metadata, Nullable, PageQuery, Timestamp } from '../http/schemas.ts';
+import {
+  Environment,
+  Metadata,
+  Nullable,
+  PageQuery,
+  StringEnum,
+  Timestamp,
+} from '../http/schemas.ts';
+import { EmailStatus } from '../invoices/schemas.ts';
 import { MAX_AMOUNT } from '../money/amount.ts';
 import { TaxAmount } from '../taxes/schemas.ts';
 
@@ -15,10 +23,9 @@ export const CREDIT_NOTE_REASONS = [
 ] as const;
 export const CREDIT_NOTE_STATUSES = ['issued', 'void'] as const;
 
-const Reason = Type.Union(
-  CREDIT_NOTE_REASONS.map((r) => Type.Literal(r)),
-  { description: 'duplicate, fraudulent, order_change or product_unsatisfactory.' },
-);
+const Reason = StringEnum(CREDIT_NOTE_REASONS, {
+  description: 'duplicate, fraudulent, order_change or product_unsatisfactory.',
+});
 const GrossAmount = (description: string) =>
   Type.Integer({ minimum: 1, maximum: MAX_AMOUNT, description });
 const Memo = Type.String({ maxLength: 5000 });
@@ -37,7 +44,7 @@ export const CreditNoteLineCreate = Type.Object(
       ),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CreditNoteLineCreate' },
 );
 export type CreditNoteLineCreate = Static<typeof CreditNoteLineCreate>;
 
@@ -56,21 +63,28 @@ export const CreditNoteCreate = Type.Object(
     memo: Type.Optional(Memo),
     metadata: Type.Optional(Metadata),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    title: 'CreditNoteCreate',
+    examples: [{ invoiceId: 'inv_8kQm2Zt7Wc1p', amount: 5950, reason: 'order_change' }],
+  },
 );
 export type CreditNoteCreate = Static<typeof CreditNoteCreate>;
 
-export const CreditNoteLine = Type.Object({
-  id: Type.String({ description: 'cnl_…' }),
-  description: Type.String(),
-  amount: Type.Integer({ description: 'Gross: amountExcludingTax + tax.' }),
-  amountExcludingTax: Type.Integer(),
-  tax: Type.Integer(),
-  invoiceLineId: Nullable(Type.String()),
-});
+export const CreditNoteLine = Type.Object(
+  {
+    id: Type.String({ description: 'cnl_…' }),
+    description: Type.String(),
+    amount: Type.Integer({ description: 'Gross: amountExcludingTax + tax.' }),
+    amountExcludingTax: Type.Integer(),
+    tax: Type.Integer(),
+    invoiceLineId: Nullable(Type.String()),
+  },
+  { title: 'CreditNoteLine' },
+);
 export type CreditNoteLine = Static<typeof CreditNoteLine>;
 
-export const CreditNoteStatus = Type.Union(CREDIT_NOTE_STATUSES.map((s) => Type.Literal(s)));
+export const CreditNoteStatus = StringEnum(CREDIT_NOTE_STATUSES);
 
 export const CreditNote = Type.Object(
   {
@@ -100,20 +114,7 @@ export const CreditNote = Type.Object(
     lines: Type.Array(CreditNoteLine, { description: 'Empty for a credit of an `amount`.' }),
     reason: Nullable(Reason),
     sentAt: Nullable(Timestamp),
-    email: Nullable(
-      Type.Object(
-        {
-          status: Type.Union([
-            Type.Literal('queued'),
-            Type.Literal('sent'),
-            Type.Literal('failed'),
-          ]),
-          attempts: Type.Integer(),
-          lastError: Nullable(Type.String()),
-        },
-        { description: 'The last e-mail of the credit note (POST /send), as on invoices.' },
-      ),
-    ),
+    email: Nullable(EmailStatus),
     memo: Nullable(Type.String()),
     metadata: Type.Record(Type.String(), Type.String()),
     environment: Environment,

@@ -1,6 +1,13 @@
 // Customer schemas: they validate requests, type the handlers and feed the OpenAPI document.
 import { Type, type Static } from '@sinclair/typebox';
-import { Environment, Metadata, Nullable, PageQuery, Timestamp } from '../http/schemas.ts';
+import {
+  Environment,
+  Metadata,
+  Nullable,
+  PageQuery,
+  StringEnum,
+  Timestamp,
+} from '../http/schemas.ts';
 
 export const TAX_ID_TYPES = [
   'eu_vat',
@@ -16,6 +23,7 @@ export const TAX_ID_TYPES = [
 export const CountryCode = Type.String({
   pattern: '^[A-Z]{2}$',
   description: 'ISO 3166-1 alpha-2 country code, upper case (e.g. DE).',
+  examples: ['DE'],
 });
 
 export const Address = Type.Object(
@@ -27,23 +35,25 @@ export const Address = Type.Object(
     postalCode: Type.Optional(Nullable(Type.String({ maxLength: 20 }))),
     country: Type.Optional(Nullable(CountryCode)),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'AddressInput' },
 );
+
+export const TaxIdType = StringEnum(TAX_ID_TYPES, {
+  description: 'eu_vat, gb_vat, us_ein, au_abn, ch_vat, no_vat, ca_bn or in_gst.',
+});
 
 export const TaxId = Type.Object(
   {
-    type: Type.Union(TAX_ID_TYPES.map((t) => Type.Literal(t))),
-    value: Type.String({ minLength: 1, maxLength: 64 }),
+    type: TaxIdType,
+    value: Type.String({ minLength: 1, maxLength: 64, examples: ['DE123456789'] }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'TaxId' },
 );
+export type TaxIdValue = Static<typeof TaxId>;
 
-export const TaxExempt = Type.Union(
-  [Type.Literal('none'), Type.Literal('exempt'), Type.Literal('reverse')],
-  {
-    description: '`exempt` and `reverse` (reverse charge) customers pay no exclusive tax.',
-  },
-);
+export const TaxExempt = StringEnum(['none', 'exempt', 'reverse'], {
+  description: '`exempt` and `reverse` (reverse charge) customers pay no exclusive tax.',
+});
 
 // Defined here rather than imported from settings/: settings builds on customers' schemas.
 export const ElectronicAddressIn = Type.Object(
@@ -57,6 +67,7 @@ export const ElectronicAddressIn = Type.Object(
   },
   {
     additionalProperties: false,
+    title: 'ElectronicAddress',
     description:
       'Where e-invoices reach the party (EN 16931 BT-34 / BT-49). Default: derived from the party’s VAT id (the seller’s taxId; a customer’s eu_vat, else gb_vat, ch_vat or no_vat) where Peppol has a scheme for that country’s VAT numbers (e.g. 9930 for DE, 9932 for GB), else EM with the e-mail address.',
   },
@@ -76,7 +87,7 @@ const fields = {
     description: "The buyer's reference put on its invoices (BT-10), e.g. a Leitweg-ID.",
   }),
   electronicAddress: ElectronicAddressIn,
-  email: Type.String({ format: 'email', maxLength: 512 }),
+  email: Type.String({ format: 'email', maxLength: 512, examples: ['billing@example.com'] }),
   phone: Type.String({ minLength: 1, maxLength: 40 }),
   address: Address,
   description: Type.String({ maxLength: 1000 }),
@@ -98,7 +109,19 @@ export const CustomerCreate = Type.Object(
     buyerReference: Type.Optional(fields.buyerReference),
     electronicAddress: Type.Optional(fields.electronicAddress),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    title: 'CustomerCreate',
+    examples: [
+      {
+        name: 'Müller Maschinenbau GmbH',
+        email: 'billing@example.com',
+        address: { line1: 'Hauptstraße 5', city: 'München', postalCode: '80331', country: 'DE' },
+        taxIds: [{ type: 'eu_vat', value: 'DE123456789' }],
+        locale: 'de',
+      },
+    ],
+  },
 );
 export type CustomerCreate = Static<typeof CustomerCreate>;
 
@@ -117,18 +140,31 @@ export const CustomerUpdate = Type.Object(
     buyerReference: Type.Optional(Nullable(fields.buyerReference)),
     electronicAddress: Type.Optional(Nullable(fields.electronicAddress)),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    title: 'CustomerUpdate',
+    examples: [{ email: 'accounts@example.com', phone: null }],
+  },
 );
 export type CustomerUpdate = Static<typeof CustomerUpdate>;
 
-const AddressOut = Type.Object({
-  line1: Nullable(Type.String()),
-  line2: Nullable(Type.String()),
-  city: Nullable(Type.String()),
-  state: Nullable(Type.String()),
-  postalCode: Nullable(Type.String()),
-  country: Nullable(Type.String()),
-});
+export const AddressOut = Type.Object(
+  {
+    line1: Nullable(Type.String()),
+    line2: Nullable(Type.String()),
+    city: Nullable(Type.String()),
+    state: Nullable(Type.String()),
+    postalCode: Nullable(Type.String()),
+    country: Nullable(Type.String({ description: 'ISO 3166-1 alpha-2.' })),
+  },
+  { title: 'Address' },
+);
+
+/** An electronic address as the API returns it. */
+export const ElectronicAddressOut = Type.Object(
+  { scheme: Type.String(), value: Type.String() },
+  { title: 'ElectronicAddressValue' },
+);
 export type AddressOut = Static<typeof AddressOut>;
 
 export const Customer = Type.Object(
@@ -141,11 +177,11 @@ export const Customer = Type.Object(
     address: Nullable(AddressOut),
     description: Nullable(Type.String()),
     metadata: Type.Record(Type.String(), Type.String()),
-    taxIds: Type.Array(Type.Object({ type: Type.String(), value: Type.String() })),
+    taxIds: Type.Array(TaxId),
     taxExempt: TaxExempt,
     locale: Nullable(Type.String()),
     buyerReference: Nullable(Type.String()),
-    electronicAddress: Nullable(Type.Object({ scheme: Type.String(), value: Type.String() })),
+    electronicAddress: Nullable(ElectronicAddressOut),
     environment: Environment,
     createdAt: Timestamp,
     updatedAt: Timestamp,

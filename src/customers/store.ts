@@ -2,7 +2,7 @@
 import type { Queryable } from '../db/pool.ts';
 import type { PagePosition } from '../paging.ts';
 import type { TenantScope } from '../tenancy.ts';
-import type { AddressOut } from './schemas.ts';
+import type { AddressOut, TaxIdValue } from './schemas.ts';
 
 export interface CustomerRow {
   tenant_id: string;
@@ -14,7 +14,7 @@ export interface CustomerRow {
   address: AddressOut | null;
   description: string | null;
   metadata: Record<string, string>;
-  tax_ids: { type: string; value: string }[];
+  tax_ids: TaxIdValue[];
   tax_exempt: 'none' | 'exempt' | 'reverse';
   locale: string | null;
   buyer_reference: string | null;

@@ -176,7 +176,8 @@ function replay(
   }
   const sameLineage =
     stored.lineage_id === actor.lineageId &&
-    (stored.required_scope === null || actor.scopes.includes(stored.required_scope));
+    (stored.required_scope === null ||
+      (actor.scopes as readonly string[]).includes(stored.required_scope));
   if (!sameKey && !sameLineage) throw reused;
   const body = stored.sealed
     ? idempotency.secrets.open(stored.response_body, context(slot))

@@ -2,6 +2,7 @@
 import type { Queryable } from '../db/pool.ts';
 import type { PagePosition } from '../paging.ts';
 import type { Environment, TenantScope } from '../tenancy.ts';
+import type { EventType } from './types.ts';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
 
@@ -11,7 +12,7 @@ export interface DeliveryRow {
   id: string;
   endpoint_id: string;
   event_id: string;
-  event_type: string;
+  event_type: EventType;
   status: DeliveryStatus;
   attempt_count: number;
   next_attempt_at: Date;

@@ -2,6 +2,7 @@
 import type { Queryable } from '../db/pool.ts';
 import type { PagePosition } from '../paging.ts';
 import type { Environment, TenantScope } from '../tenancy.ts';
+import type { EventType } from './types.ts';
 
 export type DisabledReason = 'requested' | 'gone' | 'failing';
 
@@ -11,7 +12,7 @@ export interface EndpointRow {
   id: string;
   url: string;
   description: string | null;
-  enabled_events: string[];
+  enabled_events: (EventType | '*')[];
   secret: string;
   disabled: boolean;
   disabled_reason: DisabledReason | null;

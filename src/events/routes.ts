@@ -6,9 +6,14 @@ import { buildPage, listBinding, readPageRequest } from '../paging.ts';
 import { errorResponses, IdParams, Page } from '../http/schemas.ts';
 import { Event, EventListQuery } from './schemas.ts';
 import { eventFromRow, getEvent, listEvents } from './service.ts';
+import { EVENT_READ_SCOPES } from './types.ts';
 import { registerWebhookEndpointRoutes } from './webhook-routes.ts';
 
 const tags = ['Events'];
+
+// Events hold the snapshots written at the time of each change, sent as they were stored: the
+// document types them (a union of the resources), the serializer does not reshape them.
+const asStored = () => (data: unknown) => JSON.stringify(data);
 
 const SCOPE_RULE =
   'An event is readable with the read scope of the object it describes: `customer.*` needs `customers:read`; `invoice.*`, `credit_note.*` and `tax_rate.*` need `invoices:read`; `api_key.*` needs `keys:read`.';
@@ -22,9 +27,11 @@ export function registerEventRoutes(server: FastifyInstance, deps: AppDeps): voi
     {
       // The scope depends on the types listed: checked by the service.
       config: { scope: null },
+      serializerCompiler: asStored,
       schema: {
         tags,
         summary: 'List events, newest first',
+        'x-required-scope': EVENT_READ_SCOPES,
         description: `${SCOPE_RULE} With \`type\`, the key needs that type's scope (else 403 \`scope_insufficient\`). Without it, the list holds only the types the key can read; a key that can read none gets 403 \`scope_insufficient\`.`,
         querystring: EventListQuery,
         response: { 200: Page(Event), ...errorResponses() },
@@ -43,9 +50,11 @@ export function registerEventRoutes(server: FastifyInstance, deps: AppDeps): voi
     '/v1/events/:id',
     {
       config: { scope: null },
+      serializerCompiler: asStored,
       schema: {
         tags,
         summary: 'Retrieve an event',
+        'x-required-scope': EVENT_READ_SCOPES,
         description: `${SCOPE_RULE} An event of this tenant and environment whose scope the key lacks is 403 \`scope_insufficient\` (with \`requiredScope\`); an event of another tenant or environment is 404.`,
         params: IdParams,
         response: { 200: Event, ...errorResponses(404) },

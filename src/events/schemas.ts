@@ -1,40 +1,104 @@
 // Schemas of events, webhook endpoints and deliveries: they validate requests, type the
 // handlers and feed the OpenAPI document.
-import { Type, type Static } from '@sinclair/typebox';
-import { Environment, Nullable, NullableTimestamp, PageQuery, Timestamp } from '../http/schemas.ts';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { CreditNote } from '../credit-notes/schemas.ts';
+import { Customer } from '../customers/schemas.ts';
+import {
+  Environment,
+  Nullable,
+  NullableTimestamp,
+  PageQuery,
+  StringEnum,
+  Timestamp,
+} from '../http/schemas.ts';
+import { Invoice } from '../invoices/schemas.ts';
+import { Payment } from '../payments/schemas.ts';
+import { ApiKey } from '../keys/schemas.ts';
+import { Settings } from '../settings/schemas.ts';
+import { TaxRate } from '../taxes/schemas.ts';
 import { EVENT_TYPES } from './types.ts';
 
-const EventTypeName = Type.Union(
-  EVENT_TYPES.map((t) => Type.Literal(t)),
-  { description: 'An event type of the contract, such as `customer.created`.' },
+export const EventType = StringEnum(EVENT_TYPES, {
+  description: 'An event type of the contract, such as `customer.created`.',
+});
+
+/**
+ * The objects events carry, told apart by their `object` field. Each is the resource as the
+ * API returned it at the time of the change.
+ */
+const EVENT_OBJECTS = [Customer, Invoice, CreditNote, TaxRate, Payment, ApiKey, Settings] as const;
+type EventObject = Static<(typeof EVENT_OBJECTS)[number]>;
+
+function objectName(schema: TSchema): string {
+  const name = (schema.properties as { object?: { const?: string } } | undefined)?.object?.const;
+  if (!name) throw new Error(`${schema.title}: an event object needs a constant \`object\``);
+  return name;
+}
+
+const EventObject = Type.Unsafe<EventObject>({
+  oneOf: [...EVENT_OBJECTS],
+  discriminator: {
+    propertyName: 'object',
+    mapping: Object.fromEntries(
+      EVENT_OBJECTS.map((schema) => [objectName(schema), `#/components/schemas/${schema.title}`]),
+    ),
+  },
+  description: 'A snapshot of the object after the change.',
+});
+
+export const EventData = Type.Object(
+  {
+    object: EventObject,
+    actorKeyId: Type.Optional(
+      Nullable(
+        Type.String({
+          description: 'On `api_key.*`: the key that made the change; null for the operator (CLI).',
+        }),
+      ),
+    ),
+    previousKey: Type.Optional(ApiKey),
+  },
+  {
+    title: 'EventData',
+    additionalProperties: true,
+    description:
+      '`object` is the snapshot; some types add context, such as `actorKeyId` and `previousKey` (on `api_key.rotated`).',
+  },
 );
 
 export const Event = Type.Object(
   {
     id: Type.String({ description: 'evt_…' }),
     object: Type.Literal('event'),
-    type: Type.String({ description: 'Such as `customer.created`.' }),
+    type: EventType,
     createdAt: Timestamp,
     environment: Environment,
-    data: Type.Object(
-      { object: Type.Unknown({ description: 'A snapshot of the object after the change.' }) },
-      {
-        additionalProperties: true,
-        description:
-          '`object` is the snapshot; some types add context, such as `actorKeyId` and `previousKey` on `api_key.*`.',
-      },
-    ),
+    data: EventData,
   },
   { title: 'Event' },
 );
 export type Event = Static<typeof Event>;
 
+/** The body a webhook endpoint receives (Standard Webhooks). */
+export const WebhookPayload = Type.Object(
+  {
+    type: EventType,
+    timestamp: Timestamp,
+    data: EventData,
+  },
+  { title: 'WebhookPayload', description: 'The event’s type, time and data.' },
+);
+
 export const EventListQuery = Type.Object(
-  { ...PageQuery, type: Type.Optional(EventTypeName) },
+  { ...PageQuery, type: Type.Optional(EventType) },
   { additionalProperties: false },
 );
 
-const EnabledEvents = Type.Array(Type.Union([EventTypeName, Type.Literal('*')]), {
+export const EnabledEventType = StringEnum([...EVENT_TYPES, '*'], {
+  description: 'An event type, or `*` for every type.',
+});
+
+const EnabledEvents = Type.Array(EnabledEventType, {
   minItems: 1,
   maxItems: EVENT_TYPES.length,
   uniqueItems: true,
@@ -55,7 +119,17 @@ export const WebhookEndpointCreate = Type.Object(
     description: Type.Optional(Type.String({ maxLength: 1000 })),
     disabled: Type.Optional(Type.Boolean({ description: 'Create it disabled (default false).' })),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    title: 'WebhookEndpointCreate',
+    examples: [
+      {
+        url: 'https://example.com/billing/webhooks',
+        enabledEvents: ['invoice.paid', 'invoice.voided'],
+        description: 'Accounting system',
+      },
+    ],
+  },
 );
 export type WebhookEndpointCreate = Static<typeof WebhookEndpointCreate>;
 
@@ -71,23 +145,26 @@ export const WebhookEndpointUpdate = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    title: 'WebhookEndpointUpdate',
+    examples: [{ enabledEvents: ['*'] }],
+  },
 );
 export type WebhookEndpointUpdate = Static<typeof WebhookEndpointUpdate>;
 
-const DisabledReason = Type.Union(
-  [Type.Literal('requested'), Type.Literal('gone'), Type.Literal('failing'), Type.Null()],
-  {
+const DisabledReason = Nullable(
+  StringEnum(['requested', 'gone', 'failing'], {
     description:
-      '`requested`: disabled through the API; `gone`: the receiver answered 410 Gone; `failing`: every attempt failed for 5 days.',
-  },
+      '`requested`: disabled through the API; `gone`: the receiver answered 410 Gone; `failing`: every attempt failed for 5 days; null while enabled.',
+  }),
 );
 
 const endpointFields = {
   id: Type.String({ description: 'we_…' }),
   object: Type.Literal('webhook_endpoint'),
   url: Type.String(),
-  enabledEvents: Type.Array(Type.String()),
+  enabledEvents: Type.Array(EnabledEventType),
   description: Nullable(Type.String()),
   disabled: Type.Boolean(),
   disabledReason: DisabledReason,
@@ -132,19 +209,11 @@ export const WebhookDelivery = Type.Object(
     object: Type.Literal('webhook_delivery'),
     endpointId: Type.String(),
     eventId: Type.String({ description: 'Also the `webhook-id` header of every attempt.' }),
-    eventType: Type.String(),
-    status: Type.Union(
-      [
-        Type.Literal('pending'),
-        Type.Literal('succeeded'),
-        Type.Literal('failed'),
-        Type.Literal('cancelled'),
-      ],
-      {
-        description:
-          '`pending`: waiting for its next attempt (or being attempted); `failed`: retries exhausted or the receiver answered 410; `cancelled`: the endpoint was disabled first.',
-      },
-    ),
+    eventType: EventType,
+    status: StringEnum(['pending', 'succeeded', 'failed', 'cancelled'], {
+      description:
+        '`pending`: waiting for its next attempt (or being attempted); `failed`: retries exhausted or the receiver answered 410; `cancelled`: the endpoint was disabled first.',
+    }),
     attemptCount: Type.Integer(),
     nextAttemptAt: NullableTimestamp,
     createdAt: Timestamp,

@@ -2,12 +2,13 @@
 import type { Queryable } from '../db/pool.ts';
 import type { PagePosition } from '../paging.ts';
 import type { Environment, TenantScope } from '../tenancy.ts';
+import type { EventType } from './types.ts';
 
 export interface EventRow {
   tenant_id: string;
   environment: Environment;
   id: string;
-  type: string;
+  type: EventType;
   object_id: string;
   data: Record<string, unknown>;
   created_at: Date;

@@ -1,7 +1,6 @@
 // HTTP for webhook endpoints and their deliveries: schema, scope, call the service, shape the
 // reply.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../app.ts';
 import { sendWrite } from '../http/idempotency.ts';
@@ -10,9 +9,9 @@ import {
   errorResponses,
   IdempotencyHeaders,
   IdParams,
+  ListQuery,
   NoBody,
   Page,
-  PageQuery,
 } from '../http/schemas.ts';
 import { deliveryFromRow, listDeliveries, retryDelivery } from './deliveries.ts';
 import {
@@ -34,7 +33,6 @@ import {
 } from './schemas.ts';
 
 const tags = ['Webhooks'];
-const ListQuery = Type.Object(PageQuery, { additionalProperties: false });
 
 const DELIVERY_RULES =
   'Deliveries follow Standard Webhooks: `POST` of `{ type, timestamp, data }` with the headers `webhook-id` (the event id, the same on every retry), `webhook-timestamp` and `webhook-signature`. A 2xx within 10 s succeeds; anything else (another status, a redirect, a timeout, a connection error) is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 % jitter), never sooner than a `Retry-After` from the receiver asks (up to 24 h). `410 Gone` disables the endpoint at once; so do 5 days of failures. Disabling cancels pending deliveries.';

@@ -108,9 +108,11 @@ function fromValidation(errors: AjvError[], context: string | undefined): ApiErr
   if (context === 'querystring' && Array.isArray(first.data)) {
     return new ParameterInvalidError(param, `The query parameter ${param} may be given only once.`);
   }
-  // A pattern means nothing to a reader; the field's description says what is expected.
+  // A pattern means nothing to a reader, nor "must be integer" to one who sent "1e2": the
+  // field's description says what is expected.
+  const described = first.keyword === 'pattern' || context === 'querystring';
   const expected =
-    first.keyword === 'pattern' && first.parentSchema?.description
+    described && first.parentSchema?.description
       ? first.parentSchema.description
       : (first.message ?? 'invalid value');
   return new ParameterInvalidError(param, `Invalid ${param}: ${expected}`.replace(/\.?$/, '.'));

@@ -1,11 +1,22 @@
 // Operational routes outside /v1 and without keys: liveness, readiness, Prometheus metrics;
 // and the OpenAPI document under /v1.
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import type { AppDeps } from '../app.ts';
 import { migrationsApplied } from '../db/migrate.ts';
 import { ServiceUnavailableError } from '../errors.ts';
 import { registerRequestMetrics } from './observability.ts';
+import { withListeningServer } from './openapi-info.ts';
+import { openRouteResponses } from './schemas.ts';
+
+type Json = { servers?: { url: string }[] } & object;
+
+const tags = ['Operations'];
+const open = { auth: false };
+
+const Health = Type.Object({ status: Type.Literal('ok') }, { title: 'Health' });
+const Readiness = Type.Object({ status: Type.Literal('ready') }, { title: 'Readiness' });
 
 export function registerOperationsRoutes(app: FastifyInstance, deps: AppDeps): void {
   // One registry per app: tests start several apps in one process.
@@ -22,23 +33,94 @@ export function registerOperationsRoutes(app: FastifyInstance, deps: AppDeps): v
       this.inc(deps.renderer.cpuSeconds);
     },
   });
-  const hidden = { hide: true };
-  app.get('/healthz', { config: { auth: false }, schema: hidden }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { config: { auth: false }, schema: hidden }, async () => {
-    let ready = false;
-    try {
-      ready = await migrationsApplied(deps.db);
-    } catch {
-      ready = false;
-    }
-    if (!ready) throw new ServiceUnavailableError('The database is unreachable or not migrated.');
-    return { status: 'ready' };
-  });
-  app.get('/metrics', { config: { auth: false }, schema: hidden }, async (_request, reply) => {
-    reply.type(registry.contentType);
-    return registry.metrics();
-  });
-  app.get('/v1/openapi.json', { config: { auth: false }, schema: hidden }, async () =>
-    app.swagger(),
+  app.get(
+    '/healthz',
+    {
+      config: open,
+      schema: {
+        tags,
+        operationId: 'getHealth',
+        summary: 'Liveness: the process answers',
+        response: { 200: Health, ...openRouteResponses() },
+      },
+    },
+    async () => ({ status: 'ok' as const }),
+  );
+  app.get(
+    '/readyz',
+    {
+      config: open,
+      schema: {
+        tags,
+        operationId: 'getReadiness',
+        summary: 'Readiness: the database is reachable and migrated',
+        description: 'A load balancer sends traffic only while this answers 200.',
+        response: {
+          200: Readiness,
+          ...openRouteResponses(),
+        },
+      },
+    },
+    async () => {
+      let ready = false;
+      try {
+        ready = await migrationsApplied(deps.db);
+      } catch {
+        ready = false;
+      }
+      if (!ready) throw new ServiceUnavailableError('The database is unreachable or not migrated.');
+      return { status: 'ready' as const };
+    },
+  );
+  app.get(
+    '/metrics',
+    {
+      config: open,
+      schema: {
+        tags,
+        operationId: 'getMetrics',
+        summary: 'Prometheus metrics',
+        description:
+          'The Prometheus text exposition format: requests by route and status with their durations, and the process’s own metrics.',
+        response: {
+          200: {
+            description: 'The metrics.',
+            content: { 'text/plain': { schema: { type: 'string' } } },
+          },
+          ...openRouteResponses(),
+        },
+      },
+    },
+    async (_request, reply) => {
+      reply.type(registry.contentType);
+      return registry.metrics();
+    },
+  );
+  app.get(
+    '/v1/openapi.json',
+    {
+      config: open,
+      schema: {
+        tags,
+        operationId: 'getOpenApiDocument',
+        summary: 'This OpenAPI 3.1 document',
+        description: 'Generated from the same schemas that validate requests.',
+        response: {
+          200: {
+            description: 'The OpenAPI document.',
+            content: { 'application/json': { schema: { type: 'object' } } },
+          },
+          ...openRouteResponses(),
+        },
+      },
+    },
+    async (_request, reply) =>
+      reply
+        .type('application/json; charset=utf-8')
+        .send(
+          JSON.stringify(
+            withListeningServer(app.swagger() as Json, deps.config, app.server.address()),
+          ),
+        ),
   );
 }

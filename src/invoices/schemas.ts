@@ -1,6 +1,14 @@
 // Invoice schemas: they validate requests, type the handlers and feed the OpenAPI document.
 import { Type, type Static } from '@sinclair/typebox';
-import { Environment, Metadata, Nullable, PageQuery, Timestamp } from '../http/schemas.ts';
+import { AddressOut, ElectronicAddressOut, TaxExempt, TaxId } from '../customers/schemas.ts';
+import {
+  Environment,
+  Metadata,
+  Nullable,
+  PageQuery,
+  StringEnum,
+  Timestamp,
+} from '../http/schemas.ts';
 import { MAX_AMOUNT } from '../money/amount.ts';
 import { Payment } from '../payments/schemas.ts';
 import { TaxAmount } from '../taxes/schemas.ts';
@@ -15,11 +23,13 @@ export const MAX_TAX_RATES = 5;
 const Currency = Type.String({
   pattern: '^[a-z]{3}$',
   description: 'An ISO 4217 currency code in lower case (e.g. eur, jpy, kwd).',
+  examples: ['eur'],
 });
 const DateOnly = Type.String({
   pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$',
   description:
     'A calendar date, YYYY-MM-DD, in the years 0001 to 9999 (else 400 parameter_invalid).',
+  examples: ['2026-12-31'],
 });
 const DaysUntilDue = Type.Integer({
   minimum: 0,
@@ -40,7 +50,11 @@ const UnitCode = Type.String({
 });
 const ServicePeriod = Type.Object(
   { start: DateOnly, end: DateOnly },
-  { additionalProperties: false, description: 'The period the invoice covers (start ≤ end).' },
+  {
+    additionalProperties: false,
+    title: 'ServicePeriodInput',
+    description: 'The period the invoice covers (start ≤ end).',
+  },
 );
 const Reference = (description: string) =>
   Type.String({ minLength: 1, maxLength: 200, description });
@@ -55,15 +69,21 @@ const documentFields = {
 
 export const LineCreate = Type.Object(
   {
-    description: Type.String({ minLength: 1, maxLength: 500 }),
+    description: Type.String({ minLength: 1, maxLength: 500, examples: ['Consulting, May'] }),
     quantity: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: MAX_QUANTITY, description: 'Whole units; default 1.' }),
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_QUANTITY,
+        description: 'Whole units; default 1.',
+        examples: [1],
+      }),
     ),
     unitAmount: Type.Integer({
       minimum: -MAX_AMOUNT,
       maximum: MAX_AMOUNT,
       description:
         'Minor units. May be negative (a discount line) as long as the invoice, and the lines under each tax rate, add up to at least 0.',
+      examples: [150000],
     }),
     // An array replaces the invoice's default rates for this line ([]: no tax on it); null or
     // absent: the defaults apply.
@@ -72,8 +92,12 @@ export const LineCreate = Type.Object(
   },
   {
     additionalProperties: false,
+    title: 'LineCreate',
     description:
       "`taxRates` replaces the invoice's defaults for this line (`[]`: no tax); null or absent: the defaults apply.",
+    examples: [
+      { description: 'Consulting, May', quantity: 12, unitAmount: 15000, unitCode: 'HUR' },
+    ],
   },
 );
 export type LineCreate = Static<typeof LineCreate>;
@@ -97,8 +121,18 @@ export const InvoiceCreate = Type.Object(
   },
   {
     additionalProperties: false,
+    title: 'InvoiceCreate',
     description:
       'Give `supplyDate` (date of supply) or `servicePeriod`, not both; with neither, the issue date is the date of supply.',
+    examples: [
+      {
+        customerId: 'cus_2xYq4mV9sLk3',
+        currency: 'eur',
+        lines: [{ description: 'Consulting, May', quantity: 12, unitAmount: 15000 }],
+        daysUntilDue: 30,
+        memo: 'Thank you for your business.',
+      },
+    ],
   },
 );
 export type InvoiceCreate = Static<typeof InvoiceCreate>;
@@ -119,43 +153,46 @@ export const InvoiceUpdate = Type.Object(
     memo: Type.Optional(Nullable(Memo)),
     metadata: Type.Optional(Nullable(Metadata)),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    title: 'InvoiceUpdate',
+    examples: [{ memo: 'Payable by bank transfer.', metadata: { orderId: '4711' } }],
+  },
 );
 export type InvoiceUpdate = Static<typeof InvoiceUpdate>;
 
-export const Line = Type.Object({
-  id: Type.String({ description: 'il_…' }),
-  description: Type.String(),
-  quantity: Type.Integer(),
-  unitAmount: Type.Integer(),
-  amount: Type.Integer({ description: 'quantity × unitAmount' }),
-  taxRates: Nullable(Type.Array(Type.String())),
-  unitCode: Type.String(),
-});
+export const Line = Type.Object(
+  {
+    id: Type.String({ description: 'il_…' }),
+    description: Type.String(),
+    quantity: Type.Integer(),
+    unitAmount: Type.Integer(),
+    amount: Type.Integer({ description: 'quantity × unitAmount' }),
+    taxRates: Nullable(Type.Array(Type.String())),
+    unitCode: Type.String(),
+  },
+  { title: 'Line' },
+);
 export type Line = Static<typeof Line>;
 
-const AddressSnapshot = Type.Object({
-  line1: Nullable(Type.String()),
-  line2: Nullable(Type.String()),
-  city: Nullable(Type.String()),
-  state: Nullable(Type.String()),
-  postalCode: Nullable(Type.String()),
-  country: Nullable(Type.String()),
-});
+const AddressSnapshot = AddressOut;
 
 export const CustomerSnapshot = Type.Object(
   {
     name: Nullable(Type.String()),
     email: Nullable(Type.String()),
     address: Nullable(AddressSnapshot),
-    taxIds: Type.Array(Type.Object({ type: Type.String(), value: Type.String() })),
-    taxExempt: Type.Union([Type.Literal('none'), Type.Literal('exempt'), Type.Literal('reverse')]),
+    taxIds: Type.Array(TaxId),
+    taxExempt: TaxExempt,
     locale: Type.String({
       description: "The documents' language (the customer's, else the tenant's).",
     }),
-    electronicAddress: Nullable(Type.Object({ scheme: Type.String(), value: Type.String() })),
+    electronicAddress: Nullable(ElectronicAddressOut),
   },
-  { description: 'The customer as it was when the invoice was issued; null on drafts.' },
+  {
+    title: 'CustomerSnapshot',
+    description: 'The customer as it was when the invoice was issued; null on drafts.',
+  },
 );
 export type CustomerSnapshot = Static<typeof CustomerSnapshot>;
 
@@ -175,7 +212,23 @@ export interface SellerSnapshot {
   paymentTerms: string | null;
 }
 
-export const InvoiceStatus = Type.Union(INVOICE_STATUSES.map((s) => Type.Literal(s)));
+export const InvoiceStatus = StringEnum(INVOICE_STATUSES, {
+  description: 'draft → open (issue) → paid, void or uncollectible.',
+});
+
+/** The last e-mail of a document (POST …/send). */
+export const EmailStatus = Type.Object(
+  {
+    status: StringEnum(['queued', 'sent', 'failed']),
+    attempts: Type.Integer({ description: 'Attempts to hand it to the mail server so far.' }),
+    lastError: Nullable(Type.String({ description: "The mail server's last refusal." })),
+  },
+  {
+    title: 'EmailStatus',
+    description:
+      'The last e-mail of the document (POST /send): queued until the mail server accepts it (then sentAt is set and the .sent event emitted), retried with back-off while it refuses; null if never sent.',
+  },
+);
 
 export const Invoice = Type.Object(
   {
@@ -211,7 +264,9 @@ export const Invoice = Type.Object(
     supplyDate: Nullable(
       Type.String({ description: 'Date of supply; the issue date by default.' }),
     ),
-    servicePeriod: Nullable(Type.Object({ start: Type.String(), end: Type.String() })),
+    servicePeriod: Nullable(
+      Type.Object({ start: Type.String(), end: Type.String() }, { title: 'ServicePeriod' }),
+    ),
     buyerReference: Nullable(Type.String()),
     purchaseOrder: Nullable(Type.String()),
     issuedAt: Nullable(Timestamp),
@@ -219,23 +274,7 @@ export const Invoice = Type.Object(
     voidedAt: Nullable(Timestamp),
     markedUncollectibleAt: Nullable(Timestamp),
     sentAt: Nullable(Timestamp),
-    email: Nullable(
-      Type.Object(
-        {
-          status: Type.Union([
-            Type.Literal('queued'),
-            Type.Literal('sent'),
-            Type.Literal('failed'),
-          ]),
-          attempts: Type.Integer({ description: 'Attempts to hand it to the mail server so far.' }),
-          lastError: Nullable(Type.String({ description: "The mail server's last refusal." })),
-        },
-        {
-          description:
-            'The last e-mail of the invoice (POST /send): queued until the mail server accepts it (then sentAt is set and invoice.sent emitted), retried with back-off while it refuses; null if never sent.',
-        },
-      ),
-    ),
+    email: Nullable(EmailStatus),
     memo: Nullable(Type.String()),
     metadata: Type.Record(Type.String(), Type.String()),
     customer: Nullable(CustomerSnapshot),
@@ -254,21 +293,17 @@ export const Invoice = Type.Object(
 );
 export type Invoice = Static<typeof Invoice>;
 
-export const DeletedInvoice = Type.Object({
-  id: Type.String(),
-  object: Type.Literal('invoice'),
-  deleted: Type.Literal(true),
-});
+export const DeletedInvoice = Type.Object(
+  { id: Type.String(), object: Type.Literal('invoice'), deleted: Type.Literal(true) },
+  { title: 'DeletedInvoice' },
+);
 
 export const InvoiceListQuery = Type.Object(
   {
     ...PageQuery,
     customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     status: Type.Optional(
-      Type.String({
-        pattern: `^(${INVOICE_STATUSES.join('|')})$`,
-        description: `One of ${INVOICE_STATUSES.join(', ')}.`,
-      }),
+      StringEnum(INVOICE_STATUSES, { description: `One of ${INVOICE_STATUSES.join(', ')}.` }),
     ),
   },
   { additionalProperties: false },
@@ -282,7 +317,7 @@ export const LineParams = Type.Object({
 export const EinvoiceQuery = Type.Object(
   {
     format: Type.Optional(
-      Type.Union([Type.Literal('ubl'), Type.Literal('cii')], {
+      StringEnum(['ubl', 'cii'], {
         description: 'ubl (default): UBL 2.1, Peppol BIS Billing 3.0; cii: UN/CEFACT CII D16B.',
       }),
     ),

@@ -19,7 +19,7 @@ import { operator, type Actor, type Environment, type TenantScope } from '../ten
 
 export { operator } from '../tenancy.ts';
 import { insertSettings } from '../settings/service.ts';
-import { isScope, SCOPES } from './scopes.ts';
+import { isScope, SCOPES, type Scope } from './scopes.ts';
 import { generateSecret, hashSecret, redactSecret } from './secret.ts';
 import {
   insertApiKey,
@@ -50,7 +50,7 @@ export interface ApiKey {
   name: string | null;
   tenantId: string;
   environment: Environment;
-  scopes: string[];
+  scopes: Scope[];
   redacted: string;
   rotatedFrom: string | null;
   createdAt: string;
@@ -116,7 +116,7 @@ export async function updateTenantName(db: Db, tenantId: string, name: string): 
   return writtenValue(written);
 }
 
-function checkScopes(requested: readonly string[], actor: Actor | null): string[] {
+function checkScopes(requested: readonly string[], actor: Actor | null): Scope[] {
   if (requested.length === 0)
     throw new ParameterInvalidError('scopes', 'A key needs at least one scope.');
   for (const scope of requested) {
@@ -134,9 +134,7 @@ function checkScopes(requested: readonly string[], actor: Actor | null): string[
       );
     }
   }
-  return [...new Set(requested)].sort(
-    (a, b) => SCOPES.indexOf(a as never) - SCOPES.indexOf(b as never),
-  );
+  return SCOPES.filter((scope) => requested.includes(scope));
 }
 
 async function issueKey(
@@ -144,7 +142,7 @@ async function issueKey(
   input: {
     tenantId: string;
     environment: Environment;
-    scopes: string[];
+    scopes: Scope[];
     name: string | null;
     rotatedFrom: ApiKeyRow | null;
   },

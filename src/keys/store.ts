@@ -1,6 +1,7 @@
 // SQL for tenants and API keys.
 import type { Queryable } from '../db/pool.ts';
 import type { Environment } from '../tenancy.ts';
+import type { Scope } from './scopes.ts';
 
 export interface TenantRow {
   tenant_id: string;
@@ -13,7 +14,7 @@ export interface ApiKeyRow {
   id: string;
   environment: Environment;
   name: string | null;
-  scopes: string[];
+  scopes: Scope[];
   redacted: string;
   rotated_from: string | null;
   lineage_id: string;
@@ -75,7 +76,7 @@ export async function insertApiKey(
     id: string;
     environment: Environment;
     name: string | null;
-    scopes: string[];
+    scopes: Scope[];
     secretHash: Buffer;
     redacted: string;
     rotatedFrom: string | null;

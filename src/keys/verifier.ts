@@ -6,6 +6,7 @@ import type pg from 'pg';
 import type { Db } from '../db/pool.ts';
 import { ApiKeyInvalidError, ApiKeyRevokedError } from '../errors.ts';
 import type { Environment } from '../tenancy.ts';
+import type { Scope } from './scopes.ts';
 import { parseSecret, secretDigest } from './secret.ts';
 import {
   listenForKeyChanges,
@@ -19,7 +20,7 @@ export interface VerifiedKey {
   lineageId: string;
   tenantId: string;
   environment: Environment;
-  scopes: string[];
+  scopes: Scope[];
   expiresAt: number | null;
   revoked: boolean;
 }

@@ -44,6 +44,7 @@ export function registerReportRoutes(server: FastifyInstance, { db }: AppDeps): 
       config: read,
       schema: {
         tags,
+        operationId: 'getReceivablesReport',
         summary: 'Receivables aged by days past due',
         description:
           'What customers owed at the end of `asOf` (a UTC day; default today), per currency and customer, in buckets of days past the due date on that day: current (not yet due, or no due date), 1_30, 31_60, 61_90, over_90. An invoice counts from the day it was issued until it is void; what it owed is its total less the payments and credit notes recorded by the end of asOf and not voided by then (by when they were recorded, not receivedAt), so a past day’s report never changes. Uncollectible invoices are still owed and included. Exact sums in minor units; `?format=csv` gives the lines as CSV.',
@@ -67,6 +68,7 @@ export function registerReportRoutes(server: FastifyInstance, { db }: AppDeps): 
       config: read,
       schema: {
         tags,
+        operationId: 'getTaxReport',
         summary: 'Tax of the documents of a period (the data of a VAT return)',
         description:
           'The invoices issued from `from` to `to` (UTC days, both included) less the credit notes issued then, per currency, the tax rate’s country, VAT category and tax rate: taxable amount and tax, from each document’s frozen breakdown; and per currency the totals of those documents (net, tax, gross; net includes untaxed lines). Void invoices, their credit notes and void credit notes are left out, as if never issued (a period’s figures change if one of its documents is voided later: credit an invoice instead of voiding it once it was declared). Exact sums in minor units; `?format=csv` gives the lines as CSV.',

@@ -1,14 +1,13 @@
 // Report schemas: they validate the query strings, type the handlers and feed the OpenAPI
 // document. Amounts are integers in the currency's minor unit (in CSV: decimal major units).
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable } from '../http/schemas.ts';
+import { Nullable, StringEnum } from '../http/schemas.ts';
 
 const DateOnly = (description: string) =>
   Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description, examples: ['2026-11-30'] });
 
 const Format = Type.Optional(
-  Type.String({
-    pattern: '^(json|csv)$',
+  StringEnum(['json', 'csv'], {
     description:
       '`json` (default) or `csv`: text/csv with a header row, amounts in major units (e.g. 1234.50; jpy 1234; kwd 1.234), UTF-8 with a byte order mark so spreadsheets read it as such.',
   }),
@@ -33,17 +32,20 @@ const Buckets = Type.Object(
     '61_90': Type.Integer(),
     over_90: Type.Integer({ description: 'More than 90 days past due.' }),
   },
-  { description: 'What was owed, by days past the due date on asOf.' },
+  { title: 'AgingBuckets', description: 'What was owed, by days past the due date on asOf.' },
 );
 
-const ReceivablesLine = Type.Object({
-  currency: Type.String(),
-  customerId: Type.String(),
-  customerName: Nullable(Type.String({ description: 'The customer’s name as it is now.' })),
-  invoices: Type.Integer({ description: 'The invoices that owed something.' }),
-  buckets: Buckets,
-  total: Type.Integer({ description: 'Σ buckets.' }),
-});
+const ReceivablesLine = Type.Object(
+  {
+    currency: Type.String(),
+    customerId: Type.String(),
+    customerName: Nullable(Type.String({ description: 'The customer’s name as it is now.' })),
+    invoices: Type.Integer({ description: 'The invoices that owed something.' }),
+    buckets: Buckets,
+    total: Type.Integer({ description: 'Σ buckets.' }),
+  },
+  { title: 'ReceivablesLine' },
+);
 
 export const ReceivablesReport = Type.Object(
   {
@@ -75,23 +77,26 @@ export const TaxReportQuery = Type.Object(
   { additionalProperties: false },
 );
 
-const TaxLine = Type.Object({
-  currency: Type.String(),
-  country: Nullable(Type.String({ description: 'The tax rate’s country.' })),
-  category: Type.String({
-    description:
-      'EN 16931 VAT category: AE for reverse-charge customers, E for exempt ones, else the rate’s (S by default).',
-  }),
-  taxRateId: Type.String(),
-  displayName: Nullable(Type.String()),
-  percentage: Nullable(Type.Number()),
-  invoices: Type.Integer({ description: 'Invoices of the period that carry the rate.' }),
-  creditNotes: Type.Integer({ description: 'Credit notes of the period that carry the rate.' }),
-  taxableAmount: Type.Integer({
-    description: 'Σ taxable amounts (excluding tax) of the invoices less the credit notes.',
-  }),
-  tax: Type.Integer({ description: 'Σ tax of the invoices less the credit notes.' }),
-});
+const TaxLine = Type.Object(
+  {
+    currency: Type.String(),
+    country: Nullable(Type.String({ description: 'The tax rate’s country.' })),
+    category: Type.String({
+      description:
+        'EN 16931 VAT category: AE for reverse-charge customers, E for exempt ones, else the rate’s (S by default).',
+    }),
+    taxRateId: Type.String(),
+    displayName: Nullable(Type.String()),
+    percentage: Nullable(Type.Number()),
+    invoices: Type.Integer({ description: 'Invoices of the period that carry the rate.' }),
+    creditNotes: Type.Integer({ description: 'Credit notes of the period that carry the rate.' }),
+    taxableAmount: Type.Integer({
+      description: 'Σ taxable amounts (excluding tax) of the invoices less the credit notes.',
+    }),
+    tax: Type.Integer({ description: 'Σ tax of the invoices less the credit notes.' }),
+  },
+  { title: 'TaxReportLine' },
+);
 
 export const TaxReport = Type.Object(
   {

@@ -1,10 +1,9 @@
 // HTTP for payments: schema, scope, call the service, shape the reply.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../app.ts';
 import { sendWrite } from '../http/idempotency.ts';
-import { errorResponses, IdempotencyHeaders, IdParams, Page } from '../http/schemas.ts';
+import { errorResponses, IdempotencyHeaders, IdParams, NoBody, Page } from '../http/schemas.ts';
 import { Invoice } from '../invoices/schemas.ts';
 import { buildPage, listBinding, readPageRequest } from '../paging.ts';
 import { Payment, PaymentCreate, PaymentListQuery } from './schemas.ts';
@@ -20,7 +19,6 @@ import {
 const tags = ['Payments'];
 const write = { scope: 'invoices:write' as const };
 const read = { scope: 'invoices:read' as const };
-const NoBody = Type.Object({}, { additionalProperties: false });
 
 export function registerPaymentRoutes(
   server: FastifyInstance,

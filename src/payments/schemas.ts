@@ -1,6 +1,6 @@
 // Payment schemas: they validate requests, type the handlers and feed the OpenAPI document.
 import { Type, type Static } from '@sinclair/typebox';
-import { Environment, Nullable, PageQuery, Timestamp } from '../http/schemas.ts';
+import { Environment, Nullable, PageQuery, StringEnum, Timestamp } from '../http/schemas.ts';
 import { MAX_AMOUNT } from '../money/amount.ts';
 
 export const PAYMENT_METHODS = [
@@ -18,10 +18,9 @@ export const PAYMENT_STATUSES = ['succeeded', 'void'] as const;
 /** An invoice takes at most this many payments, void ones included (it lists them all). */
 export const MAX_PAYMENTS_PER_INVOICE = 100;
 
-const Method = Type.Union(
-  PAYMENT_METHODS.map((m) => Type.Literal(m)),
-  { description: 'bank_transfer, card, cash, check, direct_debit or other.' },
-);
+const Method = StringEnum(PAYMENT_METHODS, {
+  description: 'bank_transfer, card, cash, check, direct_debit or other.',
+});
 
 export const PaymentCreate = Type.Object(
   {
@@ -48,7 +47,11 @@ export const PaymentCreate = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    title: 'PaymentCreate',
+    examples: [{ amount: 5000, method: 'bank_transfer', reference: 'SEPA 2026-11-30 4711' }],
+  },
 );
 export type PaymentCreate = Static<typeof PaymentCreate>;
 
@@ -62,13 +65,10 @@ export const Payment = Type.Object(
     currency: Type.String({ description: 'Always the invoice’s currency.' }),
     method: Method,
     reference: Nullable(Type.String()),
-    status: Type.Union(
-      PAYMENT_STATUSES.map((s) => Type.Literal(s)),
-      {
-        description:
-          'succeeded: counted in the invoice’s amountPaid; void: taken back (a bounced transfer), no longer counted.',
-      },
-    ),
+    status: StringEnum(PAYMENT_STATUSES, {
+      description:
+        'succeeded: counted in the invoice’s amountPaid; void: taken back (a bounced transfer), no longer counted.',
+    }),
     receivedAt: Timestamp,
     createdAt: Timestamp,
     voidedAt: Nullable(Timestamp),

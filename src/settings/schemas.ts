@@ -1,7 +1,12 @@
 // Tenant settings: what documents print about the seller, how they are numbered, in which
 // language, and when reminders go out. One set per tenant and environment.
 import { Type, type Static } from '@sinclair/typebox';
-import { Address, CountryCode, ElectronicAddressIn } from '../customers/schemas.ts';
+import {
+  Address,
+  AddressOut,
+  ElectronicAddressIn,
+  ElectronicAddressOut,
+} from '../customers/schemas.ts';
 import { LOCALES } from '../documents/model.ts';
 import { Environment, Nullable, Timestamp } from '../http/schemas.ts';
 
@@ -14,6 +19,7 @@ export const Locale = Type.String({
   minLength: 2,
   maxLength: 35,
   description: `A BCP 47 language tag whose language has a catalogue: ${LOCALES.join(', ')} (e.g. de, de-AT, pl).`,
+  examples: ['de'],
 });
 
 const PaymentDetailsIn = Type.Object(
@@ -30,7 +36,11 @@ const PaymentDetailsIn = Type.Object(
     accountName: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
     instructions: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 1000 }))),
   },
-  { additionalProperties: false, description: 'Replaced whole by PATCH.' },
+  {
+    additionalProperties: false,
+    title: 'PaymentDetailsInput',
+    description: 'Replaced whole by PATCH.',
+  },
 );
 
 const Prefix = Type.String({
@@ -81,18 +91,21 @@ export const SettingsUpdate = Type.Object(
     ),
     electronicAddress: Type.Optional(Nullable(ElectronicAddress)),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    title: 'SettingsUpdate',
+    examples: [
+      {
+        legalName: 'Beispiel Software GmbH',
+        taxId: 'DE123456789',
+        address: { line1: 'Marienplatz 1', city: 'München', postalCode: '80331', country: 'DE' },
+        paymentDetails: { iban: 'DE89370400440532013000', bic: 'COBADEFFXXX' },
+        reminders: [3, 14, 30],
+      },
+    ],
+  },
 );
 export type SettingsUpdate = Static<typeof SettingsUpdate>;
-
-const AddressOut = Type.Object({
-  line1: Nullable(Type.String()),
-  line2: Nullable(Type.String()),
-  city: Nullable(Type.String()),
-  state: Nullable(Type.String()),
-  postalCode: Nullable(Type.String()),
-  country: Nullable(CountryCode),
-});
 
 export const Settings = Type.Object(
   {
@@ -105,18 +118,21 @@ export const Settings = Type.Object(
     companyRegistration: Nullable(Type.String()),
     email: Nullable(Type.String()),
     phone: Nullable(Type.String()),
-    paymentDetails: Type.Object({
-      iban: Nullable(Type.String()),
-      bic: Nullable(Type.String()),
-      accountName: Nullable(Type.String()),
-      instructions: Nullable(Type.String()),
-    }),
+    paymentDetails: Type.Object(
+      {
+        iban: Nullable(Type.String()),
+        bic: Nullable(Type.String()),
+        accountName: Nullable(Type.String()),
+        instructions: Nullable(Type.String()),
+      },
+      { title: 'PaymentDetails' },
+    ),
     paymentTerms: Nullable(Type.String()),
     invoicePrefix: Type.String(),
     creditNotePrefix: Type.String(),
     locale: Type.String(),
     reminders: Type.Array(Type.Integer()),
-    electronicAddress: Nullable(Type.Object({ scheme: Type.String(), value: Type.String() })),
+    electronicAddress: Nullable(ElectronicAddressOut),
     updatedAt: Timestamp,
   },
   { title: 'Settings' },

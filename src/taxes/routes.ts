@@ -84,9 +84,11 @@ export function registerTaxRateRoutes(server: FastifyInstance, { db, cursors }: 
     },
     async (request) => {
       const query = request.query;
-      const binding = listBinding(request.actor, 'tax_rates', { active: query.active });
+      const { active } = query;
+      const binding = listBinding(request.actor, 'tax_rates', {
+        active: active === undefined ? undefined : String(active),
+      });
       const page = readPageRequest(cursors, query, binding);
-      const active = query.active === undefined ? undefined : query.active === 'true';
       const rows = await listTaxRates(db, request.actor, { active }, page);
       return buildPage(cursors, rows, page, binding, taxRateFromRow);
     },

@@ -2,13 +2,17 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { CountryCode } from '../customers/schemas.ts';
 import { VAT_CATEGORIES } from '../documents/model.ts';
-import { Environment, Metadata, Nullable, PageQuery, Timestamp } from '../http/schemas.ts';
+import {
+  Environment,
+  Metadata,
+  Nullable,
+  PageQuery,
+  StringEnum,
+  Timestamp,
+} from '../http/schemas.ts';
 
 export const TAX_TYPES = ['vat', 'gst', 'sales_tax', 'other'] as const;
-export const TaxType = Type.Union(
-  TAX_TYPES.map((t) => Type.Literal(t)),
-  { description: 'vat, gst, sales_tax or other.' },
-);
+export const TaxType = StringEnum(TAX_TYPES, { description: 'vat, gst, sales_tax or other.' });
 
 const Percentage = Type.Number({
   minimum: 0,
@@ -18,13 +22,10 @@ const Percentage = Type.Number({
   examples: [19, 8.875],
 });
 
-export const VatCategory = Type.Union(
-  VAT_CATEGORIES.map((c) => Type.Literal(c)),
-  {
-    description:
-      'EN 16931 VAT category: S standard, Z zero-rated, E exempt, AE reverse charge, K intra-Community supply, G export outside the EU, O not subject to VAT, L Canary Islands IGIC, M Ceuta and Melilla IPSI. Default S. On an invoice to a reverse-charge customer, S becomes AE.',
-  },
-);
+export const VatCategory = StringEnum(VAT_CATEGORIES, {
+  description:
+    'EN 16931 VAT category: S standard, Z zero-rated, E exempt, AE reverse charge, K intra-Community supply, G export outside the EU, O not subject to VAT, L Canary Islands IGIC, M Ceuta and Melilla IPSI. Default S. On an invoice to a reverse-charge customer, S becomes AE.',
+});
 
 /** The categories whose rates must say why no VAT is charged (exemptionReason). */
 export const CATEGORIES_WITH_REASON = ['E', 'AE', 'K', 'G', 'O'] as const;
@@ -60,7 +61,13 @@ export const TaxRateCreate = Type.Object(
     active: Type.Optional(fields.active),
     metadata: Type.Optional(fields.metadata),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    title: 'TaxRateCreate',
+    examples: [
+      { displayName: 'VAT', percentage: 19, inclusive: false, taxType: 'vat', country: 'DE' },
+    ],
+  },
 );
 export type TaxRateCreate = Static<typeof TaxRateCreate>;
 
@@ -83,7 +90,11 @@ export const TaxRateUpdate = Type.Object(
     taxType: Type.Optional(Nullable(TaxType)),
     category: Type.Optional(VatCategory),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    title: 'TaxRateUpdate',
+    examples: [{ description: 'German VAT, standard rate', active: true }],
+  },
 );
 export type TaxRateUpdate = Static<typeof TaxRateUpdate>;
 
@@ -115,24 +126,24 @@ export const TaxRateListQuery = Type.Object(
   {
     ...PageQuery,
     active: Type.Optional(
-      Type.String({
-        pattern: '^(true|false)$',
-        description: 'true or false: only active or only inactive rates.',
-      }),
+      Type.Boolean({ description: 'true or false: only active or only inactive rates.' }),
     ),
   },
   { additionalProperties: false },
 );
 
 /** One line of an invoice's (or credit note's) tax breakdown. */
-export const TaxAmount = Type.Object({
-  taxRateId: Type.String(),
-  displayName: Type.String(),
-  percentage: Type.Number(),
-  inclusive: Type.Boolean(),
-  category: VatCategory,
-  exemptionReason: Nullable(Type.String()),
-  taxableAmount: Type.Integer({ description: 'The amount taxed, excluding the tax.' }),
-  amount: Type.Integer({ description: 'The tax, rounded once per rate.' }),
-});
+export const TaxAmount = Type.Object(
+  {
+    taxRateId: Type.String(),
+    displayName: Type.String(),
+    percentage: Type.Number(),
+    inclusive: Type.Boolean(),
+    category: VatCategory,
+    exemptionReason: Nullable(Type.String()),
+    taxableAmount: Type.Integer({ description: 'The amount taxed, excluding the tax.' }),
+    amount: Type.Integer({ description: 'The tax, rounded once per rate.' }),
+  },
+  { title: 'TaxAmount' },
+);
 export type TaxAmount = Static<typeof TaxAmount>;

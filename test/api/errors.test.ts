@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { describe, it } from 'node:test';
 import { call, createTenantWithKey, startTestApp } from '../helpers.ts';
+import { checkNodeResponse } from '../openapi/conformance.ts';
 
 const server = await startTestApp();
 const key = await createTenantWithKey(server.db);
@@ -33,8 +34,10 @@ function raw(
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c) => chunks.push(c));
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString();
+          res.on('end', async () => {
+            const bytes = Buffer.concat(chunks);
+            await checkNodeResponse(method, new URL(path, url), res, bytes).catch(reject);
+            const text = bytes.toString();
             const h = new Headers();
             for (const [k, v] of Object.entries(res.headers))
               if (typeof v === 'string') h.set(k, v);
@@ -222,7 +225,9 @@ describe('operations', () => {
     assert.equal(res.status, 200);
     assert.equal(res.body.openapi, '3.1.0');
     const create = res.body.paths['/v1/customers'].post;
-    assert.ok(create.requestBody.content['application/json'].schema.properties.email);
+    const body = create.requestBody.content['application/json'].schema;
+    assert.equal(body.$ref, '#/components/schemas/CustomerCreate');
+    assert.ok(res.body.components.schemas.CustomerCreate.properties.email);
     assert.ok(res.body.paths['/v1/customers'].get.parameters.some((p: any) => p.name === 'limit'));
     assert.ok(res.body.paths['/v1/auth/whoami'].get);
     // A write without a body is read as {}: the body is required only where a field is.

@@ -11,6 +11,9 @@ export interface Received {
   id: string;
   timestamp: string;
   body: any;
+  /** The body as it arrived, and the request's headers: what a receiver verifies. */
+  raw: string;
+  headers: Record<string, string>;
   /** The signature verified with the secret registered for the path. */
   verified: boolean;
 }
@@ -53,6 +56,8 @@ export async function startReceiver(responder: Responder = () => ({ status: 200 
         id: headers['webhook-id'] ?? '',
         timestamp: headers['webhook-timestamp'] ?? '',
         body: JSON.parse(payload),
+        raw: payload,
+        headers,
         verified,
       };
       received.push(message);

@@ -202,6 +202,9 @@ describe('limits of the contract', () => {
       ['limit=ten', 'limit'],
       ['limit=', 'limit'],
       ['limit=5&limit=6', 'limit'],
+      ['limit=007', 'limit'],
+      ['limit=%2B5', 'limit'],
+      ['limit=99999999999999999999', 'limit'],
       ['email=a@example.com&email=b@example.com', 'email'],
       [`email=${'e'.repeat(513)}`, 'email'],
       ['sort=name', 'sort'],
@@ -214,6 +217,30 @@ describe('limits of the contract', () => {
       'parameter_invalid',
       'expand',
     );
+  });
+
+  it('reads a boolean query parameter from true or false only', async () => {
+    const rates = client(
+      server.url,
+      (await createTenantWithKey(server.db, { scopes: ['invoices:read'] })).secret,
+    );
+    for (const active of ['TRUE', '1', 'yes', '', 'true&active=false']) {
+      assertRefused(
+        await rates.get(`/v1/tax-rates?active=${active}`),
+        400,
+        'parameter_invalid',
+        'active',
+      );
+    }
+    for (const active of ['true', 'false']) {
+      const res = await rates.get(`/v1/tax-rates?active=${active}`);
+      assert.equal(res.status, 200, res.text);
+    }
+  });
+
+  it('says what a page size is when it refuses one', async () => {
+    const res = await api.get('/v1/customers?limit=1e2');
+    assert.match(res.body.error.message, /an integer from 1 to 100/);
   });
 
   it('accepts limit at both ends of its range', async () => {

@@ -12,6 +12,7 @@ import {
   startTestServer,
   type ApiResponse,
 } from '../helpers.ts';
+import { checkNodeResponse } from '../openapi/conformance.ts';
 
 const url = await createTestDatabase();
 const plain = await startTestServer(url);
@@ -44,8 +45,10 @@ function overHttps(pathname: string, secret: string): Promise<ApiResponse> {
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
+        res.on('end', async () => {
+          const bytes = Buffer.concat(chunks);
+          await checkNodeResponse('GET', target, res, bytes).catch(reject);
+          const text = bytes.toString('utf8');
           const headers = new Headers();
           for (const [name, value] of Object.entries(res.headers)) {
             if (typeof value === 'string') headers.set(name, value);

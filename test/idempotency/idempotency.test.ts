@@ -9,6 +9,7 @@ import {
   rotateKey,
   startTestServer,
 } from '../helpers.ts';
+import { checkNodeResponse } from '../openapi/conformance.ts';
 
 const url = await createTestDatabase();
 const first = await startTestServer(url);
@@ -201,9 +202,15 @@ describe('idempotency keys', () => {
             },
           },
           (res) => {
-            let text = '';
-            res.on('data', (c) => (text += c));
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => {
+              const bytes = Buffer.concat(chunks);
+              checkNodeResponse('POST', new URL('/v1/customers', target), res, bytes).then(
+                () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(bytes.toString()) }),
+                reject,
+              );
+            });
           },
         );
         req.on('error', reject);

@@ -19,8 +19,27 @@ export interface Operation {
 
 const METHOD_ORDER = ['get', 'post', 'patch', 'put', 'delete'];
 
+/** The document with every `$ref` replaced by what it names (its schemas are not recursive). */
+function dereference(document: any): any {
+  const resolve = (node: any): any => {
+    if (Array.isArray(node)) return node.map(resolve);
+    if (node === null || typeof node !== 'object') return node;
+    if (typeof node.$ref === 'string') {
+      const target = node.$ref
+        .replace(/^#\//, '')
+        .split('/')
+        .reduce((at: any, part: string) => at?.[part.replace(/~1/g, '/')], document);
+      const { $ref: _ref, ...siblings } = node;
+      return resolve({ ...target, ...siblings });
+    }
+    return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, resolve(value)]));
+  };
+  return resolve(document);
+}
+
 /** Every operation of the document, reads first and deletions last (they remove fixtures). */
-export function operationsOf(document: any): Operation[] {
+export function operationsOf(published: any): Operation[] {
+  const document = dereference(published);
   const operations: Operation[] = [];
   for (const [template, methods] of Object.entries<Record<string, any>>(document.paths ?? {})) {
     for (const [method, op] of Object.entries<any>(methods)) {
@@ -79,8 +98,9 @@ export function validValue(schema: Schema, name: string, ctx: ValueContext): unk
   const s = concrete(schema);
   if ('const' in s) return s.const;
   if (Array.isArray(s.enum)) return s.enum[0];
-  if (Array.isArray(s.examples) && s.examples.length > 0) return s.examples[0];
   const type = typeOf(s);
+  // An object's example names ids that do not exist here; its fields are built one by one.
+  if (type !== 'object' && Array.isArray(s.examples) && s.examples.length > 0) return s.examples[0];
   if (name in NAMED_VALUES && (type === 'string' || type === undefined)) return NAMED_VALUES[name];
   if (/Id$/.test(name) && type === 'string') return ctx.idFor(name) ?? 'fuzz_missing_id';
   switch (type) {

@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { databaseEnv } from '../helpers.ts';
+import { registerApiOrigin } from '../openapi/conformance.ts';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const KEEP_OUTPUT = 64 * 1024;
@@ -71,6 +72,7 @@ export function startChildServer(
       clearTimeout(timeout);
       child.stdout?.off('data', onData);
       child.stderr?.off('data', onData);
+      registerApiOrigin(match[1]!);
       resolve({ url: match[1]!, child, exited, output: () => output });
     };
     child.stdout?.on('data', onData);

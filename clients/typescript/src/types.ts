@@ -1,0 +1,67 @@
+// Names for the generated types (./schema.ts): the resources, and the body, query and result of
+// each operation by its operationId.
+import type { components, operations } from './schema.ts';
+
+type Schemas = components['schemas'];
+
+export type Customer = Schemas['Customer'];
+export type TaxRate = Schemas['TaxRate'];
+export type Invoice = Schemas['Invoice'];
+export type InvoiceLine = Schemas['Line'];
+export type CreditNote = Schemas['CreditNote'];
+export type Payment = Schemas['Payment'];
+export type ReceivablesReport = Schemas['ReceivablesReport'];
+export type TaxReport = Schemas['TaxReport'];
+export type Event = Schemas['Event'];
+export type EventType = Event['type'];
+export type WebhookEndpoint = Schemas['WebhookEndpoint'];
+export type WebhookDelivery = Schemas['WebhookDelivery'];
+export type WebhookPayload = Schemas['WebhookPayload'];
+export type ApiKey = Schemas['ApiKey'];
+export type IssuedApiKey = Schemas['IssuedApiKey'];
+export type Settings = Schemas['Settings'];
+export type Identity = Schemas['Identity'];
+export type ErrorEnvelope = Schemas['ErrorEnvelope'];
+/** Every error code of the API: stable across releases, the thing to branch on. */
+export type ErrorCode = ErrorEnvelope['error']['code'];
+
+export type OperationId = keyof operations;
+
+/** The JSON body an operation takes (`{}` for actions that take none). */
+export type Body<Op extends OperationId> = operations[Op] extends {
+  requestBody?: { content: { 'application/json': infer B } };
+}
+  ? B
+  : never;
+
+/** The query parameters of an operation. */
+export type Query<Op extends OperationId> = operations[Op]['parameters'] extends {
+  query?: infer Q;
+}
+  ? NonNullable<Q>
+  : never;
+
+type JsonOf<R> = R extends { content: { 'application/json': infer T } } ? T : never;
+
+/** What an operation answers on success (200 or 201), as JSON. */
+export type Result<Op extends OperationId> = operations[Op]['responses'] extends infer R
+  ? R extends { 201: infer Created }
+    ? JsonOf<Created>
+    : R extends { 200: infer Ok }
+      ? JsonOf<Ok>
+      : never
+  : never;
+
+/** One page of a list. */
+export interface Page<T> {
+  data: T[];
+  nextCursor: string | null;
+}
+
+/** A document the API serves as a file (PDF, XML). */
+export interface DownloadedDocument {
+  /** From Content-Disposition, e.g. `INV-000001.pdf`. */
+  filename: string | null;
+  contentType: string;
+  data: Uint8Array;
+}
