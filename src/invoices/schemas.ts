@@ -282,7 +282,7 @@ export const Invoice = Type.Object(
       Type.String({
         format: 'uri',
         description:
-          "The hosted invoice page, `{PUBLIC_URL}/i/{token}`: a capability URL that shows the invoice to whoever holds it, without a login, in the customer's language, with its status, payments and downloads of its PDF and e-invoices. Made when the invoice is issued; valid until 120 days after the due date (or the issue date), and at least 120 days from when it was made; `POST /v1/invoices/{id}/hosted-link` replaces it (the old URL stops at once). null on drafts, once expired, and on invoices issued before hosted pages existed (make one with hosted-link). Always null in events, which are stored and delivered (read the invoice for it); a stored Idempotency-Key result that shows it is replayed only to the key that made the request.",
+          "The hosted invoice page, `{PUBLIC_URL}/i/{token}`: a capability URL that shows the invoice to whoever holds it, without a login, in the customer's language, with its status, payments and downloads of its PDF and e-invoices. Made when the invoice is issued; valid until 120 days after the due date (or the issue date), and at least 120 days from when it was made; `POST /v1/invoices/{id}/hosted-link` replaces it (the old URL stops at once). null on drafts, once expired, and on invoices issued before hosted pages existed (make one with hosted-link). Always null in events, which are stored and delivered (read the invoice for it); a stored Idempotency-Key result that shows it is kept sealed under the server's secrets key.",
       }),
     ),
     environment: Environment,
