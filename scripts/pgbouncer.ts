@@ -119,18 +119,14 @@ pooled.hostname = '127.0.0.1';
 pooled.port = String(port);
 console.error(`test:pgbouncer: PgBouncer on port ${port} in front of ${server.host}`);
 const started = Date.now();
-const tests = spawn(
-  process.execPath,
-  ['--import', 'tsx', 'scripts/test.ts', ...process.argv.slice(2)],
-  {
-    stdio: 'inherit',
-    env: {
-      ...process.env,
-      DATABASE_URL: pooled.toString(),
-      DATABASE_DIRECT_URL: server.toString(),
-    },
+const tests = spawn(process.execPath, ['scripts/test.ts', ...process.argv.slice(2)], {
+  stdio: 'inherit',
+  env: {
+    ...process.env,
+    DATABASE_URL: pooled.toString(),
+    DATABASE_DIRECT_URL: server.toString(),
   },
-);
+});
 let code: number = await new Promise((resolve) => tests.on('exit', (c) => resolve(c ?? 1)));
 console.error(`test:pgbouncer: the suite took ${Math.round((Date.now() - started) / 1000)} s`);
 
