@@ -5,12 +5,12 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { createPool } from '../../src/db/pool.ts';
 import { createRenderPool } from '../../src/documents/render-pool.ts';
 import { invoiceMail, INVOICE_MAIL } from '../../src/invoices/mail.ts';
 import { createMailTransport } from '../../src/mail/transport.ts';
 import { MailWorker } from '../../src/mail/worker.ts';
 import { waitFor } from '../events/receiver.ts';
+import { databaseEnv, testPool } from '../helpers.ts';
 import {
   createCustomer,
   createInvoice,
@@ -32,7 +32,7 @@ after(() => Promise.all(running.map((w) => w.stop())));
 
 /** A worker as another instance runs it, with its own pool and a short back-off. */
 function startWorker(): MailWorker {
-  const pool = createPool(server.databaseUrl, 4);
+  const pool = testPool(server.databaseUrl, 4);
   after(() => pool.end());
   const worker = new MailWorker(pool, {
     transport: createMailTransport(
@@ -142,7 +142,7 @@ describe('mail outbox', () => {
     const to = (await invoiceOf(invoice.id)).customer.email;
     // `billing worker` as a process of its own, killed the moment the server accepts.
     const child = spawn(process.execPath, [path.resolve('bin/billing.js'), 'worker'], {
-      env: { ...process.env, DATABASE_URL: server.databaseUrl, SMTP_URL: smtp.url },
+      env: { ...process.env, ...databaseEnv(server.databaseUrl), SMTP_URL: smtp.url },
       stdio: 'ignore',
     });
     const exited = new Promise((resolve) => child.on('exit', resolve));

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { simpleParser, type ParsedMail } from 'mailparser';
-import { createPool, type Db } from '../../src/db/pool.ts';
+import type { Db } from '../../src/db/pool.ts';
 import { createRenderPool } from '../../src/documents/render-pool.ts';
 import { invoiceMail, INVOICE_MAIL } from '../../src/invoices/service.ts';
 import { createMailTransport } from '../../src/mail/transport.ts';
@@ -14,6 +14,7 @@ import { runDunning } from '../../src/payments/dunning.ts';
 import { reminderMail, REMINDER_MAIL } from '../../src/payments/reminders.ts';
 import { waitFor } from '../events/receiver.ts';
 import { startSmtp } from '../mail/smtp.ts';
+import { testPool } from '../helpers.ts';
 import {
   createCustomer,
   issuedInvoice,
@@ -26,13 +27,10 @@ import {
 const smtp = await startSmtp();
 // The API's instance runs no worker: the test runs the jobs itself.
 const server = await startInvoiceApp({ runWorker: false, smtpUrl: smtp.url });
-// customer.locale comes with the settings module; where it is not there yet, the test adds it
-// (the job reads it where it exists).
-await server.db.query('ALTER TABLE customers ADD COLUMN IF NOT EXISTS locale text');
 
 /** Another worker process's connections. */
 function workerPool(): Db {
-  const pool = createPool(server.databaseUrl, 4);
+  const pool = testPool(server.databaseUrl, 4);
   after(() => pool.end());
   return pool;
 }
