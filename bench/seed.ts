@@ -87,12 +87,22 @@ const QUANTITY = '(1 + (n + j) % 3)';
 const UNIT_AMOUNT = '(500 + ((n * 13 + j * 7) % 100) * 50)';
 
 // A paid invoice has its payment (the database checks amount_paid against the payments), where
-// the schema has payments (a baseline may be older).
-const INVOICES = (payments: boolean) => `WITH invoice AS (
+// the schema has payments (a baseline may be older). An open invoice past its due date has had
+// its invoice.overdue recorded, where the schema records it (overdue_at), as a running
+// installation's worker would have done on the day: otherwise the first run of the worker's
+// overdue job during the measurements would announce a backlog of some 300,000 invoices at
+// once, which no installation ever sees.
+const INVOICES = ({
+  payments,
+  overdue,
+}: {
+  payments: boolean;
+  overdue: boolean;
+}) => `WITH invoice AS (
   INSERT INTO invoices (tenant_id, environment, id, customer_id, number, status, currency,
     default_tax_rates, subtotal, tax, total_excluding_tax, total, tax_amounts, amount_paid,
     amount_remaining, due_date, days_until_due, customer_snapshot, issued_at, paid_at,
-    created_at, updated_at)
+    created_at, updated_at${overdue ? ', overdue_at' : ''})
   SELECT v.tenant_id, 'test', v.id, ${CUSTOMER_ID('v.idx', 'v.c')},
          CASE WHEN v.status <> 'draft' THEN 'INV-' || lpad(((v.n / 10) * 8 + v.n % 10 - 1)::text, 6, '0') END,
          v.status, 'eur',
@@ -110,7 +120,13 @@ const INVOICES = (payments: boolean) => `WITH invoice AS (
            'address', ${CUSTOMER_ADDRESS('v.c')}, 'taxIds', '[]'::jsonb, 'taxExempt', 'none') END,
          CASE WHEN v.status <> 'draft' THEN v.created_at + interval '1 hour' END,
          CASE WHEN v.status = 'paid' THEN v.created_at + interval '10 days' END,
-         v.created_at, v.created_at
+         v.created_at, v.created_at${
+           overdue
+             ? `,
+         CASE WHEN v.status = 'open' AND (v.created_at + interval '31 days')::date < current_date
+              THEN (v.created_at + interval '32 days') END`
+             : ''
+         }
     FROM (
       SELECT s.*, CASE WHEN s.taxed THEN round(s.subtotal * 0.19)::bigint ELSE 0 END AS tax
         FROM (
@@ -193,10 +209,12 @@ export async function seed(
     return (performance.now() - started) / 1000;
   };
   try {
-    const { rows } = await db.query<{ payments: boolean }>(
-      `SELECT to_regclass('payments') IS NOT NULL AS payments`,
+    const { rows } = await db.query<{ payments: boolean; overdue: boolean }>(
+      `SELECT to_regclass('payments') IS NOT NULL AS payments,
+              EXISTS (SELECT FROM information_schema.columns
+                       WHERE table_name = 'invoices' AND column_name = 'overdue_at') AS overdue`,
     );
-    const invoicesSql = INVOICES(rows[0]!.payments);
+    const invoicesSql = INVOICES(rows[0]!);
     await db.query(TAX_RATES, [ids, indexes]);
     const customers = await timed(async () => {
       const batches = slices(
