@@ -45,8 +45,9 @@ import { registerEventRoutes } from './events/routes.ts';
 import { registerInvoiceRoutes } from './invoices/routes.ts';
 import { registerKeyRoutes } from './keys/routes.ts';
 import { registerPaymentRoutes } from './payments/routes.ts';
-import { registerReportRoutes } from './payments/report-routes.ts';
+import { registerReportRoutes } from './reports/routes.ts';
 import { registerTaxRateRoutes } from './taxes/routes.ts';
+import { registerWebhookEndpointRoutes } from './webhooks/routes.ts';
 import type { KeyVerifier } from './keys/verifier.ts';
 import type { SecretsKeyring } from './secrets/keyring.ts';
 import type { RenderPool } from './documents/render-pool.ts';
@@ -330,6 +331,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerPaymentRoutes(app, deps);
   registerReportRoutes(app, deps);
   registerEventRoutes(app, deps);
+  registerWebhookEndpointRoutes(app, deps);
   registerSettingsRoutes(app, deps);
   await registerHostedPage(app, deps, limits);
 

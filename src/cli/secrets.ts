@@ -2,7 +2,7 @@
 // seals every stored secret under the new key, so the old one can be dropped.
 import type { Command } from 'commander';
 import { loadConfig } from '../config.ts';
-import { resealEndpointSecrets } from '../events/endpoints.ts';
+import { resealEndpointSecrets } from '../webhooks/endpoints.ts';
 import { HostedLinks } from '../hosted/links.ts';
 import { publicBaseUrl } from '../hosted/public-url.ts';
 import { checkSecretsKey, resealKeyCheck } from '../secrets/check.ts';

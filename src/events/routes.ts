@@ -7,7 +7,6 @@ import { errorResponses, IdParams, Page } from '../http/schemas.ts';
 import { Event, EventListQuery } from './schemas.ts';
 import { eventFromRow, getEvent, listEvents } from './service.ts';
 import { EVENT_READ_SCOPES } from './types.ts';
-import { registerWebhookEndpointRoutes } from './webhook-routes.ts';
 
 const tags = ['Events'];
 
@@ -62,6 +61,4 @@ export function registerEventRoutes(server: FastifyInstance, deps: AppDeps): voi
     },
     async (request) => getEvent(db, request.actor, request.params.id),
   );
-
-  registerWebhookEndpointRoutes(server, deps);
 }

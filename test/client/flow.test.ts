@@ -9,7 +9,7 @@ import {
   type Event,
 } from '../../clients/typescript/src/index.ts';
 import { SCOPES } from '../../src/keys/scopes.ts';
-import { startReceiver, waitFor } from '../events/receiver.ts';
+import { startReceiver, waitFor } from '../webhooks/receiver.ts';
 import {
   createTenantWithKey,
   createTestDatabase,

@@ -17,8 +17,8 @@ import {
 } from '../../src/db/sharding.ts';
 import { purgeExpiredIdempotencyKeys } from '../../src/db/unit-of-work.ts';
 import { todayUtc } from '../../src/invoices/service.ts';
-import { runDunning } from '../../src/payments/dunning.ts';
-import { startReceiver } from '../events/receiver.ts';
+import { runDunning } from '../../src/dunning/service.ts';
+import { startReceiver } from '../webhooks/receiver.ts';
 import {
   client,
   createTenantWithKey,

@@ -10,7 +10,7 @@ import { loadConfig, ConfigError } from '../../src/config.ts';
 import { linkExpiry } from '../../src/hosted/links.ts';
 import { listeningUrl } from '../../src/hosted/public-url.ts';
 import { client, createTenantWithKey, rotateKey } from '../helpers.ts';
-import { waitFor } from '../events/receiver.ts';
+import { waitFor } from '../webhooks/receiver.ts';
 import { startSmtp } from '../mail/smtp.ts';
 import { assertError, createInvoice, startInvoiceApp, tenantApi } from '../invoices/fixtures.ts';
 import { completeSeller, customerIn, fetchPage, issuedInvoice, pagePath } from './fixtures.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { setSettings } from '../helpers.ts';
-import { waitFor } from '../events/receiver.ts';
+import { waitFor } from '../webhooks/receiver.ts';
 import { describe, it } from 'node:test';
 import {
   assertError,

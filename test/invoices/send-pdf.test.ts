@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { extractText } from 'unpdf';
 import { formatDate } from '../../src/documents/i18n.ts';
 import { client, createTenantWithKey, setSettings } from '../helpers.ts';
-import { waitFor } from '../events/receiver.ts';
+import { waitFor } from '../webhooks/receiver.ts';
 import { startSmtp } from '../mail/smtp.ts';
 import {
   assertError,

@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { resealEndpointSecrets } from '../../src/events/endpoints.ts';
+import { resealEndpointSecrets } from '../../src/webhooks/endpoints.ts';
 import { SecretsKeyring } from '../../src/secrets/keyring.ts';
-import { startReceiver } from '../events/receiver.ts';
+import { startReceiver } from '../webhooks/receiver.ts';
 import {
   client,
   createTenantWithKey,

@@ -9,7 +9,7 @@ import { createRenderPool } from '../../src/documents/render-pool.ts';
 import { invoiceMail, INVOICE_MAIL } from '../../src/invoices/mail.ts';
 import { createMailTransport } from '../../src/mail/transport.ts';
 import { MailWorker } from '../../src/mail/worker.ts';
-import { waitFor } from '../events/receiver.ts';
+import { waitFor } from '../webhooks/receiver.ts';
 import { databaseEnv, testPool } from '../helpers.ts';
 import {
   createCustomer,

@@ -1,4 +1,4 @@
--- The indexes of the receivables and tax reports (src/payments/reports-store.ts).
+-- The indexes of the receivables and tax reports (src/reports/store.ts).
 
 -- Receivables as of a date: the issued invoices that were not yet settled then. An invoice
 -- settles when it is paid (paid_at; cleared again if it reopens) or voided (voided_at), and

@@ -15,7 +15,7 @@ import {
   startInvoiceApp,
   tenantApi,
   type Api,
-} from './fixtures.ts';
+} from '../payments/fixtures.ts';
 
 const server = await startInvoiceApp();
 

@@ -6,7 +6,7 @@ import {
   nextAttemptDelay,
   parseRetryAfter,
   RETRY_SCHEDULE_MS,
-} from '../../src/events/retry.ts';
+} from '../../src/webhooks/retry.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

@@ -4,13 +4,8 @@ import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppDeps } from '../app.ts';
 import { errorResponses } from '../http/schemas.ts';
-import {
-  ReceivablesQuery,
-  ReceivablesReport,
-  TaxReport,
-  TaxReportQuery,
-} from './report-schemas.ts';
-import { receivablesCsv, receivablesReport, taxCsv, taxReport } from './reports.ts';
+import { ReceivablesQuery, ReceivablesReport, TaxReport, TaxReportQuery } from './schemas.ts';
+import { receivablesCsv, receivablesReport, taxCsv, taxReport } from './service.ts';
 
 const tags = ['Reports'];
 const read = { scope: 'invoices:read' as const };

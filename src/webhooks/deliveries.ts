@@ -17,13 +17,13 @@ import {
   type ClaimedDelivery,
   type DeliveryRow,
   type DeliveryStatus,
-} from './delivery-store.ts';
+} from './store.ts';
 import {
   disableEndpoint,
   selectEndpoint,
   setEndpointFailingSince,
   type DisabledReason,
-} from './endpoint-store.ts';
+} from './store.ts';
 import { FAILING_ENDPOINT_DISABLED_AFTER_MS, nextAttemptDelay } from './retry.ts';
 import type { WebhookDelivery } from './schemas.ts';
 import type { AttemptOutcome } from './sender.ts';

@@ -5,7 +5,7 @@ import {
   DestinationRefusedError,
   resolveDestination,
   type DestinationPolicy,
-} from '../../src/events/destination.ts';
+} from '../../src/webhooks/destination.ts';
 
 describe('address classification', () => {
   it('finds loopback in IPv4, IPv6 and IPv4-mapped IPv6', () => {

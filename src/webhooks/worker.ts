@@ -8,7 +8,7 @@ import type { SecretsKeyring } from '../secrets/keyring.ts';
 import { Poller } from '../jobs/poller.ts';
 import { recordAttemptOutcome } from './deliveries.ts';
 import { openSigningSecret } from './endpoints.ts';
-import { claimDueDeliveries, type ClaimedDelivery } from './delivery-store.ts';
+import { claimDueDeliveries, type ClaimedDelivery } from './store.ts';
 import { ATTEMPT_TIMEOUT_MS, sendWebhook } from './sender.ts';
 
 export interface WorkerOptions {

@@ -19,7 +19,7 @@ import {
   selectReminderSchedules,
   setReminderMail,
   type ReminderFacts,
-} from './dunning-store.ts';
+} from './store.ts';
 
 export const REMINDER_MAIL = 'reminder';
 /** Steps taken per unit of work. */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { WebhookWorker, type WorkerOptions } from '../../src/events/worker.ts';
+import { WebhookWorker, type WorkerOptions } from '../../src/webhooks/worker.ts';
 import {
   client,
   createTenantWithKey,

@@ -9,7 +9,7 @@ import { newId } from '../ids.ts';
 import { operator } from '../keys/service.ts';
 import type { SecretsKeyring } from '../secrets/keyring.ts';
 import type { TenantScope } from '../tenancy.ts';
-import { cancelPendingDeliveries } from './delivery-store.ts';
+import { cancelPendingDeliveries } from './store.ts';
 import { DestinationRefusedError, resolveDestination } from './destination.ts';
 import {
   deleteEndpoint,
@@ -22,7 +22,7 @@ import {
   type EndpointFields,
   type EndpointSecretRow,
   type EndpointRow,
-} from './endpoint-store.ts';
+} from './store.ts';
 import type { WebhookEndpoint, WebhookEndpointCreate, WebhookEndpointUpdate } from './schemas.ts';
 
 export function endpointFromRow(row: EndpointRow): WebhookEndpoint {

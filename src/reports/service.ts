@@ -12,8 +12,8 @@ import {
   type AgingBucket,
   type ReceivablesReport,
   type TaxReport,
-} from './report-schemas.ts';
-import { selectReceivables, selectTaxReport } from './reports-store.ts';
+} from './schemas.ts';
+import { selectReceivables, selectTaxReport } from './store.ts';
 
 function checkedDate(value: string, param: string): string {
   const date = new Date(`${value}T00:00:00Z`);

@@ -10,9 +10,9 @@ import { createRenderPool } from '../../src/documents/render-pool.ts';
 import { invoiceMail, INVOICE_MAIL } from '../../src/invoices/service.ts';
 import { createMailTransport } from '../../src/mail/transport.ts';
 import { MailWorker } from '../../src/mail/worker.ts';
-import { runDunning } from '../../src/payments/dunning.ts';
-import { reminderMail, REMINDER_MAIL } from '../../src/payments/reminders.ts';
-import { waitFor } from '../events/receiver.ts';
+import { runDunning } from '../../src/dunning/service.ts';
+import { reminderMail, REMINDER_MAIL } from '../../src/dunning/reminders.ts';
+import { waitFor } from '../webhooks/receiver.ts';
 import { startSmtp } from '../mail/smtp.ts';
 import { testPool } from '../helpers.ts';
 import {
@@ -22,7 +22,7 @@ import {
   startInvoiceApp,
   tenantApi,
   type Api,
-} from './fixtures.ts';
+} from '../payments/fixtures.ts';
 
 const smtp = await startSmtp();
 // The API's instance runs no worker: the test runs the jobs itself.
