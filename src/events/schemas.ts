@@ -2,14 +2,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { CreditNote } from '../credit-notes/schemas.ts';
 import { Customer } from '../customers/schemas.ts';
-import {
-  Environment,
-  Nullable,
-  NullableTimestamp,
-  PageQuery,
-  StringEnum,
-  Timestamp,
-} from '../http/schemas.ts';
+import { Environment, Nullable, PageQuery, StringEnum, Timestamp } from '../http/schemas.ts';
 import { Invoice } from '../invoices/schemas.ts';
 import { Payment } from '../payments/schemas.ts';
 import { ApiKey } from '../keys/schemas.ts';

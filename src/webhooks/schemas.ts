@@ -5,7 +5,6 @@ import {
   Environment,
   Nullable,
   NullableTimestamp,
-  PageQuery,
   StringEnum,
   Timestamp,
 } from '../http/schemas.ts';
