@@ -4,8 +4,7 @@ import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 
 // Connections per instance: four per core. More only queue work on the same cores (measured on
-// 2 cores: 20 connections served the list at half the rate of 8, and writes no faster), and
-// fewer free connections let identical reads share a query (src/db/shared-reads.ts).
+// 2 cores: 20 connections served the list at half the rate of 8, and writes no faster).
 const DEFAULT_POOL_SIZE = Math.max(4, 4 * availableParallelism());
 
 export interface Config {
