@@ -58,16 +58,18 @@ async function quietReads(count: number, intervalMs: number): Promise<number[]> 
 function noisyLoad() {
   let running = true;
   const stats = { rendered: 0, creations: [] as number[] };
-  // Bounded: one render at a time with a pause, ten endpoint creations at a time.
+  // Bounded: one render at a time, one started every 200 ms at most (a faster renderer must
+  // not become a heavier load), ten endpoint creations at a time.
   const renders = (async () => {
     while (running) {
+      const started = performance.now();
       const res = await fetch(`${server.url}/v1/invoices/${longDraft.id}/pdf`, {
         headers: { authorization: `Bearer ${noisy.secret}` },
       });
       assert.equal(res.status, 200);
       await res.arrayBuffer();
       stats.rendered++;
-      await sleep(100);
+      await sleep(Math.max(0, 200 - (performance.now() - started)));
     }
   })();
   const creations = Array.from({ length: 10 }, async (_, i) => {
