@@ -118,9 +118,13 @@ export async function tenantKey(
  * name. `api_keys.last_used_at` is left out: the key verifier writes it in the background.
  */
 export async function checksummer(db: Db): Promise<() => Promise<Map<string, string>>> {
+  // Every table once: a partitioned table's rows are read through it, not its partitions
+  // again (BILLING_PARTITIONS: a partition is a table of its own in the catalogue, and reading
+  // each twice made a checksum of the partitioned schema five times slower).
   const { rows: tables } = await db.query<{ name: string }>(
-    `SELECT table_name AS name FROM information_schema.tables
-      WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`,
+    `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND NOT c.relispartition
+      ORDER BY c.relname`,
   );
   const sql = tables
     .map(
