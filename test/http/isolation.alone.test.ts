@@ -118,8 +118,11 @@ describe('tenant isolation under load', () => {
     const slow = stats.creations.filter((ms) => ms > 2000).length;
     assert.ok(slow >= 20, `only ${slow} endpoint creations waited for DNS`);
     assert.ok(stats.rendered >= 4, `only ${stats.rendered} PDFs rendered`);
-    // Sub-millisecond jitter is no signal: an idle p99 under 5 ms counts as 5 ms.
-    const baseline = Math.max(idleP99, 5);
+    // A few milliseconds are no signal on a 2-core machine where the test client, the API,
+    // PostgreSQL (and in one CI pass PgBouncer) share the cores: one time slice of another
+    // process ahead of a read is 5-10 ms. An idle p99 under 10 ms counts as 10 ms; the defects
+    // this guards against cost hundreds of milliseconds to seconds.
+    const baseline = Math.max(idleP99, 10);
     console.error(
       `isolation: idle p99 ${idleP99.toFixed(1)} ms, under load ${loadedP99.toFixed(1)} ms ` +
         `(${stats.rendered} PDFs of 250 lines, ${stats.creations.length} endpoint creations)`,
