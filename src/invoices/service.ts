@@ -6,6 +6,7 @@ import type { Db, Tx } from '../db/pool.ts';
 import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
 import { getCustomerRow } from '../customers/service.ts';
 import { ParameterInvalidError, ResourceMissingError, StateInvalidError } from '../errors.ts';
+import { checkedDate as checkedCalendarDate } from '../dates.ts';
 import type { PageRequest } from '../paging.ts';
 import { newId } from '../ids.ts';
 import { isCurrency } from '../money/currency.ts';
@@ -65,17 +66,7 @@ export {
 } from './credits.ts';
 
 function checkedDate(value: string | null | undefined, param: string): string | null {
-  if (value == null) return null;
-  const date = new Date(`${value}T00:00:00Z`);
-  // Years 0001–9999: the calendar has no year 0 (PostgreSQL refuses it).
-  if (
-    Number.isNaN(date.getTime()) ||
-    date.toISOString().slice(0, 10) !== value ||
-    value.startsWith('0000')
-  ) {
-    throw new ParameterInvalidError(param, `${param} is not a valid date (YYYY-MM-DD).`);
-  }
-  return value;
+  return value == null ? null : checkedCalendarDate(value, param);
 }
 
 /** The date of supply or the service period (EN 16931 BT-72 / BG-14), checked; not both. */

@@ -3,6 +3,7 @@
 // Both are exact sums of integer minor units and add up to the documents they cover.
 import type { Queryable } from '../db/pool.ts';
 import { ParameterInvalidError } from '../errors.ts';
+import { checkedDate } from '../dates.ts';
 import { todayUtc } from '../invoices/service.ts';
 import { toDecimalString } from '../money/format.ts';
 import type { TenantScope } from '../tenancy.ts';
@@ -14,18 +15,6 @@ import {
   type TaxReport,
 } from './schemas.ts';
 import { selectReceivables, selectTaxReport } from './store.ts';
-
-function checkedDate(value: string, param: string): string {
-  const date = new Date(`${value}T00:00:00Z`);
-  if (
-    Number.isNaN(date.getTime()) ||
-    date.toISOString().slice(0, 10) !== value ||
-    value.startsWith('0000')
-  ) {
-    throw new ParameterInvalidError(param, `${param} is not a valid date (YYYY-MM-DD).`);
-  }
-  return value;
-}
 
 /** A sum from SQL (numeric as text) as a JSON number: exact, or refused, never rounded. */
 function amount(text: string): number {
