@@ -134,13 +134,17 @@ export async function runOutageScenario(options: OutageOptions): Promise<Figures
 
     /** Which door answered: the request log names the key once authentication passed. */
     const answeredAfterAuth = async (reply: Reply | undefined) => {
-      await sleep(100); // the request log line is written after the reply
       const id = reply?.headers.get('request-id');
-      const line = live
-        .output()
-        .split('\n')
-        .find((l) => l.includes(`"requestId":"${id}"`) && l.includes('"msg":"request"'));
-      return line === undefined ? undefined : line.includes('"keyId"');
+      if (!id) return undefined;
+      // The request log line is written after the reply: wait for it, up to 5 s.
+      for (const until = Date.now() + 5000; ; await sleep(50)) {
+        const line = live
+          .output()
+          .split('\n')
+          .find((l) => l.includes(`"requestId":"${id}"`) && l.includes('"msg":"request"'));
+        if (line !== undefined) return line.includes('"keyId"');
+        if (Date.now() > until) return undefined;
+      }
     };
 
     for (let o = 0; o < options.outages; o++) {
@@ -161,7 +165,10 @@ export async function runOutageScenario(options: OutageOptions): Promise<Figures
         headers: { 'idempotency-key': `outage-probe-${o}` },
       });
       const read = send('read in flight', 'GET', '/v1/customers', { key: inFlight.secret });
-      if ((await waitForLockWaiters(database.db, 2)) < 2)
+      // The load's clients query customers too, so both probes are surely waiting only once
+      // every request in flight is: one per client, plus the two probes.
+      const inFlightRequests = options.clients + 2;
+      if ((await waitForLockWaiters(database.db, inFlightRequests)) < inFlightRequests)
         throw new Error('the probes did not wait');
       await sleep(200);
       await postgres.stop();
