@@ -64,6 +64,7 @@ export async function runCrashScenario(adminUrl: string, options: CrashOptions):
     const accepted = new Map<string, Accepted>();
     let stopping = false;
     let inFlight = 0;
+    let answered = 0;
     const deadline = Date.now() + 60_000 + options.kills * 20_000;
 
     /** Sends one write until the server gives an answer (undefined: none before the deadline). */
@@ -93,7 +94,10 @@ export async function runCrashScenario(adminUrl: string, options: CrashOptions):
           });
           // The server is starting or the first attempt still holds the key: retry.
           if (res.status === 503 || res.body?.error?.code === 'idempotency_key_in_use') continue;
-          if (res.status === expected) return res.body;
+          if (res.status === expected) {
+            answered++;
+            return res.body;
+          }
           tally.fail(`${idem}: ${res.status} ${res.text.slice(0, 300)}`);
           return undefined;
         } catch {
@@ -177,14 +181,29 @@ export async function runCrashScenario(adminUrl: string, options: CrashOptions):
       ...Array.from({ length: options.payers ?? 0 }, (_, c) => payer(c)),
     ];
 
-    for (let k = 0; k < options.kills; k++) {
+    /**
+     * Load between two kills: a random time, and at least one answered write per client since
+     * the server started, so that a slow start (a loaded machine) cannot leave a window empty.
+     */
+    const runWindow = async () => {
+      const since = answered;
       await sleep(random(...options.runMs));
+      const clients = options.clients + (options.payers ?? 0);
+      for (const until = Date.now() + 30_000; answered - since < clients; await sleep(20)) {
+        if (Date.now() > until) {
+          tally.fail(`${answered - since} writes answered in 30 s after a start`);
+          break;
+        }
+      }
+    };
+    for (let k = 0; k < options.kills; k++) {
+      await runWindow();
       tally.add('inFlightAtKills', inFlight);
       await killChild(server, 'SIGKILL');
       tally.add('kills');
       server = await startChildServer(database.url, { PORT: port });
     }
-    await sleep(random(...options.runMs));
+    await runWindow();
     stopping = true;
     await Promise.all(load);
 
