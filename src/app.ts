@@ -13,7 +13,12 @@ import { pino } from 'pino';
 import type { Config } from './config.ts';
 import type { Db } from './db/pool.ts';
 import { registerAuth } from './http/auth.ts';
-import { bodyStillArriving, limitConnections, serverTimeouts } from './http/connections.ts';
+import {
+  bodyStillArriving,
+  limitConnections,
+  lingerBeforeClose,
+  serverTimeouts,
+} from './http/connections.ts';
 import {
   clientErrorResponse,
   registerErrorHandler,
@@ -228,7 +233,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // keep-alive timeout and hold close() up (until the process is forced out). So does an
   // answer given before the request's body has arrived (./http/connections.ts).
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (closing || bodyStillArriving(request.raw)) reply.header('connection', 'close');
+    if (bodyStillArriving(request.raw)) {
+      reply.header('connection', 'close');
+      lingerBeforeClose(request.raw.socket);
+    } else if (closing) reply.header('connection', 'close');
     done(null, payload);
   });
 

@@ -7,7 +7,7 @@ import { after, describe, it } from 'node:test';
 import { connect as connectTls, TLSSocket } from 'node:tls';
 import { generate } from 'selfsigned';
 import { loadConfig, ConfigError } from '../../src/config.ts';
-import { connectionsCheckingInterval } from '../../src/http/connections.ts';
+import { connectionsCheckingInterval, LINGER_MS } from '../../src/http/connections.ts';
 import {
   call,
   createTenantWithKey,
@@ -105,6 +105,57 @@ describe('slow clients', () => {
     const [head = '', answer = ''] = outcome.received.split('\r\n\r\n');
     assert.match(head, /^HTTP\/1\.1 401 Unauthorized\r\n/);
     assert.match(head, /\r\nconnection: close/i);
+    assert.equal(JSON.parse(answer).error.code, 'api_key_missing', 'one answer, no 408 after it');
+  });
+
+  it('lets a client send the rest of a body refused before it arrived, then closes', async () => {
+    // A body over 1 MiB is refused from its Content-Length, before it arrives. The client goes
+    // on writing it after the answer, as fetch and most HTTP libraries do before they read it:
+    // each write must succeed (a reset would make the client report "write EPIPE" instead of
+    // the answer), and the server must shut its side after the answer.
+    const length = 3 * 1024 * 1024;
+    const socket = connect({ port: Number(port), host: hostname, allowHalfOpen: true });
+    let received = '';
+    let failure: Error | undefined;
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (received += chunk));
+    socket.on('error', (error) => (failure = error));
+    const ended = new Promise<void>((resolve) => socket.once('end', resolve));
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    await new Promise<void>((resolve) => socket.once('connect', resolve));
+    const chunk = 'x'.repeat(64 * 1024);
+    socket.write(
+      `POST /v1/customers HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${key.secret}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${length}\r\n\r\n${chunk}`,
+    );
+    await ended; // the answer, then the server's side shut
+    assert.match(received, /^HTTP\/1\.1 413 Payload Too Large\r\n/, received);
+    assert.match(received, /\r\nconnection: close/i);
+    assert.equal(JSON.parse(received.split('\r\n\r\n')[1]!).error.code, 'body_too_large');
+    for (let sent = chunk.length; sent < length && !failure; sent += chunk.length) {
+      await new Promise<void>((resolve) =>
+        socket.write(chunk.slice(0, Math.min(chunk.length, length - sent)), () => resolve()),
+      );
+      await sleep(1); // let a reset, if one comes, arrive before the next write
+    }
+    socket.end();
+    await closed;
+    assert.equal(failure, undefined, `the rest of the body met ${String(failure)}`);
+  });
+
+  it('closes a connection whose client goes on sending after an early answer', async () => {
+    // The client ignores the server's shut side and trickles on: it is cut off by the
+    // lingering close (LINGER_MS) or the request timeout, whichever comes first, with no
+    // second answer.
+    const body = JSON.stringify({ name: 'x'.repeat(190) });
+    const halfOpen = () => connect({ port: Number(port), host: hostname, allowHalfOpen: true });
+    const outcome = await trickle(json('/v1/customers'), body, 100, halfOpen);
+    assert.ok(
+      outcome.closedAfterMs < Math.min(LINGER_MS, timeouts.requestTimeoutMs) + 2000,
+      `closed after ${outcome.closedAfterMs} ms`,
+    );
+    const [head = '', answer = ''] = outcome.received.split('\r\n\r\n');
+    assert.match(head, /^HTTP\/1\.1 401 Unauthorized\r\n/);
     assert.equal(JSON.parse(answer).error.code, 'api_key_missing', 'one answer, no 408 after it');
   });
 
