@@ -86,4 +86,3 @@ export function lingerBeforeClose(socket: Socket): void {
     this.once('close', () => clearTimeout(timer));
   };
 }
-
