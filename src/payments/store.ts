@@ -28,10 +28,10 @@ export type NewPayment = Pick<
 const COLUMNS = `tenant_id, environment, id, invoice_id, customer_id, currency, amount, method,
   reference, status, received_at, created_at, voided_at`;
 
-/** Inserts a payment; received_at defaults to the time it is recorded. */
 /**
  * Inserts the payment unless its invoice has `max` payments already (then undefined; counted
  * by index payments_by_invoice): run with the invoice locked, so the count stays true.
+ * received_at defaults to the time it is recorded: the same clock reading as created_at.
  */
 export async function insertPayment(
   db: Queryable,
@@ -41,8 +41,9 @@ export async function insertPayment(
 ): Promise<PaymentRow | undefined> {
   const { rows } = await db.query<PaymentRow>(
     `INSERT INTO payments (tenant_id, environment, id, invoice_id, customer_id, currency, amount,
-                           method, reference, received_at)
-     SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, coalesce($10, clock_timestamp())
+                           method, reference, received_at, created_at)
+     SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, coalesce($10, recorded.at), recorded.at
+       FROM (SELECT clock_timestamp() AS at) recorded
       WHERE (SELECT count(*) FROM payments
               WHERE tenant_id = $1 AND environment = $2 AND invoice_id = $4) < $11
      RETURNING ${COLUMNS}`,
