@@ -119,10 +119,12 @@ describe('tenant isolation under load', () => {
     assert.ok(slow >= 20, `only ${slow} endpoint creations waited for DNS`);
     assert.ok(stats.rendered >= 4, `only ${stats.rendered} PDFs rendered`);
     // A few milliseconds are no signal on a 2-core machine where the test client, the API,
-    // PostgreSQL (and in one CI pass PgBouncer) share the cores: one time slice of another
-    // process ahead of a read is 5-10 ms. An idle p99 under 10 ms counts as 10 ms; the defects
-    // this guards against cost hundreds of milliseconds to seconds.
-    const baseline = Math.max(idleP99, 10);
+    // its render thread, PostgreSQL (and in one CI pass PgBouncer) share the cores: one time
+    // slice of another process ahead of a read is 5-10 ms, and under load two or three can
+    // be (23.5 ms against 9.6 ms idle, once, with nothing wrong). An idle p99 under 15 ms
+    // counts as 15 ms. The defects this guards against cost far more: rendering on the event
+    // loop put the p99 at 106 ms, a DNS wait or a held connection costs seconds.
+    const baseline = Math.max(idleP99, 15);
     console.error(
       `isolation: idle p99 ${idleP99.toFixed(1)} ms, under load ${loadedP99.toFixed(1)} ms ` +
         `(${stats.rendered} PDFs of 250 lines, ${stats.creations.length} endpoint creations)`,
