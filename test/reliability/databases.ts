@@ -10,7 +10,7 @@ import pg from 'pg';
 import { createDatabase, dropDatabase } from '../../src/db/admin.ts';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from '../../src/db/embedded.ts';
 import { migrate } from '../../src/db/migrate.ts';
-import type { Db } from '../../src/db/pool.ts';
+import { inSnapshot, type Db } from '../../src/db/pool.ts';
 import { SCOPES } from '../../src/keys/scopes.ts';
 import { writtenValue } from '../../src/db/unit-of-work.ts';
 import { createApiKey, createTenant, operator } from '../../src/keys/service.ts';
@@ -139,21 +139,15 @@ export async function checksummer(db: Db): Promise<() => Promise<Map<string, str
   // workers (on tables this small, starting them took 80 ms of the 110 ms a checksum cost on
   // the partitioned schema; 2 ms without).
   return async () => {
-    const client = await db.connect();
-    try {
-      await client.query('BEGIN READ ONLY');
-      await client.query('SET LOCAL max_parallel_workers_per_gather = 0');
-      const { rows } = await client.query<{ name: string; sum: string }>({
+    const rows = await inSnapshot(db, async (tx) => {
+      await tx.query('SET LOCAL max_parallel_workers_per_gather = 0');
+      const result = await tx.query<{ name: string; sum: string }>({
         name: 'reliability-checksum',
         text: sql,
       });
-      await client.query('COMMIT');
-      client.release();
-      return new Map(rows.map((r) => [r.name, r.sum]));
-    } catch (error) {
-      client.release(true); // not back to the pool inside a failed transaction
-      throw error;
-    }
+      return result.rows;
+    });
+    return new Map(rows.map((r) => [r.name, r.sum]));
   };
 }
 
