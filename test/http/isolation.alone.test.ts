@@ -96,42 +96,45 @@ function noisyLoad() {
 describe('tenant isolation under load', () => {
   it("keeps another tenant's p99 within 2× while one renders PDFs and creates endpoints on unresolvable hosts", async () => {
     await quietReads(50, 5); // warm-up
-    // Rounds alternate between idle and loaded, so the machine's own drift (other test files
-    // run alongside) falls on both alike.
-    const idle: number[] = [];
-    const loaded: number[] = [];
+    // Rounds alternate between idle and loaded, so the machine's own drift falls on both alike,
+    // and each round is judged on its own: a stall of the machine (a checkpoint, another
+    // process) spoils one round, where a defect spoils every round. The median round decides.
+    const rounds: { idleP99: number; loadedP99: number; ratio: number }[] = [];
     let stats = { rendered: 0, creations: [] as number[] };
-    for (let round = 0; round < 4; round++) {
-      idle.push(...(await quietReads(100, 10)));
+    for (let round = 0; round < 5; round++) {
+      const idleP99 = percentile(await quietReads(100, 10), 99);
       const noise = noisyLoad();
       await sleep(300);
-      loaded.push(...(await quietReads(100, 10)));
+      const loadedP99 = percentile(await quietReads(100, 10), 99);
       await noise.stop();
       stats = {
         rendered: stats.rendered + noise.stats.rendered,
         creations: [...stats.creations, ...noise.stats.creations],
       };
+      // A few milliseconds are no signal on a 2-core machine where the test client, the API,
+      // its render thread, PostgreSQL (and in one CI pass PgBouncer) share the cores: one time
+      // slice of another process ahead of a read is 5-10 ms, and under load two or three can
+      // be. An idle p99 under 15 ms counts as 15 ms. The defects this guards against cost far
+      // more: rendering on the event loop put the p99 at 106 ms, a DNS wait or a held
+      // connection costs seconds.
+      rounds.push({ idleP99, loadedP99, ratio: loadedP99 / Math.max(idleP99, 15) });
     }
-    const idleP99 = percentile(idle, 99);
-    const loadedP99 = percentile(loaded, 99);
     // The load was real: lookups ran into their timeout, and long PDFs were rendered.
     const slow = stats.creations.filter((ms) => ms > 2000).length;
     assert.ok(slow >= 20, `only ${slow} endpoint creations waited for DNS`);
-    assert.ok(stats.rendered >= 4, `only ${stats.rendered} PDFs rendered`);
-    // A few milliseconds are no signal on a 2-core machine where the test client, the API,
-    // its render thread, PostgreSQL (and in one CI pass PgBouncer) share the cores: one time
-    // slice of another process ahead of a read is 5-10 ms, and under load two or three can
-    // be (23.5 ms against 9.6 ms idle, once, with nothing wrong). An idle p99 under 15 ms
-    // counts as 15 ms. The defects this guards against cost far more: rendering on the event
-    // loop put the p99 at 106 ms, a DNS wait or a held connection costs seconds.
-    const baseline = Math.max(idleP99, 15);
+    assert.ok(stats.rendered >= 5, `only ${stats.rendered} PDFs rendered`);
+    const summary = rounds
+      .map((r) => `${r.idleP99.toFixed(1)} → ${r.loadedP99.toFixed(1)}`)
+      .join(', ');
     console.error(
-      `isolation: idle p99 ${idleP99.toFixed(1)} ms, under load ${loadedP99.toFixed(1)} ms ` +
+      `isolation: p99 idle → under load per round, ms: ${summary} ` +
         `(${stats.rendered} PDFs of 250 lines, ${stats.creations.length} endpoint creations)`,
     );
+    const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[2]!;
     assert.ok(
-      loadedP99 <= 2 * baseline,
-      `p99 ${loadedP99.toFixed(1)} ms under load against ${idleP99.toFixed(1)} ms idle`,
+      median.ratio <= 2,
+      `median round: p99 ${median.loadedP99.toFixed(1)} ms under load against ` +
+        `${median.idleP99.toFixed(1)} ms idle (rounds: ${summary})`,
     );
   });
 });
