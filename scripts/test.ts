@@ -9,7 +9,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createDatabase, dropDatabase } from '../src/db/admin.ts';
 import { startEmbeddedDatabase } from '../src/db/embedded.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { createPool } from '../src/db/pool.ts';
 
 async function testFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true });
@@ -39,6 +42,19 @@ if (!baseUrl) {
   console.error(`tests use the PostgreSQL server at DATABASE_URL`);
 }
 
+// One migrated database, laid out as the run asks, that test files copy rather than migrate
+// their own (test/helpers.ts): a copy takes ~0.1 s, migrating 0.7 s (2–4 s partitioned), and
+// a run makes some fifty.
+const serverUrl = process.env.DATABASE_DIRECT_URL || baseUrl;
+const template = `billing_template_${randomBytes(6).toString('hex')}`;
+const partitions = Number(process.env.BILLING_PARTITIONS || 0);
+const templateDb = createPool(
+  await createDatabase(serverUrl, template, partitions ? { tenantPartitions: partitions } : {}),
+  2,
+);
+await migrate(templateDb);
+await templateDb.end();
+
 // Each test process adds how many responses it held to the OpenAPI document
 // (test/openapi/conformance.ts); the total is reported at the end.
 const validationDir = await mkdtemp(path.join(tmpdir(), 'billing-validated-'));
@@ -54,6 +70,7 @@ const env = {
   DATABASE_DIRECT_URL: '',
   SECRETS_KEY: randomBytes(32).toString('base64'),
   RESPONSE_VALIDATION_LOG: validationLog,
+  TEST_TEMPLATE_DATABASE: template,
 };
 function run(group: string[], concurrency: number): Promise<number> {
   if (group.length === 0) return Promise.resolve(0);
@@ -69,6 +86,7 @@ function run(group: string[], concurrency: number): Promise<number> {
 const alone = files.filter((f) => f.endsWith('.alone.test.ts'));
 const together = files.filter((f) => !f.endsWith('.alone.test.ts'));
 const code = Math.max(await run(together, 3), await run(alone, 1));
+await dropDatabase(serverUrl, template);
 await stop();
 const counts = await readFile(validationLog, 'utf8').catch(() => '');
 const validated = counts.split('\n').reduce((sum, line) => sum + Number(line || 0), 0);

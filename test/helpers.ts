@@ -61,16 +61,23 @@ export function testPartitions(): number {
 }
 
 /**
- * Creates an empty database for this test file, dropped when the file's tests end. Its tenant
- * tables are partitioned as the run asks, unless `tenantPartitions` says otherwise.
+ * Creates a database for this test file, dropped when the file's tests end. Its tenant tables
+ * are partitioned as the run asks, unless `tenantPartitions` says otherwise. It is a copy of
+ * the run's migrated template (scripts/test.ts) when the run has one and the file asks for
+ * neither an `empty` database nor its own partitions; otherwise empty, and the first server
+ * started on it migrates it. A copy takes ~0.1 s where migrating takes 0.7 s, or 2–4 s
+ * partitioned.
  */
 export async function createTestDatabase(
-  options: { tenantPartitions?: number } = {},
+  options: { tenantPartitions?: number; empty?: boolean } = {},
 ): Promise<string> {
   const name = `billing_test_${randomBytes(6).toString('hex')}`;
   const admin = directUrl(baseUrl());
+  const template = process.env.TEST_TEMPLATE_DATABASE;
+  const copy = template && !options.empty && options.tenantPartitions === undefined;
   await createDatabase(admin, name, {
     tenantPartitions: options.tenantPartitions ?? testPartitions(),
+    ...(copy ? { template } : {}),
   });
   const servers: TestServer[] = [];
   serversOn.set(name, servers);

@@ -25,14 +25,16 @@ async function onServer(url: string, sql: string): Promise<void> {
 /**
  * Creates the empty database `name` on the server of `serverUrl`; its URL. With
  * `tenantPartitions`, a database whose tenant tables the migrator hash-partitions by tenant
- * (src/db/partitioning.ts).
+ * (src/db/partitioning.ts). With `template`, a copy of that database instead of an empty one
+ * (it must have no sessions; its database settings are not copied).
  */
 export async function createDatabase(
   serverUrl: string,
   name: string,
-  options: { tenantPartitions?: number } = {},
+  options: { tenantPartitions?: number; template?: string } = {},
 ): Promise<string> {
-  await onServer(serverUrl, `CREATE DATABASE ${pg.escapeIdentifier(name)}`);
+  const from = options.template ? ` TEMPLATE ${pg.escapeIdentifier(options.template)}` : '';
+  await onServer(serverUrl, `CREATE DATABASE ${pg.escapeIdentifier(name)}${from}`);
   if (options.tenantPartitions) {
     await onServer(
       serverUrl,

@@ -4,7 +4,7 @@ import { loadMigrations, migrate, migrationsApplied } from '../../src/db/migrate
 import { createTestDatabase, testPool } from '../helpers.ts';
 
 it('applies migrations concurrently from several instances and again without harm', async () => {
-  const url = await createTestDatabase();
+  const url = await createTestDatabase({ empty: true });
   const pools = [testPool(url, 2), testPool(url, 2), testPool(url, 2)];
   try {
     const results = await Promise.all(pools.map((p) => migrate(p)));
