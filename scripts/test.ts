@@ -1,7 +1,7 @@
 // `npm test`: runs every test file under test/ with node's test runner against a real
 // PostgreSQL: the server at DATABASE_URL when set (CI), otherwise an embedded PostgreSQL
 // started here for the run (data under ./data/test-pg). Each test file makes its own
-// database on that server. DATABASE_DIRECT_URL: DATABASE_URL is a transaction pooler and this
+// database on that server, most as a copy of one the run migrates first. DATABASE_DIRECT_URL: DATABASE_URL is a transaction pooler and this
 // the server behind it (npm run test:pgbouncer). BILLING_PARTITIONS=N: the tenant tables of
 // every test database are hash-partitioned into N partitions (src/db/partitioning.ts).
 import { spawn } from 'node:child_process';
