@@ -63,6 +63,10 @@ const validationLog = path.join(validationDir, 'counts');
 // One secrets key for the whole run: every server a test starts on a database, in this process
 // or as a child, must hold the key its secrets were sealed with.
 const env = {
+  // Node's compile cache keeps the type-stripped, compiled modules of every process the run
+  // starts (test files, their servers, CLIs): importing the server drops from ~1.1 s of CPU to
+  // ~0.5 s, and a run starts a few hundred processes. Node checks each entry against its source.
+  NODE_COMPILE_CACHE: path.resolve('data/compile-cache'),
   ...process.env,
   TEST_DATABASE_URL: baseUrl,
   TEST_DATABASE_DIRECT_URL: process.env.DATABASE_DIRECT_URL ?? '',
