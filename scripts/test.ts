@@ -1,15 +1,16 @@
 // `npm test`: runs every test file under test/ with node's test runner against a real
 // PostgreSQL: the server at DATABASE_URL when set (CI), otherwise an embedded PostgreSQL
 // started here for the run (data under ./data/test-pg). Each test file makes its own
-// database on that server, most as a copy of one the run migrates first. DATABASE_DIRECT_URL: DATABASE_URL is a transaction pooler and this
-// the server behind it (npm run test:pgbouncer). BILLING_PARTITIONS=N: the tenant tables of
-// every test database are hash-partitioned into N partitions (src/db/partitioning.ts).
+// database on that server, most as a copy of one the run migrates first.
+// DATABASE_DIRECT_URL: DATABASE_URL is a transaction pooler and this the server behind it
+// (npm run test:pgbouncer). BILLING_PARTITIONS=N: the tenant tables of every test database are
+// hash-partitioned into N partitions (src/db/partitioning.ts).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createDatabase, dropDatabase } from '../src/db/admin.ts';
+import { createDatabase, dropDatabase, withDatabase } from '../src/db/admin.ts';
 import { startEmbeddedDatabase } from '../src/db/embedded.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createPool } from '../src/db/pool.ts';
@@ -48,11 +49,17 @@ if (!baseUrl) {
 const serverUrl = process.env.DATABASE_DIRECT_URL || baseUrl;
 const template = `billing_template_${randomBytes(6).toString('hex')}`;
 const partitions = Number(process.env.BILLING_PARTITIONS || 0);
-const templateDb = createPool(
-  await createDatabase(serverUrl, template, partitions ? { tenantPartitions: partitions } : {}),
-  2,
-);
-await migrate(templateDb);
+await createDatabase(serverUrl, template, partitions ? { tenantPartitions: partitions } : {});
+const dropTemplate = () => dropDatabase(serverUrl, template).catch(() => undefined);
+const templateDb = createPool(withDatabase(serverUrl, template), 2);
+try {
+  await migrate(templateDb);
+} catch (error) {
+  await templateDb.end();
+  await dropTemplate();
+  await stop();
+  throw error;
+}
 await templateDb.end();
 
 // Each test process adds how many responses it held to the OpenAPI document
@@ -87,13 +94,16 @@ function run(group: string[], concurrency: number): Promise<number> {
 }
 // Files named *.alone.test.ts compare latencies (one tenant's under another's load): they run
 // after the others, one at a time, so that other test files do not load the machine meanwhile.
-// TEST_ALONE=0 leaves them out: .ci/run runs them in the README's pass and through PgBouncer,
-// not again in the passes that change only the database server or the tables' layout.
-const alone =
-  process.env.TEST_ALONE === '0' ? [] : files.filter((f) => f.endsWith('.alone.test.ts'));
+// TEST_ALONE=0 leaves them out, and says so: .ci/run runs them in the README's pass and through
+// PgBouncer only (.ci/run says why).
+const aloneFiles = files.filter((f) => f.endsWith('.alone.test.ts'));
+const alone = process.env.TEST_ALONE === '0' ? [] : aloneFiles;
+if (alone.length < aloneFiles.length) {
+  console.error(`TEST_ALONE=0: not run in this pass: ${aloneFiles.join(', ')}`);
+}
 const together = files.filter((f) => !f.endsWith('.alone.test.ts'));
 const code = Math.max(await run(together, 3), await run(alone, 1));
-await dropDatabase(serverUrl, template);
+await dropTemplate();
 await stop();
 const counts = await readFile(validationLog, 'utf8').catch(() => '');
 const validated = counts.split('\n').reduce((sum, line) => sum + Number(line || 0), 0);
