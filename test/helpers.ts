@@ -26,6 +26,12 @@ import { installResponseValidation, registerApiOrigin } from './openapi/conforma
 // Every response any test receives from the API is held to the OpenAPI document.
 installResponseValidation();
 
+// Servers a test file starts as child processes inherit the run's REDIS_URL: a key prefix of
+// this file's own keeps another file's failed authentications from 127.0.0.1 (counted in Redis
+// per address) from throttling them. Two files sharing the default prefix once made a CLI
+// test's first request a 429.
+process.env.REDIS_KEY_PREFIX = `billing-test-${randomBytes(6).toString('hex')}`;
+
 function baseUrl(): string {
   const url = process.env.TEST_DATABASE_URL;
   if (!url) throw new Error('TEST_DATABASE_URL is not set: run the tests with `npm test`');
