@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createDatabase, dropDatabase, withDatabase } from '../src/db/admin.ts';
+import { createDatabase, dropDatabase } from '../src/db/admin.ts';
 import { startEmbeddedDatabase } from '../src/db/embedded.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createPool } from '../src/db/pool.ts';
@@ -49,9 +49,13 @@ if (!baseUrl) {
 const serverUrl = process.env.DATABASE_DIRECT_URL || baseUrl;
 const template = `billing_template_${randomBytes(6).toString('hex')}`;
 const partitions = Number(process.env.BILLING_PARTITIONS || 0);
-await createDatabase(serverUrl, template, partitions ? { tenantPartitions: partitions } : {});
+const templateUrl = await createDatabase(
+  serverUrl,
+  template,
+  partitions ? { tenantPartitions: partitions } : {},
+);
 const dropTemplate = () => dropDatabase(serverUrl, template).catch(() => undefined);
-const templateDb = createPool(withDatabase(serverUrl, template), 2);
+const templateDb = createPool(templateUrl, 2);
 try {
   await migrate(templateDb);
 } catch (error) {
