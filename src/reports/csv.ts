@@ -1,6 +1,6 @@
 // Reports as CSV (RFC 4180, through csv-stringify): a header row, then one record per line of
 // the report, records ending in CR LF. UTF-8 with a byte order mark, which spreadsheets need
-// to read it as UTF-8. The rules (docs/reports.md):
+// to read it as UTF-8. The rules (docs/payments.md, CSV):
 // - a field holding CR, LF, a quote or the delimiter is quoted, so a line break typed into a
 //   name stays inside its field (csv-stringify quotes only the CR LF it ends records with);
 // - text that a spreadsheet would take for a formula gets the guard `'` as its very first

@@ -1,7 +1,7 @@
 // Text typed by a third party (a customer's name, a line, a memo, the tenant's settings, a tax
 // rate's name, which the tax report shows) cannot corrupt an issued record: every UBL, CII and embedded factur-x.xml is
 // well-formed XML (read by a strict parser) and says exactly what was sent, and the PDF shows
-// the same text. Characters XML 1.0 cannot carry are U+FFFD in both (docs/documents.md).
+// the same text. Characters XML 1.0 cannot carry are U+FFFD in both (docs/einvoices.md).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pageTexts, PdfFile } from './pdf-reader.ts';

@@ -1,7 +1,7 @@
 // CSV reports with text typed by third parties (customer names, tax rate names): every report
 // parses per RFC 4180 to one record per line of the report, with exact field values; a field
 // that would start a formula carries the guard `'` first; figures the report computes are
-// written as they are, negative ones too (docs/reports.md).
+// written as they are, negative ones too (docs/payments.md, CSV).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
