@@ -17,7 +17,11 @@ function jsonOrCsv(description: string, json: TSchema) {
     content: {
       'application/json': { schema: json },
       'text/csv': {
-        schema: { type: 'string', description: 'RFC 4180, with a header row.' },
+        schema: {
+          type: 'string',
+          description:
+            "RFC 4180, with a header row, CRLF line ends, one record per line of the report. A field holding CR, LF, a double quote or a comma is quoted. A text field (names) that would start a formula (`=`, `+`, `-`, `@`, TAB or CR first, or after leading white space and invisible characters such as NBSP or a zero-width space, or full-width `＝` `＋` `－` `＠`) gets the guard `'` as its very first character. Figures the report computes (amounts, percentages, counts) are numbers, written as they are and never guarded, negative ones too.",
+        },
       },
     },
   };

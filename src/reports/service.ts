@@ -135,13 +135,14 @@ const money = (line: { currency: string }, value: number) => toDecimalString(val
 const RECEIVABLES_COLUMNS: CsvColumn<ReceivablesLine>[] = [
   { header: 'currency', value: (l) => l.currency },
   { header: 'customerId', value: (l) => l.customerId },
-  { header: 'customerName', value: (l) => l.customerName, text: true },
-  { header: 'invoices', value: (l) => l.invoices },
+  { header: 'customerName', value: (l) => l.customerName },
+  { header: 'invoices', value: (l) => l.invoices, number: true },
   ...AGING_BUCKETS.map((bucket) => ({
     header: bucket,
     value: (l: ReceivablesLine) => money(l, l.buckets[bucket]),
+    number: true,
   })),
-  { header: 'total', value: (l) => money(l, l.total) },
+  { header: 'total', value: (l) => money(l, l.total), number: true },
 ];
 
 /** The receivables report's lines as CSV (totals are the spreadsheet's to add up). */
@@ -155,12 +156,12 @@ const TAX_COLUMNS: CsvColumn<TaxLine>[] = [
   { header: 'country', value: (l) => l.country },
   { header: 'category', value: (l) => l.category },
   { header: 'taxRateId', value: (l) => l.taxRateId },
-  { header: 'displayName', value: (l) => l.displayName, text: true },
-  { header: 'percentage', value: (l) => l.percentage },
-  { header: 'invoices', value: (l) => l.invoices },
-  { header: 'creditNotes', value: (l) => l.creditNotes },
-  { header: 'taxableAmount', value: (l) => money(l, l.taxableAmount) },
-  { header: 'tax', value: (l) => money(l, l.tax) },
+  { header: 'displayName', value: (l) => l.displayName },
+  { header: 'percentage', value: (l) => l.percentage, number: true },
+  { header: 'invoices', value: (l) => l.invoices, number: true },
+  { header: 'creditNotes', value: (l) => l.creditNotes, number: true },
+  { header: 'taxableAmount', value: (l) => money(l, l.taxableAmount), number: true },
+  { header: 'tax', value: (l) => money(l, l.tax), number: true },
 ];
 
 /** The tax report's lines as CSV. */

@@ -1,15 +1,18 @@
 // `npm run test:pdf`: the worked examples checked with independent PDF tools — poppler
-// (pdftotext, pdffonts, pdfinfo, pdfdetach; Debian poppler-utils) and qpdf (Debian qpdf).
+// (pdftotext, pdffonts, pdfinfo, pdfdetach; Debian poppler-utils) and qpdf (Debian qpdf) —
+// and documents holding hostile text checked with xmllint (Debian libxml2-utils).
 // Not part of `npm test`, which needs nothing but `npm ci`.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { EXAMPLES_DIR, FACTUR_X_EXAMPLE, writeExamples } from '../../scripts/documents-examples.ts';
-import { sampleCii, WORKED_EXAMPLES } from './fixtures.ts';
+import { renderIssuedDocuments } from '../../src/documents/issued.ts';
+import type { DocumentModel } from '../../src/documents/model.ts';
+import { germanReverseCharge, sampleCii, WORKED_EXAMPLES } from './fixtures.ts';
 
 const run = promisify(execFile);
 
@@ -18,7 +21,9 @@ async function tool(command: string, args: string[]) {
     return await run(command, args, { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
   } catch (error) {
     const { code, stdout, stderr } = error as { code?: unknown; stdout?: string; stderr?: string };
-    if (code === 'ENOENT') throw new Error(`${command} is not installed (poppler-utils, qpdf)`);
+    if (code === 'ENOENT') {
+      throw new Error(`${command} is not installed (poppler-utils, qpdf, libxml2-utils)`);
+    }
     throw new Error(`${command} ${args.join(' ')} failed (${String(code)}): ${stderr}${stdout}`);
   }
 }
@@ -146,5 +151,99 @@ describe('worked examples, checked by poppler and qpdf', () => {
       const { stdout } = await tool('qpdf', ['--check', file]);
       assert.match(stdout, /No syntax or stream encoding errors found/, file);
     }
+  });
+});
+
+/** Text typed by third parties: references, markup, a control character, CR LF, a formula. */
+const HOSTILE = {
+  seller: 'Müller &e; GmbH <x>',
+  buyer: 'Smith &e; Ltd "quoted" &lt;b&gt;',
+  street: 'Tom &#1; Road\u0001',
+  line: 'Beratung &amp; Migration\r\nzweite Zeile',
+  note: '=Danke &e; ]]>',
+};
+
+function hostileModel(): DocumentModel {
+  const model = germanReverseCharge;
+  return {
+    ...model,
+    seller: { ...model.seller, name: HOSTILE.seller },
+    buyer: {
+      ...model.buyer,
+      name: HOSTILE.buyer,
+      electronicAddress: { scheme: '9914', value: 'ATU12345678' },
+      address: { ...model.buyer.address!, line1: HOSTILE.street },
+    },
+    note: HOSTILE.note,
+    lines: model.lines.map((line, i) => (i === 0 ? { ...line, description: HOSTILE.line } : line)),
+  };
+}
+
+describe('hostile text, checked by xmllint and poppler', () => {
+  let dir = '';
+  const file = (name: string) => path.join(dir, name);
+  const xpath = async (name: string, expression: string) =>
+    (await tool('xmllint', ['--xpath', `string(${expression})`, file(name)])).stdout.replace(
+      /\n$/,
+      '',
+    );
+  const local = (...names: string[]) => names.map((n) => `*[local-name()='${n}']`).join('/');
+
+  before(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'hostile-'));
+    const docs = await renderIssuedDocuments(hostileModel());
+    assert.ok('xml' in docs.ubl && 'xml' in docs.cii, 'both e-invoices written');
+    await writeFile(file('ubl.xml'), docs.ubl.xml);
+    await writeFile(file('cii.xml'), docs.cii.xml);
+    await writeFile(file('invoice.pdf'), docs.pdf);
+    await tool('pdfdetach', ['-save', '1', '-o', file('factur-x.xml'), file('invoice.pdf')]);
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  it('xmllint --noout reads the UBL, the CII and the embedded factur-x.xml', async () => {
+    for (const name of ['ubl.xml', 'cii.xml', 'factur-x.xml']) {
+      const { stdout, stderr } = await tool('xmllint', ['--noout', file(name)]);
+      assert.equal(stdout + stderr, '', name);
+    }
+    assert.equal(
+      await readFile(file('factur-x.xml'), 'utf8'),
+      await readFile(file('cii.xml'), 'utf8'),
+    );
+  });
+
+  it('xmllint reads back each text as typed, U+FFFD for what XML cannot carry', async () => {
+    const party = (role: string) =>
+      `//${local(role, 'Party', 'PartyLegalEntity', 'RegistrationName')}`;
+    assert.equal(await xpath('ubl.xml', party('AccountingSupplierParty')), HOSTILE.seller);
+    assert.equal(await xpath('ubl.xml', party('AccountingCustomerParty')), HOSTILE.buyer);
+    assert.equal(
+      await xpath(
+        'ubl.xml',
+        `//${local('AccountingCustomerParty', 'Party', 'PostalAddress', 'StreetName')}`,
+      ),
+      'Tom &#1; Road\uFFFD',
+    );
+    assert.equal(
+      await xpath('ubl.xml', `(//${local('InvoiceLine', 'Item', 'Name')})[1]`),
+      HOSTILE.line,
+    );
+    assert.equal(await xpath('ubl.xml', `/*/${local('Note')}`), HOSTILE.note);
+    for (const name of ['cii.xml', 'factur-x.xml']) {
+      assert.equal(await xpath(name, `//${local('SellerTradeParty', 'Name')}`), HOSTILE.seller);
+      assert.equal(await xpath(name, `//${local('BuyerTradeParty', 'Name')}`), HOSTILE.buyer);
+      assert.equal(
+        await xpath(name, `//${local('BuyerTradeParty', 'PostalTradeAddress', 'LineOne')}`),
+        'Tom &#1; Road\uFFFD',
+      );
+    }
+  });
+
+  it('pdftotext shows the same text', async () => {
+    const { stdout } = await tool('pdftotext', ['-enc', 'UTF-8', file('invoice.pdf'), '-']);
+    const text = stdout.replace(/\s+/g, ' ');
+    for (const expected of [HOSTILE.seller, HOSTILE.buyer, 'Tom &#1; Road\uFFFD', HOSTILE.note]) {
+      assert.ok(text.includes(expected), expected);
+    }
+    assert.ok(text.includes('Beratung &amp; Migration'));
   });
 });

@@ -1,6 +1,7 @@
 // An issued invoice or credit note (or a draft's preview) as a PDF/A-3b document: a pure
 // function of the document model, so the same model always gives the same bytes. With the
 // document's CII XML it is a Factur-X / ZUGFeRD hybrid (profile EN 16931).
+import { withDocumentText } from '../document-text.ts';
 import { t } from '../i18n.ts';
 import type { DocumentModel } from '../model.ts';
 import { createArchiveDocument } from './archive.ts';
@@ -17,9 +18,11 @@ export interface PdfAttachments {
 }
 
 export async function renderPdf(
-  model: DocumentModel,
+  given: DocumentModel,
   attachments: PdfAttachments = {},
 ): Promise<Buffer> {
+  // What XML cannot carry is shown as the e-invoice shows it (document-text.ts).
+  const model = withDocumentText(given);
   assertTotalsAddUp(model);
   if (model.draft && attachments.facturX !== undefined) {
     throw new RangeError('a draft is never an e-invoice');

@@ -7,6 +7,12 @@ import {
 } from '../../../src/documents/einvoice/identifiers.ts';
 import { isCountryCode, isSepaIban } from '../../../src/documents/einvoice/codes.ts';
 import { toUbl } from '../../../src/documents/einvoice/ubl.ts';
+import {
+  leaf,
+  MalformedXmlError,
+  serialize,
+  xmlDocument,
+} from '../../../src/documents/einvoice/xml.ts';
 import { corpus } from './corpus.ts';
 import { all, parseXml, text } from './xml-reading.ts';
 
@@ -35,6 +41,29 @@ describe('e-invoice output', () => {
     assert.equal(text(parseXml(toUbl(model)), 'cbc:Note'), 'Terms & <conditions> "apply"');
     const [first] = all(parseXml(toUbl(model)), 'cac:InvoiceLine/cac:Item/cbc:Name');
     assert.equal(first!.textContent, 'Bell\uFFFD & whistle');
+  });
+});
+
+describe('the check before a document is stored', () => {
+  it('reads back exactly what was written: references, markup, CR, TAB and LF in attributes', () => {
+    const root = xmlDocument('urn:example', 'Doc', { x: 'urn:x' });
+    leaf(root, 'x:Name', 'Smith &e; Ltd &#1; &lt;b&gt; <x> "q" a\r\nb\rc', {
+      schemeID: 'a&e; "b"\t\n\rc',
+    });
+    assert.doesNotThrow(() => serialize(root));
+  });
+
+  it('fails loudly on a document that is not well-formed', () => {
+    const root = xmlDocument('urn:example', 'Doc', {});
+    root.ele('Name').txt('Smith &e; Ltd');
+    assert.throws(() => serialize(root), MalformedXmlError);
+  });
+
+  it('fails loudly on a document that reads back other than written', () => {
+    const root = xmlDocument('urn:example', 'Doc', {});
+    leaf(root, 'Name', 'Tom');
+    root.ele('Name').txt('Tom &lt;b&gt;');
+    assert.throws(() => serialize(root), MalformedXmlError);
   });
 });
 
