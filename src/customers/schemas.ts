@@ -75,7 +75,7 @@ export const Locale = Type.String({
   minLength: 2,
   maxLength: 35,
   title: 'Locale',
-  description: `A BCP 47 language tag whose language has a catalogue: ${LOCALES.join(', ')} (e.g. de, de-AT, pl).`,
+  description: `A BCP 47 language tag whose language has a catalogue: ${LOCALES.join(', ')} (e.g. de, de-AT, pl). A customer without one gets the tenant's.`,
   examples: ['de'],
 });
 
@@ -94,7 +94,7 @@ export const ElectronicAddressIn = Type.Object(
 
 const fields = {
   name: Type.String({ minLength: 1, maxLength: 256 }),
-  // The language of the customer's documents and e-mails; default the tenant's locale.
+  // The language of the customer's documents and e-mails.
   locale: Locale,
   buyerReference: Type.String({
     minLength: 1,

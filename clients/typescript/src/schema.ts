@@ -1244,7 +1244,7 @@ export interface components {
     };
     /**
      * Locale
-     * @description A BCP 47 language tag whose language has a catalogue: en, de, fr, es, it, nl, pl (e.g. de, de-AT, pl).
+     * @description A BCP 47 language tag whose language has a catalogue: en, de, fr, es, it, nl, pl (e.g. de, de-AT, pl). A customer without one gets the tenant's.
      * @example de
      */
     Locale:
