@@ -1,5 +1,7 @@
 // Customer schemas: they validate requests, type the handlers and feed the OpenAPI document.
 import { Type, type Static } from '@sinclair/typebox';
+import { ELECTRONIC_ADDRESS_SCHEMES } from '../documents/einvoice/codes.ts';
+import { LOCALES } from '../documents/model.ts';
 import {
   Environment,
   Metadata,
@@ -56,13 +58,30 @@ export const TaxExempt = StringEnum(['none', 'exempt', 'reverse'], {
 });
 
 // Defined here rather than imported from settings/: settings builds on customers' schemas.
+// The enum types the scheme in the OpenAPI document and the client; the pattern keeps the
+// refusal's message (the description) for anything not of its form.
+export const ElectronicAddressScheme = StringEnum(ELECTRONIC_ADDRESS_SCHEMES, {
+  pattern: '^([0-9]{4}|EM)$',
+  title: 'ElectronicAddressScheme',
+  description:
+    'A Peppol EAS code (e.g. 0088 GLN, 9930 German VAT number, 0208 Belgian enterprise number), or EM for an e-mail address (CII only: Peppol does not route EM).',
+});
+
+/**
+ * A language tag whose language has a catalogue. Its regional forms (de-AT) are accepted, so it
+ * cannot be an enum here: the client's type generator types `Locale` from the same LOCALES.
+ */
+export const Locale = Type.String({
+  minLength: 2,
+  maxLength: 35,
+  title: 'Locale',
+  description: `A BCP 47 language tag whose language has a catalogue: ${LOCALES.join(', ')} (e.g. de, de-AT, pl). A customer without one gets the tenant's.`,
+  examples: ['de'],
+});
+
 export const ElectronicAddressIn = Type.Object(
   {
-    scheme: Type.String({
-      pattern: '^([0-9]{4}|EM)$',
-      description:
-        'A Peppol EAS code (e.g. 0088 GLN, 9930 German VAT number, 0208 Belgian enterprise number), or EM for an e-mail address (CII only: Peppol does not route EM).',
-    }),
+    scheme: ElectronicAddressScheme,
     value: Type.String({ minLength: 1, maxLength: 200 }),
   },
   {
@@ -75,12 +94,8 @@ export const ElectronicAddressIn = Type.Object(
 
 const fields = {
   name: Type.String({ minLength: 1, maxLength: 256 }),
-  locale: Type.String({
-    minLength: 2,
-    maxLength: 35,
-    description:
-      "The language of the customer's documents and e-mails, a BCP 47 tag: en, de, fr, es, it, nl or pl (de-AT is de); default the tenant's locale.",
-  }),
+  // The language of the customer's documents and e-mails.
+  locale: Locale,
   buyerReference: Type.String({
     minLength: 1,
     maxLength: 200,
@@ -162,7 +177,7 @@ export const AddressOut = Type.Object(
 
 /** An electronic address as the API returns it. */
 export const ElectronicAddressOut = Type.Object(
-  { scheme: Type.String(), value: Type.String() },
+  { scheme: ElectronicAddressScheme, value: Type.String() },
   { title: 'ElectronicAddressValue' },
 );
 export type AddressOut = Static<typeof AddressOut>;

@@ -80,7 +80,7 @@ interface AjvError {
   params: Record<string, unknown>;
   message?: string;
   // With Ajv's `verbose` option: the failing schema and value.
-  parentSchema?: { description?: string };
+  parentSchema?: { description?: string; pattern?: string };
   data?: unknown;
 }
 
@@ -108,9 +108,13 @@ function fromValidation(errors: AjvError[], context: string | undefined): ApiErr
   if (context === 'querystring' && Array.isArray(first.data)) {
     return new ParameterInvalidError(param, `The query parameter ${param} may be given only once.`);
   }
-  // A pattern means nothing to a reader, nor "must be integer" to one who sent "1e2": the
-  // field's description says what is expected.
-  const described = first.keyword === 'pattern' || context === 'querystring';
+  // A pattern means nothing to a reader, nor "must be integer" to one who sent "1e2", nor a
+  // list of codes with a form of their own (electronic address schemes): the field's
+  // description says what is expected.
+  const described =
+    first.keyword === 'pattern' ||
+    (first.keyword === 'enum' && first.parentSchema?.pattern !== undefined) ||
+    context === 'querystring';
   const expected =
     described && first.parentSchema?.description
       ? first.parentSchema.description

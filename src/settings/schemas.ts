@@ -6,8 +6,8 @@ import {
   AddressOut,
   ElectronicAddressIn,
   ElectronicAddressOut,
+  Locale as CustomerLocale,
 } from '../customers/schemas.ts';
-import { LOCALES } from '../documents/model.ts';
 import { Environment, Nullable, Timestamp } from '../http/schemas.ts';
 
 export const MAX_REMINDERS = 10;
@@ -15,12 +15,7 @@ export const MAX_REMINDERS = 10;
 export const ElectronicAddress = ElectronicAddressIn;
 export type ElectronicAddress = Static<typeof ElectronicAddress>;
 
-export const Locale = Type.String({
-  minLength: 2,
-  maxLength: 35,
-  description: `A BCP 47 language tag whose language has a catalogue: ${LOCALES.join(', ')} (e.g. de, de-AT, pl).`,
-  examples: ['de'],
-});
+export const Locale = CustomerLocale;
 
 const PaymentDetailsIn = Type.Object(
   {

@@ -99,13 +99,17 @@ describe('the client’s retries', () => {
     await assert.rejects(clientWith(script.fetch).customers.create({}), BillingApiError);
     assert.equal(script.attempts.length, 1);
 
-    const html = scripted([new Response('<html>bad gateway</html>', { status: 502 })]);
-    const error = await clientWith(html.fetch)
+    const html = scripted([
+      new Response('<html>bad gateway</html>', { status: 502 }),
+      new Response('<html>bad gateway</html>', { status: 502 }),
+    ]);
+    const error = await clientWith(html.fetch, 1)
       .whoami()
       .catch((e: unknown) => e);
     assert.ok(error instanceof BillingApiError);
     assert.equal(error.code, 'unexpected_response');
     assert.equal(error.status, 502);
+    assert.equal(html.attempts.length, 2, 'a 502 is retried until the last retry');
 
     const controller = new AbortController();
     const cancelled = scripted(['network', 'network']);
@@ -115,5 +119,37 @@ describe('the client’s retries', () => {
     controller.abort(new Error('cancelled by the caller'));
     await assert.rejects(pending, /cancelled by the caller/);
     assert.equal(cancelled.attempts.length, 1);
+  });
+
+  it('retries 500, 502, 503 and 504 for a keyed write, with the same key', async () => {
+    const script = scripted([
+      json(500, envelope('internal_error')),
+      new Response('bad gateway', { status: 502 }),
+      json(503, envelope('service_unavailable')),
+      new Response('gateway timeout', { status: 504 }),
+      json(201, customer),
+    ]);
+    const created = await clientWith(script.fetch, 4).customers.create({ name: 'A' });
+    assert.equal(created.lastResponse.attempts, 5);
+    assert.equal(new Set(script.attempts.map((a) => a.key)).size, 1);
+  });
+
+  it('sends a write with idempotencyKey: false once, whatever happens to it', async () => {
+    for (const answer of [
+      'network' as const,
+      json(500, envelope('internal_error')),
+      json(503, envelope('service_unavailable')),
+    ]) {
+      const script = scripted([answer, json(201, customer)]);
+      await assert.rejects(
+        clientWith(script.fetch).customers.create({ name: 'A' }, { idempotencyKey: false }),
+      );
+      assert.equal(script.attempts.length, 1);
+      assert.equal(script.attempts[0]!.key, undefined);
+    }
+    // 429 is refused before any work is done: retried even without a key.
+    const limited = scripted([json(429, envelope('rate_limited')), json(201, customer)]);
+    await clientWith(limited.fetch).customers.create({ name: 'A' }, { idempotencyKey: false });
+    assert.equal(limited.attempts.length, 2);
   });
 });

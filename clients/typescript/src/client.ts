@@ -4,9 +4,11 @@
 import { List } from './list.ts';
 import {
   Transport,
+  withResponse,
   type ApiRequest,
   type RequestOptions,
   type TransportOptions,
+  type WithResponse,
 } from './transport.ts';
 import type { Body, DownloadedDocument, OperationId, Page, Query, Result } from './types.ts';
 
@@ -26,7 +28,7 @@ export class BillingClient {
   }
 
   /** Any operation by method and path, for what the methods below do not cover yet. */
-  request<T>(request: ApiRequest): Promise<T> {
+  request<T>(request: ApiRequest): Promise<WithResponse<T>> {
     return this.#transport.json<T>(request);
   }
 
@@ -34,19 +36,18 @@ export class BillingClient {
     method: ApiRequest['method'],
     path: string,
     options: RequestOptions & { body?: unknown; query?: ApiRequest['query'] } = {},
-  ): Promise<Result<Op>> {
+  ): Promise<WithResponse<Result<Op>>> {
     return this.#transport.json<Result<Op>>({ method, path, ...options });
   }
 
   #list<Op extends OperationId>(path: string, query: Query<Op> | undefined) {
     type Item = Result<Op> extends Page<infer T> ? T : never;
-    return new List<Item>(
-      (cursor) =>
-        this.#transport.json<Page<Item>>({
-          method: 'GET',
-          path,
-          query: { ...(query as ApiRequest['query']), cursor },
-        }) as Promise<Page<Item>>,
+    return new List<Item>((cursor) =>
+      this.#transport.json<Page<Item>>({
+        method: 'GET',
+        path,
+        query: { ...(query as ApiRequest['query']), cursor },
+      }),
     );
   }
 
@@ -54,13 +55,19 @@ export class BillingClient {
     path: string,
     query: ApiRequest['query'] = {},
     options: RequestOptions = {},
-  ): Promise<DownloadedDocument> {
-    const response = await this.#transport.send({ method: 'GET', path, query, ...options });
-    return {
+  ): Promise<WithResponse<DownloadedDocument>> {
+    const { response, metadata } = await this.#transport.send({
+      method: 'GET',
+      path,
+      query,
+      ...options,
+    });
+    const document: DownloadedDocument = {
       filename: filenameOf(response.headers.get('content-disposition')),
       contentType: response.headers.get('content-type') ?? 'application/octet-stream',
       data: new Uint8Array(await response.arrayBuffer()),
     };
+    return withResponse(document, metadata);
   }
 
   /** The tenant, environment and scopes of this client's key. */

@@ -1243,12 +1243,131 @@ export interface components {
       value: string;
     };
     /**
+     * Locale
+     * @description A BCP 47 language tag whose language has a catalogue: en, de, fr, es, it, nl, pl (e.g. de, de-AT, pl). A customer without one gets the tenant's.
+     * @example de
+     */
+    Locale:
+      | 'en'
+      | 'de'
+      | 'fr'
+      | 'es'
+      | 'it'
+      | 'nl'
+      | 'pl'
+      | `${'en' | 'de' | 'fr' | 'es' | 'it' | 'nl' | 'pl'}-${string}`;
+    /**
+     * ElectronicAddressScheme
+     * @description A Peppol EAS code (e.g. 0088 GLN, 9930 German VAT number, 0208 Belgian enterprise number), or EM for an e-mail address (CII only: Peppol does not route EM).
+     * @enum {string}
+     */
+    ElectronicAddressScheme:
+      | '0002'
+      | '0007'
+      | '0009'
+      | '0037'
+      | '0060'
+      | '0088'
+      | '0096'
+      | '0097'
+      | '0106'
+      | '0130'
+      | '0135'
+      | '0142'
+      | '0147'
+      | '0151'
+      | '0154'
+      | '0158'
+      | '0170'
+      | '0177'
+      | '0183'
+      | '0184'
+      | '0188'
+      | '0190'
+      | '0191'
+      | '0192'
+      | '0193'
+      | '0194'
+      | '0195'
+      | '0196'
+      | '0198'
+      | '0199'
+      | '0200'
+      | '0201'
+      | '0202'
+      | '0203'
+      | '0204'
+      | '0205'
+      | '0208'
+      | '0209'
+      | '0210'
+      | '0211'
+      | '0212'
+      | '0213'
+      | '0215'
+      | '0216'
+      | '0217'
+      | '0218'
+      | '0219'
+      | '0220'
+      | '0221'
+      | '0225'
+      | '0230'
+      | '0235'
+      | '0240'
+      | '0242'
+      | '0244'
+      | '0245'
+      | '0246'
+      | '0248'
+      | '9910'
+      | '9913'
+      | '9914'
+      | '9915'
+      | '9918'
+      | '9919'
+      | '9920'
+      | '9922'
+      | '9923'
+      | '9924'
+      | '9925'
+      | '9926'
+      | '9927'
+      | '9928'
+      | '9929'
+      | '9930'
+      | '9931'
+      | '9932'
+      | '9933'
+      | '9934'
+      | '9935'
+      | '9936'
+      | '9937'
+      | '9938'
+      | '9939'
+      | '9940'
+      | '9941'
+      | '9942'
+      | '9943'
+      | '9944'
+      | '9945'
+      | '9946'
+      | '9947'
+      | '9948'
+      | '9949'
+      | '9950'
+      | '9951'
+      | '9952'
+      | '9953'
+      | '9957'
+      | '9959'
+      | 'EM';
+    /**
      * ElectronicAddress
      * @description Where e-invoices reach the party (EN 16931 BT-34 / BT-49). Default: derived from the party’s VAT id (the seller’s taxId; a customer’s eu_vat, else gb_vat, ch_vat or no_vat) where Peppol has a scheme for that country’s VAT numbers (e.g. 9930 for DE, 9932 for GB), else EM with the e-mail address.
      */
     ElectronicAddress: {
-      /** @description A Peppol EAS code (e.g. 0088 GLN, 9930 German VAT number, 0208 Belgian enterprise number), or EM for an e-mail address (CII only: Peppol does not route EM). */
-      scheme: string;
+      scheme: components['schemas']['ElectronicAddressScheme'];
       value: string;
     };
     /** CustomerCreate */
@@ -1272,8 +1391,7 @@ export interface components {
        * @enum {string}
        */
       taxExempt?: 'none' | 'exempt' | 'reverse';
-      /** @description The language of the customer's documents and e-mails, a BCP 47 tag: en, de, fr, es, it, nl or pl (de-AT is de); default the tenant's locale. */
-      locale?: string;
+      locale?: components['schemas']['Locale'];
       /** @description The buyer's reference put on its invoices (BT-10), e.g. a Leitweg-ID. */
       buyerReference?: string;
       electronicAddress?: components['schemas']['ElectronicAddress'];
@@ -1290,7 +1408,7 @@ export interface components {
     };
     /** ElectronicAddressValue */
     ElectronicAddressValue: {
-      scheme: string;
+      scheme: components['schemas']['ElectronicAddressScheme'];
       value: string;
     };
     /** Customer */
@@ -1362,8 +1480,7 @@ export interface components {
        * @enum {string}
        */
       taxExempt?: 'none' | 'exempt' | 'reverse';
-      /** @description The language of the customer's documents and e-mails, a BCP 47 tag: en, de, fr, es, it, nl or pl (de-AT is de); default the tenant's locale. */
-      locale?: string | null;
+      locale?: components['schemas']['Locale'] | null;
       /** @description The buyer's reference put on its invoices (BT-10), e.g. a Leitweg-ID. */
       buyerReference?: string | null;
       electronicAddress?: components['schemas']['ElectronicAddress'] | null;
@@ -2468,11 +2585,7 @@ export interface components {
       invoicePrefix?: string;
       /** @description 1–20 letters, digits, / _ . or -. */
       creditNotePrefix?: string;
-      /**
-       * @description A BCP 47 language tag whose language has a catalogue: en, de, fr, es, it, nl, pl (e.g. de, de-AT, pl).
-       * @example de
-       */
-      locale?: string;
+      locale?: components['schemas']['Locale'];
       /** @description Days after the due date on which an overdue invoice gets a reminder e-mail, e.g. [3, 14, 30]. */
       reminders?: number[];
       electronicAddress?: components['schemas']['ElectronicAddress'] | null;

@@ -1,9 +1,53 @@
-// One request to the API, retried where a retry is safe and may succeed: after a network error
-// (also when the server may have done the work: a write carries an Idempotency-Key, generated
-// once and sent with every attempt, so the server does it once and replays its answer), on
-// `409 idempotency_key_in_use` (the first attempt is still running), `429` and `503`. Waits
-// grow exponentially with jitter, and never undercut the server's Retry-After.
+// One request to the API, retried where a retry is safe and may succeed. A retry is safe for a
+// read, and for a write that carries an Idempotency-Key: the client generates one for every
+// write (once, sent with every attempt), so the server does the work once and replays its
+// answer to a repeat. Such requests are retried after a network error or timeout and on 500,
+// 502, 503 and 504. A write sent without a key (`idempotencyKey: false`) is never retried on
+// those: the server may have done the work. Every request is retried on 429 (refused before
+// any work) and on `409 idempotency_key_in_use` (the first attempt is still running). Waits grow
+// exponentially with jitter, and never undercut the server's Retry-After.
 import { BillingApiError, parseEnvelope, retryAfterSeconds } from './errors.ts';
+
+/** What the API's answer said about itself: on every result as `lastResponse`. */
+export interface ResponseMetadata {
+  /** HTTP status of the answer. */
+  status: number;
+  /** The answer's Request-Id: quote it when asking for support. */
+  requestId: string | null;
+  /** True when the server replayed the stored answer to an earlier request with the same key. */
+  idempotentReplayed: boolean;
+  /** The Idempotency-Key the request was sent with (null for reads and keyless writes). */
+  idempotencyKey: string | null;
+  /** How many attempts it took (1 when the first one succeeded). */
+  attempts: number;
+  headers: Headers;
+}
+
+/** A result of the API, with its answer's metadata as a non-enumerable `lastResponse`. */
+export type WithResponse<T> = T & { readonly lastResponse: ResponseMetadata };
+
+/** Given to `onRequest` before each attempt is sent. */
+export interface RequestEvent {
+  method: ApiRequest['method'];
+  url: string;
+  /** 0 for the first attempt, 1 for the first retry, … */
+  attempt: number;
+  idempotencyKey: string | null;
+}
+
+/** Given to `onResponse` after each attempt, answered or failed. */
+export interface ResponseEvent extends RequestEvent {
+  /** The HTTP status, or null when no answer came (network error, timeout). */
+  status: number | null;
+  requestId: string | null;
+  idempotentReplayed: boolean;
+  /** Milliseconds from sending this attempt to its answer's headers (or its failure). */
+  elapsedMs: number;
+  /** Whether the client will try again after this attempt. */
+  willRetry: boolean;
+  /** The network error, when no answer came. */
+  error?: unknown;
+}
 
 export interface TransportOptions {
   apiKey: string;
@@ -21,11 +65,19 @@ export interface TransportOptions {
   fetch?: typeof fetch;
   /** Sent as User-Agent where the runtime allows. */
   userAgent?: string;
+  /** Called before each attempt (logging, metrics). A hook that throws fails the call. */
+  onRequest?: (event: RequestEvent) => void;
+  /** Called after each attempt, answered or not (logging, metrics). A hook that throws fails the call. */
+  onResponse?: (event: ResponseEvent) => void;
 }
 
 export interface RequestOptions {
-  /** Use this Idempotency-Key instead of a generated one (e.g. one stored with your own record). */
-  idempotencyKey?: string;
+  /**
+   * Use this Idempotency-Key instead of a generated one (e.g. one stored with your own record),
+   * or `false` to send the write without one; it is then not retried after a network error or
+   * a 5xx answer.
+   */
+  idempotencyKey?: string | false;
   /** Cancels the request and its retries. */
   signal?: AbortSignal;
 }
@@ -37,7 +89,8 @@ export interface ApiRequest extends RequestOptions {
   body?: unknown;
 }
 
-const RETRIED_STATUSES = new Set([429, 503]);
+/** Answers a retry with the same key may change: the server failed or was unavailable. */
+const SERVER_FAILURES = new Set([500, 502, 503, 504]);
 
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
@@ -53,8 +106,23 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     );
   });
 
+type Settings = Required<Omit<TransportOptions, 'userAgent' | 'onRequest' | 'onResponse'>> &
+  Pick<TransportOptions, 'userAgent' | 'onRequest' | 'onResponse'>;
+
+/** Attaches the metadata to a JSON result without changing what it serialises to or equals. */
+export function withResponse<T>(value: T, metadata: ResponseMetadata): WithResponse<T> {
+  if (typeof value === 'object' && value !== null) {
+    Object.defineProperty(value, 'lastResponse', {
+      value: metadata,
+      enumerable: false,
+      configurable: true,
+    });
+  }
+  return value as WithResponse<T>;
+}
+
 export class Transport {
-  readonly #options: Required<Omit<TransportOptions, 'userAgent'>> & { userAgent?: string };
+  readonly #options: Settings;
 
   constructor(options: TransportOptions) {
     if (!options.apiKey) throw new TypeError('apiKey is required');
@@ -87,7 +155,7 @@ export class Transport {
   }
 
   /** Sends the request, retrying as described above; the successful response, or a BillingApiError. */
-  async send(request: ApiRequest): Promise<Response> {
+  async send(request: ApiRequest): Promise<{ response: Response; metadata: ResponseMetadata }> {
     const write = request.method !== 'GET';
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.#options.apiKey}`,
@@ -95,17 +163,27 @@ export class Transport {
     };
     if (this.#options.userAgent) headers['user-agent'] = this.#options.userAgent;
     // One key for every attempt of this write: a retry is then the same request to the server.
-    if (write) headers['idempotency-key'] = request.idempotencyKey ?? crypto.randomUUID();
+    const key = !write
+      ? null
+      : request.idempotencyKey === false
+        ? null
+        : (request.idempotencyKey ?? crypto.randomUUID());
+    if (key !== null) headers['idempotency-key'] = key;
+    const repeatable = !write || key !== null;
     let body: string | undefined;
     if (request.body !== undefined) {
       body = JSON.stringify(request.body);
       headers['content-type'] = 'application/json';
     }
     const url = this.#url(request.path, request.query);
+    const { onRequest, onResponse } = this.#options;
     for (let attempt = 0; ; attempt++) {
       const last = attempt >= this.#options.maxRetries;
+      const event: RequestEvent = { method: request.method, url, attempt, idempotencyKey: key };
+      onRequest?.(event);
       const timeout = AbortSignal.timeout(this.#options.timeoutMs);
       const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
+      const started = performance.now();
       let response: Response;
       try {
         response = await this.#options.fetch(url, {
@@ -115,28 +193,62 @@ export class Transport {
           signal,
         });
       } catch (error) {
-        // The caller's cancellation ends it; anything else (refused, reset, timed out) is retried.
-        if (request.signal?.aborted) throw request.signal.reason;
-        if (last) throw error;
+        // The caller's cancellation ends it; anything else (refused, reset, timed out) is retried
+        // where a repeat cannot do the work twice.
+        const cancelled = request.signal?.aborted ?? false;
+        const willRetry = !cancelled && repeatable && !last;
+        onResponse?.({
+          ...event,
+          status: null,
+          requestId: null,
+          idempotentReplayed: false,
+          elapsedMs: performance.now() - started,
+          willRetry,
+          error,
+        });
+        if (cancelled) throw request.signal!.reason;
+        if (!willRetry) throw error;
         await sleep(this.backoff(attempt), request.signal);
         continue;
       }
-      if (response.ok) return response;
+      const answered = {
+        ...event,
+        status: response.status,
+        requestId: response.headers.get('request-id'),
+        idempotentReplayed: response.headers.get('idempotent-replayed') === 'true',
+        elapsedMs: performance.now() - started,
+      };
+      if (response.ok) {
+        onResponse?.({ ...answered, willRetry: false });
+        const metadata: ResponseMetadata = {
+          status: response.status,
+          requestId: answered.requestId,
+          idempotentReplayed: answered.idempotentReplayed,
+          idempotencyKey: key,
+          attempts: attempt + 1,
+          headers: response.headers,
+        };
+        return { response, metadata };
+      }
       const text = await response.text().catch(() => '');
       const error = new BillingApiError(response.status, parseEnvelope(text), response.headers);
       const retriable =
-        RETRIED_STATUSES.has(response.status) || error.code === 'idempotency_key_in_use';
+        response.status === 429 ||
+        error.code === 'idempotency_key_in_use' ||
+        (repeatable && SERVER_FAILURES.has(response.status));
       const retryAfter = retryAfterSeconds(response.headers.get('retry-after'));
-      if (!retriable || last) throw error;
       // A server that asks for a longer pause than this client waits gets its error back.
-      if (retryAfter !== undefined && retryAfter * 1000 > this.#options.maxDelayMs) throw error;
+      const tooLong = retryAfter !== undefined && retryAfter * 1000 > this.#options.maxDelayMs;
+      const willRetry = retriable && !last && !tooLong;
+      onResponse?.({ ...answered, willRetry });
+      if (!willRetry) throw error;
       await sleep(this.backoff(attempt, retryAfter), request.signal);
     }
   }
 
-  /** The JSON of a successful request. */
-  async json<T>(request: ApiRequest): Promise<T> {
-    const response = await this.send(request);
-    return (await response.json()) as T;
+  /** The JSON of a successful request, with the answer's metadata as `lastResponse`. */
+  async json<T>(request: ApiRequest): Promise<WithResponse<T>> {
+    const { response, metadata } = await this.send(request);
+    return withResponse((await response.json()) as T, metadata);
   }
 }

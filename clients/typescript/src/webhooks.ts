@@ -44,6 +44,27 @@ function constantTimeEqual(a: string, b: string): boolean {
   return difference === 0;
 }
 
+/** The base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>" with the whsec_ secret's key. */
+async function sign(secret: string, id: string, timestamp: string, raw: Uint8Array) {
+  const prefix = new TextEncoder().encode(`${id}.${timestamp}.`);
+  const signed = new Uint8Array(prefix.length + raw.length);
+  signed.set(prefix);
+  signed.set(raw, prefix.length);
+  let key: CryptoKey;
+  try {
+    key = await crypto.subtle.importKey(
+      'raw',
+      base64ToBytes(secret.replace(/^whsec_/, '')),
+      { name: 'HMAC', hash: 'SHA-256' },
+      false,
+      ['sign'],
+    );
+  } catch {
+    throw new WebhookVerificationError('the secret is not a whsec_ key');
+  }
+  return bytesToBase64(new Uint8Array(await crypto.subtle.sign('HMAC', key, signed)));
+}
+
 /**
  * Checks a delivery's signature and timestamp and returns its payload. `body` must be the raw
  * request body as received (not re-serialised JSON). Throws WebhookVerificationError.
@@ -69,26 +90,47 @@ export async function verifyWebhook(
     throw new WebhookVerificationError('webhook-timestamp is outside the tolerance');
   }
   const raw = typeof body === 'string' ? new TextEncoder().encode(body) : body;
-  const prefix = new TextEncoder().encode(`${id}.${timestamp}.`);
-  const signed = new Uint8Array(prefix.length + raw.length);
-  signed.set(prefix);
-  signed.set(raw, prefix.length);
-  let key: CryptoKey;
-  try {
-    key = await crypto.subtle.importKey(
-      'raw',
-      base64ToBytes(secret.replace(/^whsec_/, '')),
-      { name: 'HMAC', hash: 'SHA-256' },
-      false,
-      ['sign'],
-    );
-  } catch {
-    throw new WebhookVerificationError('the secret is not a whsec_ key');
-  }
-  const expected = bytesToBase64(new Uint8Array(await crypto.subtle.sign('HMAC', key, signed)));
+  const expected = await sign(secret, id, timestamp, raw);
   const matches = signatures
     .split(' ')
     .some((entry) => entry.startsWith('v1,') && constantTimeEqual(entry.slice(3), expected));
   if (!matches) throw new WebhookVerificationError('no signature matches');
   return JSON.parse(new TextDecoder().decode(raw)) as WebhookPayload;
+}
+
+export interface SignOptions {
+  /** The webhook-id, which the API sets to the event's id (default: a random `evt_test_…`). */
+  id?: string;
+  /** The webhook-timestamp (default: now). */
+  timestamp?: Date;
+}
+
+/** A delivery as the API would send it: the raw body and the three signing headers. */
+export interface SignedWebhook {
+  body: string;
+  headers: { 'webhook-id': string; 'webhook-timestamp': string; 'webhook-signature': string };
+}
+
+/**
+ * Signs a payload as the API signs its deliveries, for tests of your webhook handler: post
+ * `body` with `headers` to it, and `verifyWebhook` (or any Standard Webhooks library) with the
+ * same secret accepts it. A string payload is sent as it is; anything else as its JSON.
+ */
+export async function signWebhook(
+  payload: WebhookPayload | string,
+  secret: string,
+  options: SignOptions = {},
+): Promise<SignedWebhook> {
+  const body = typeof payload === 'string' ? payload : JSON.stringify(payload);
+  const id = options.id ?? `evt_test_${crypto.randomUUID().replaceAll('-', '')}`;
+  const timestamp = String(Math.floor((options.timestamp ?? new Date()).getTime() / 1000));
+  const signature = await sign(secret, id, timestamp, new TextEncoder().encode(body));
+  return {
+    body,
+    headers: {
+      'webhook-id': id,
+      'webhook-timestamp': timestamp,
+      'webhook-signature': `v1,${signature}`,
+    },
+  };
 }

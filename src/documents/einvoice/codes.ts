@@ -38,6 +38,14 @@ const EAS_PEPPOL = new Set(
     .split(' '),
 );
 
+/**
+ * The schemes the API accepts for an electronic address: the EN 16931 list's EAS codes and EM
+ * (its X.400 and AS2 forms, AN to AU, have no use here).
+ */
+export const ELECTRONIC_ADDRESS_SCHEMES = [...EAS_EN16931].filter((code) =>
+  /^([0-9]{4}|EM)$/.test(code),
+);
+
 export function isElectronicAddressScheme(scheme: string, syntax: EinvoiceSyntax): boolean {
   return syntax === 'ubl'
     ? EAS_PEPPOL.has(scheme) && EAS_EN16931.has(scheme)
