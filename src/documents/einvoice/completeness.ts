@@ -115,7 +115,19 @@ function partyGaps(model: DocumentModel, syntax: EinvoiceSyntax, add: Add): void
       );
     }
     const address = party.electronicAddress;
-    if (address && (!clean(address.value) || !isElectronicAddressScheme(address.scheme, syntax))) {
+    if (address?.scheme === 'EM' && clean(address.value) && syntax === 'ubl') {
+      // EM is in the CEF EAS list (so CII takes it) but not in Peppol's: a Peppol endpoint is a
+      // participant identifier the network looks up to route the document, and an e-mail
+      // address is none. It is the default where no VAT-number scheme exists, so say so.
+      add(
+        `${role}.electronicAddress`,
+        'PEPPOL-EN16931-CL008',
+        `The ${role}'s electronic address is an e-mail address (scheme EM), which Peppol cannot route: Peppol delivers only to a participant identifier registered on its network, with a scheme from the Peppol EAS list (e.g. 0088 GLN, 0208 Belgian enterprise number, 0192 Norwegian organisation number, 9930 German VAT number). Set electronicAddress to the ${role}'s Peppol identifier; the CII e-invoice and the Factur-X PDF accept EM.`,
+      );
+    } else if (
+      address &&
+      (!clean(address.value) || !isElectronicAddressScheme(address.scheme, syntax))
+    ) {
       add(
         `${role}.electronicAddress`,
         syntax === 'ubl' ? 'PEPPOL-EN16931-CL008' : 'BR-CL-25',
