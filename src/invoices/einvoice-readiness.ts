@@ -3,8 +3,8 @@
 // (src/documents/einvoice/completeness.ts), so that what a draft shows and what its issued
 // e-invoice answers cannot disagree. An issued invoice is judged on what it froze (pure, no
 // query); a draft on what issuing it now would freeze (./snapshots.ts), which takes the
-// settings, the tenant's name and its customer: one query each per answer, however many
-// drafts a page holds.
+// settings, the tenant's name and its customer: at most one query each per answer, however
+// many drafts a page holds.
 import { getCustomerRows } from '../customers/service.ts';
 import type { CustomerRow } from '../customers/store.ts';
 import type { Queryable } from '../db/pool.ts';
@@ -103,23 +103,37 @@ export function draftAsIssued(
 
 /**
  * The invoices with their drafts' readiness filled in (issued ones carry theirs already):
- * the settings, the tenant and the drafts' customers are read once for all of them.
+ * the settings, the tenant's name (only when the settings have no legal name) and the drafts'
+ * customers not `known` already are read once for all of them.
  */
 export async function withDraftReadiness<T extends Invoice>(
   db: Queryable,
   scope: TenantScope,
   invoices: readonly T[],
+  known: readonly CustomerRow[] = [],
 ): Promise<T[]> {
   const drafts = invoices.filter((i) => i.status === 'draft');
   if (drafts.length === 0) return [...invoices];
   const settings = await getSettingsRow(db, scope);
-  const tenant = await getTenant(db, scope.tenantId);
-  const customers = await getCustomerRows(db, scope, [...new Set(drafts.map((d) => d.customerId))]);
+  const tenantName = settings.legal_name ?? (await getTenant(db, scope.tenantId)).name;
+  const customers = new Map(known.map((c) => [c.id, c]));
+  const unknown = [...new Set(drafts.map((d) => d.customerId))].filter((id) => !customers.has(id));
+  for (const [id, row] of await getCustomerRows(db, scope, unknown)) customers.set(id, row);
   const now = new Date();
   return invoices.map((invoice) => {
     const customer = customers.get(invoice.customerId);
     if (invoice.status !== 'draft' || !customer) return invoice;
-    const model = draftAsIssued(invoice, customer, settings, tenant.name, now);
+    const model = draftAsIssued(invoice, customer, settings, tenantName, now);
     return { ...invoice, einvoice: readinessOf(model) };
   });
+}
+
+/** One invoice with its readiness (a draft's customer may be given, already read). */
+export async function withReadiness(
+  db: Queryable,
+  scope: TenantScope,
+  invoice: Invoice,
+  customer?: CustomerRow,
+): Promise<Invoice> {
+  return (await withDraftReadiness(db, scope, [invoice], customer ? [customer] : []))[0]!;
 }

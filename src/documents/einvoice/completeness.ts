@@ -42,11 +42,15 @@ export class EinvoiceDataMissingError extends Error {
   }
 }
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+/** A calendar date YYYY-MM-DD (checked by arithmetic: every invoice's readiness asks). */
 function isDate(text: string | null): boolean {
-  if (text === null || !DATE.test(text)) return false;
-  const date = new Date(`${text}T00:00:00Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(text);
+  const parts = text === null ? null : DATE.exec(text);
+  if (!parts) return false;
+  const [year, month, day] = [Number(parts[1]), Number(parts[2]), Number(parts[3])];
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
+  return days !== undefined && day >= 1 && day <= days;
 }
 
 /** Gaps of the document itself, its parties and its lines (both syntaxes). */
