@@ -109,6 +109,14 @@ describe('e-invoice readiness', () => {
     assert.deepEqual(ubl.body.error.missing, ['customer.electronicAddress']);
     const issued = (await api.get(`/v1/invoices/${draft.id}`)).body;
     assert.deepEqual(issued.einvoice, { ready: false, missing: ['customer.electronicAddress'] });
+
+    // A credit note of that invoice says the same of its UBL.
+    const note = await api.post('/v1/credit-notes', { invoiceId: draft.id, amount: 1000 });
+    assert.equal(note.status, 201, note.text);
+    const noteUbl = await api.get(`/v1/credit-notes/${note.body.id}/e-invoice?format=ubl`);
+    assertError(noteUbl, 409, 'einvoice_incomplete');
+    assert.deepEqual(noteUbl.body.error.missing, ['customer.electronicAddress']);
+    assert.match(noteUbl.body.error.message, /e-mail address \(scheme EM\), which Peppol cannot/);
   });
 
   it('with einvoiceRequired, refuses to issue an unready draft and changes nothing', async () => {
