@@ -99,14 +99,39 @@ export class StateInvalidError extends ApiError {
   readonly status = 409;
   readonly code = 'state_invalid';
 }
-/** An e-invoice was asked for a document that lacks data EN 16931 requires (`missing`). */
+/** A field an e-invoice lacks or cannot use, with why (src/documents/einvoice/completeness.ts). */
+export interface EinvoiceFieldReason {
+  field: string;
+  reason: string;
+}
+
+/**
+ * An e-invoice was asked for a document whose data EN 16931 (or Peppol) refuses, or a draft
+ * that is not e-invoice ready was issued under `einvoiceRequired` (`missing`: the fields).
+ */
 export class EinvoiceIncompleteError extends ApiError {
   readonly status = 409;
   readonly code = 'einvoice_incomplete';
-  constructor(missing: readonly string[] | string) {
+  constructor(
+    missing: readonly string[] | string,
+    options: { reasons?: readonly EinvoiceFieldReason[]; issuing?: boolean } = {},
+  ) {
     const fields = typeof missing === 'string' ? [missing] : [...missing];
+    // Each field with the reasons the rules give (a field can be present and still unusable,
+    // like an e-mail address where Peppol needs a network address), else just the fields.
+    const explained = fields.map((field) => {
+      const why = [
+        ...new Set((options.reasons ?? []).filter((r) => r.field === field).map((r) => r.reason)),
+      ];
+      return why.length === 0 ? `${field}.` : `${field}: ${why.join(' ')}`;
+    });
+    const what = options.reasons
+      ? explained.join(' ')
+      : `It lacks (or cannot use) ${fields.join(', ')}.`;
     super(
-      `This document cannot be an e-invoice: it lacks ${fields.join(', ')}. Set them (settings, customer, tax rates) for documents to come; an issued document keeps the data it was issued with.`,
+      options.issuing
+        ? `This draft cannot be issued while the setting einvoiceRequired is on: its e-invoice cannot be made. ${what} Set them (settings, customer, tax rates, the invoice) and issue again; the draft's einvoice field shows what is missing.`
+        : `This document cannot be an e-invoice. ${what} Set them (settings, customer, tax rates) for documents to come; an issued document keeps the data it was issued with.`,
       { extra: { missing: fields } },
     );
   }

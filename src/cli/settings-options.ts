@@ -64,5 +64,12 @@ export function settingsPatch(o: Options): SettingsUpdate {
     if (!scheme || value.length === 0) throw new Error('--electronic-address is scheme:value');
     patch.electronicAddress = { scheme, value: value.join(':') };
   }
+  const required = text('einvoiceRequired');
+  if (required !== undefined) {
+    if (required !== 'yes' && required !== 'no') {
+      throw new Error('--einvoice-required must be yes or no');
+    }
+    patch.einvoiceRequired = required === 'yes';
+  }
   return patch;
 }

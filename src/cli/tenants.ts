@@ -32,7 +32,7 @@ export function registerTenantCommands(program: Command): void {
   tenants
     .command('update <tenantId>')
     .description(
-      "set the tenant's name, and its settings (legal details, payment details, numbering, language, reminders) in both environments, or one with --environment",
+      "set the tenant's name, and its settings (legal details, payment details, numbering, language, reminders, e-invoices) in both environments, or one with --environment",
     )
     .option('--name <name>')
     .option('--environment <environment>', 'live or test (default: both)')
@@ -57,6 +57,10 @@ export function registerTenantCommands(program: Command): void {
     .option('--locale <locale>', 'en, de, fr, es, it, nl or pl')
     .option('--reminders <days>', 'days after the due date, comma-separated, e.g. 3,14,30')
     .option('--electronic-address <scheme:value>', 'e.g. 9930:DE123456789')
+    .option(
+      '--einvoice-required <yes|no>',
+      'refuse to issue invoices whose e-invoices cannot be made (default no)',
+    )
     .option('--json', 'print JSON')
     .action(async (tenantId: string, o: Record<string, string | boolean | undefined>) => {
       const printed = await withDatabase(async (db) => {

@@ -2,6 +2,7 @@
 // src/documents/service.ts) and its e-mail, like an invoice's.
 import type { Db, Queryable } from '../db/pool.ts';
 import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
+import { einvoiceGaps } from '../documents/einvoice/completeness.ts';
 import { formatAmount, resolveLocale, t } from '../documents/i18n.ts';
 import type { DocumentModel } from '../documents/model.ts';
 import type { RenderPool } from '../documents/render-pool.ts';
@@ -85,7 +86,11 @@ export async function getCreditNoteEinvoice(
 ): Promise<{ filename: string; xml: Buffer }> {
   const row = await loadRow(db, scope, id);
   const document = await stored(db, renderer, scope, id, format);
-  if ('missing' in document) throw new EinvoiceIncompleteError(document.missing);
+  if ('missing' in document) {
+    // Each field with the reason the rules give (an e-mail address is there, yet unroutable).
+    const reasons = einvoiceGaps(await creditNoteModel(db, scope, id), format);
+    throw new EinvoiceIncompleteError(document.missing, { reasons });
+  }
   return { filename: `${row.number}-${format}.xml`, xml: document.content };
 }
 

@@ -10,6 +10,7 @@ import type { Customer, CustomerCreate, CustomerUpdate } from './schemas.ts';
 import {
   insertCustomer,
   selectCustomer,
+  selectCustomers,
   selectCustomerPage,
   updateCustomer as updateCustomerRow,
   type CustomerFields,
@@ -112,6 +113,16 @@ export async function getCustomerRow(
   const row = await selectCustomer(tx, scope, id);
   if (!row) throw new ResourceMissingError('customer', id, param);
   return row;
+}
+
+/** The customers with these ids, by id, in one query (unknown ids are left out). */
+export async function getCustomerRows(
+  db: Queryable,
+  scope: TenantScope,
+  ids: readonly string[],
+): Promise<Map<string, CustomerRow>> {
+  const rows = ids.length === 0 ? [] : await selectCustomers(db, scope, ids);
+  return new Map(rows.map((row) => [row.id, row]));
 }
 
 export function updateCustomer(

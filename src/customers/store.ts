@@ -94,6 +94,20 @@ export async function selectCustomer(
   return rows[0];
 }
 
+/** The customers with these ids (primary key look-ups); unknown ids are left out. */
+export async function selectCustomers(
+  db: Queryable,
+  scope: TenantScope,
+  ids: readonly string[],
+): Promise<CustomerRow[]> {
+  const { rows } = await db.query<CustomerRow>(
+    `SELECT ${ROW_COLUMNS} FROM customers
+      WHERE tenant_id = $1 AND environment = $2 AND id = ANY($3::text[])`,
+    [scope.tenantId, scope.environment, ids],
+  );
+  return rows;
+}
+
 export async function updateCustomer(
   db: Queryable,
   scope: TenantScope,

@@ -12,11 +12,12 @@ import {
   type DocumentFormat,
   type StoredDocument,
 } from '../documents/service.ts';
-import { EinvoiceIncompleteError, StateInvalidError } from '../errors.ts';
+import { StateInvalidError } from '../errors.ts';
 import { getTenant } from '../keys/service.ts';
 import { getSettingsRow } from '../settings/service.ts';
 import type { TenantScope } from '../tenancy.ts';
 import { invoiceDocumentModel } from './document.ts';
+import { einvoiceRefusal } from './einvoice-readiness.ts';
 import { loadInvoiceRow, withLines } from './model.ts';
 import type { Invoice, SellerSnapshot } from './schemas.ts';
 import { customerSnapshot, sellerSnapshot } from './snapshots.ts';
@@ -84,7 +85,10 @@ export async function getInvoiceEinvoice(
     throw new StateInvalidError('A draft has no e-invoice; issue it first.');
   }
   const stored = await issuedOrPreview(db, renderer, scope, id, format);
-  if ('missing' in stored) throw new EinvoiceIncompleteError(stored.missing);
+  if ('missing' in stored) {
+    const { model } = await invoiceModel(db, scope, id);
+    throw einvoiceRefusal(stored.missing, model, { syntax: format });
+  }
   return { filename: `${row.number}-${format}.xml`, xml: stored.content };
 }
 

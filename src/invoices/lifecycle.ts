@@ -17,18 +17,15 @@ import type { HostedLinks } from '../hosted/links.ts';
 import { getSettingsRow } from '../settings/service.ts';
 import { queueMail } from '../mail/outbox.ts';
 import { INVOICE_MAIL } from './mail.ts';
+import { assertIssuable } from './einvoice-readiness.ts';
 import { assertAllowed, invoiceFromRow, loadInvoiceRow, withLines } from './model.ts';
 import { nextInvoiceNumber } from './numbering.ts';
 import { renderIssuedInvoice } from './documents.ts';
 import { shownByWrite } from './hosted-link.ts';
 import { priceWithRates } from './pricing.ts';
 import type { Invoice, SellerSnapshot } from './schemas.ts';
-import { customerSnapshot, sellerSnapshot } from './snapshots.ts';
+import { frozenAtIssue } from './snapshots.ts';
 import { applyTransition, markIssued, selectLines, updateInvoiceEmail } from './store.ts';
-
-function addDays(date: Date, days: number): string {
-  return new Date(date.getTime() + days * 86_400_000).toISOString().slice(0, 10);
-}
 
 /**
  * Issues a draft: prices it a last time (with the customer's tax status as it is now), freezes
@@ -65,28 +62,16 @@ export async function issueInvoice(
     const issuedAt = new Date();
     // Taken last: the counter row stays locked until this transaction ends.
     const number = await nextInvoiceNumber(tx, scope, settings.invoice_prefix);
+    const frozen = frozenAtIssue(row, customer, settings, tenant.name, issuedAt);
     const issued = await markIssued(
       tx,
       scope,
       id,
-      {
-        number,
-        issued_at: issuedAt,
-        due_date:
-          row.due_date ??
-          (row.days_until_due === null ? null : addDays(issuedAt, row.days_until_due)),
-        // The date of supply is the issue date unless the invoice says otherwise (API.md C).
-        supply_date:
-          row.supply_date ??
-          (row.service_period_start === null ? issuedAt.toISOString().slice(0, 10) : null),
-        buyer_reference: row.buyer_reference ?? customer.buyer_reference ?? customer.id,
-        customer_snapshot: customerSnapshot(customer, settings),
-        seller_snapshot: sellerSnapshot(settings, tenant.name),
-        paid: totals.total === 0,
-      },
+      { ...frozen, number, paid: totals.total === 0 },
       totals,
     );
     const invoice = invoiceFromRow(issued, lines);
+    if (settings.einvoice_required) assertIssuable(invoice, issued.seller_snapshot!);
     seller = issued.seller_snapshot;
     uow.event('invoice.issued', invoice);
     if (invoice.status === 'paid') uow.event('invoice.paid', invoice);

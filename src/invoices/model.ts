@@ -3,6 +3,7 @@ import type { Queryable } from '../db/pool.ts';
 import { ResourceMissingError, StateInvalidError } from '../errors.ts';
 import { taxAmountFromStored } from '../taxes/service.ts';
 import type { TenantScope } from '../tenancy.ts';
+import { issuedReadiness } from './einvoice-readiness.ts';
 import type { CustomerSnapshot, Invoice } from './schemas.ts';
 import { allowedActions, nextStatus, type InvoiceAction } from './state.ts';
 import { selectInvoice, selectLines, type InvoiceRow, type LineRow } from './store.ts';
@@ -18,7 +19,7 @@ export function isOverdue(row: Pick<InvoiceRow, 'status' | 'due_date'>, today: s
 }
 
 export function invoiceFromRow(row: InvoiceRow, lines: readonly LineRow[]): Invoice {
-  return {
+  const invoice: Invoice = {
     id: row.id,
     object: 'invoice',
     customerId: row.customer_id,
@@ -68,6 +69,9 @@ export function invoiceFromRow(row: InvoiceRow, lines: readonly LineRow[]): Invo
     memo: row.memo,
     metadata: row.metadata,
     customer: row.customer_snapshot && orderedSnapshot(row.customer_snapshot),
+    // An issued invoice's is judged on what it froze, below; a draft's needs the settings and
+    // its customer as they are now, which answers add (./einvoice-readiness.ts).
+    einvoice: null,
     // Shown by the API's answers only (./hosted-link.ts); the invoice as stored and as events
     // carry it has none.
     hostedInvoiceUrl: null,
@@ -75,6 +79,8 @@ export function invoiceFromRow(row: InvoiceRow, lines: readonly LineRow[]): Invo
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
+  invoice.einvoice = issuedReadiness(invoice, row.seller_snapshot);
+  return invoice;
 }
 
 function orderedSnapshot(snapshot: CustomerSnapshot): CustomerSnapshot {

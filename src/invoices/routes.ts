@@ -174,7 +174,7 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
     [
       'issue',
       'Issue a draft',
-      'Assigns the next number (gapless per tenant and environment) and freezes the seller (the settings), the customer and the tax breakdown; the date of supply is the issue date unless the invoice has one or a service period. Its PDF/A-3 and e-invoices are rendered from that frozen data once and never change, and it gets its hosted page (`hostedInvoiceUrl`). A total of 0 goes straight to paid.',
+      'Assigns the next number (gapless per tenant and environment) and freezes the seller (the settings), the customer and the tax breakdown; the date of supply is the issue date unless the invoice has one or a service period. Its PDF/A-3 and e-invoices are rendered from that frozen data once and never change, and it gets its hosted page (`hostedInvoiceUrl`). A total of 0 goes straight to paid. With the setting `einvoiceRequired`, a draft whose `einvoice` is not ready is 409 einvoice_incomplete (`missing`, as the draft shows it) and stays a draft: no number is taken.',
       (write: WriteRequest, id: string) => issueInvoice(db, renderer, links, write, id),
     ],
     [
@@ -286,7 +286,7 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
         tags,
         summary: 'The issued invoice as an EN 16931 e-invoice',
         description:
-          '`format=ubl` (default): UBL 2.1 Invoice following Peppol BIS Billing 3.0; `format=cii`: UN/CEFACT CII D16B following the EN 16931 profile (the XML inside the Factur-X PDF). Rendered once when the invoice is issued and never changed. A draft is 409 state_invalid; an invoice whose data do not meet EN 16931 (seller VAT id, addresses, electronic addresses, …) is 409 einvoice_incomplete with `missing`, the fields to set before issuing the next one.',
+          '`format=ubl` (default): UBL 2.1 Invoice following Peppol BIS Billing 3.0; `format=cii`: UN/CEFACT CII D16B following the EN 16931 profile (the XML inside the Factur-X PDF). Rendered once when the invoice is issued and never changed. A draft is 409 state_invalid; an invoice whose data do not meet EN 16931 (seller VAT id, addresses, electronic addresses, …) is 409 einvoice_incomplete with `missing`, the fields to set before issuing the next one (the invoice’s `einvoice` field shows them, and a draft’s before it is issued).',
         params: IdParams,
         querystring: EinvoiceQuery,
         response: {

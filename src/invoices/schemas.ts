@@ -230,6 +230,25 @@ export const EmailStatus = Type.Object(
   },
 );
 
+/** Whether the invoice's data make an EN 16931 e-invoice (./einvoice-readiness.ts). */
+export const EinvoiceReadiness = Type.Object(
+  {
+    ready: Type.Boolean({
+      description: 'True when both e-invoices (UBL and CII) can be produced from these data.',
+    }),
+    missing: Type.Array(Type.String(), {
+      description:
+        'The fields to set or fix, named as `409 einvoice_incomplete` names them (`customer.electronicAddress`, `seller.phone`, `lines[0].taxRates`, …): those the UBL e-invoice lacks, then those only the CII one lacks. Empty when ready.',
+    }),
+  },
+  {
+    title: 'EinvoiceReadiness',
+    description:
+      "Whether the invoice's data make an EN 16931 e-invoice, checked by the same rules as `GET /v1/invoices/{id}/e-invoice`. On a draft: as issuing it now would freeze it (the current settings and customer, the due and supply dates and buyer reference issue would give). On an issued invoice: from the data frozen at issue, so `ready: false` means its e-invoice requests answer 409 einvoice_incomplete with these fields. null only on invoices issued before sellers were frozen with them. With the setting `einvoiceRequired`, issuing a draft that is not ready is 409 einvoice_incomplete.",
+  },
+);
+export type EinvoiceReadiness = Static<typeof EinvoiceReadiness>;
+
 export const Invoice = Type.Object(
   {
     id: Type.String({ description: 'inv_…' }),
@@ -278,6 +297,7 @@ export const Invoice = Type.Object(
     memo: Nullable(Type.String()),
     metadata: Type.Record(Type.String(), Type.String()),
     customer: Nullable(CustomerSnapshot),
+    einvoice: Nullable(EinvoiceReadiness),
     hostedInvoiceUrl: Nullable(
       Type.String({
         format: 'uri',

@@ -13,6 +13,7 @@ import { isCurrency } from '../money/currency.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { HostedLinks } from '../hosted/links.ts';
 import { shownByWrite } from './hosted-link.ts';
+import { withDraftReadiness, withReadiness } from './einvoice-readiness.ts';
 import { checkedLineAmount, priceWithRates } from './pricing.ts';
 import {
   MAX_LINES,
@@ -136,7 +137,7 @@ async function saveDraft(
     change,
   );
   const saved = await updateDraft(tx, scope, row.id, fields, totals);
-  return invoiceFromRow(saved, lines);
+  return withReadiness(tx, scope, invoiceFromRow(saved, lines), customer);
 }
 
 export function createInvoice(
@@ -176,10 +177,8 @@ export function createInvoice(
     );
     const draft = { id: newId('inv'), customer_id: input.customerId, currency: input.currency };
     const row = await insertDraft(tx, scope, draft, fields, totals, lines);
-    const invoice = invoiceFromRow(
-      row,
-      lines.map((l) => ({ ...l, invoice_id: row.id })),
-    );
+    const lineRows = lines.map((l) => ({ ...l, invoice_id: row.id }));
+    const invoice = await withReadiness(tx, scope, invoiceFromRow(row, lineRows), customer);
     uow.event('invoice.created', invoice);
     return invoice;
   });
@@ -202,10 +201,8 @@ export async function showInvoice(
   // One statement: the invoice, its lines and its hosted link.
   const row = await selectInvoiceWithLines(db, scope, id);
   if (!row) throw new ResourceMissingError('invoice', id);
-  return {
-    ...invoiceFromRow(row, row.lines),
-    hostedInvoiceUrl: links.urlOf(scope, row.id, row.hosted_token_sealed),
-  };
+  const invoice = await withReadiness(db, scope, invoiceFromRow(row, row.lines));
+  return { ...invoice, hostedInvoiceUrl: links.urlOf(scope, row.id, row.hosted_token_sealed) };
 }
 
 export function updateInvoice(
@@ -298,7 +295,7 @@ export function deleteDraftInvoice(
     const { tx, actor: scope } = uow;
     const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
     assertAllowed(row, 'delete');
-    const invoice = await withLines(tx, scope, row);
+    const invoice = await withReadiness(tx, scope, await withLines(tx, scope, row));
     await deleteInvoice(tx, scope, id);
     uow.event('invoice.deleted', invoice);
     return { id, object: 'invoice', deleted: true };
@@ -387,11 +384,14 @@ export async function listInvoices(
 ): Promise<{ id: string; created_at: Date; invoice: Invoice }[]> {
   // The page, its lines and its hosted links in one statement (primary key prefix look-ups).
   const rows = await selectInvoicePage(db, scope, filters, page.after, page.limit + 1);
-  return rows.map((row) => ({
+  // Drafts' e-invoice readiness: at most three reads for the page (./einvoice-readiness.ts).
+  const shown = rows.map((row) => invoiceFromRow(row, row.lines));
+  const invoices = await withDraftReadiness(db, scope, shown);
+  return rows.map((row, i) => ({
     id: row.id,
     created_at: row.created_at,
     invoice: {
-      ...invoiceFromRow(row, row.lines),
+      ...invoices[i]!,
       hostedInvoiceUrl: links.urlOf(scope, row.id, row.hosted_token_sealed),
     },
   }));

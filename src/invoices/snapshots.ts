@@ -5,6 +5,7 @@ import type { SettingsRow } from '../settings/service.ts';
 import { defaultElectronicAddress } from '../documents/electronic-address.ts';
 import { buyerVatId } from './document.ts';
 import type { CustomerSnapshot, SellerSnapshot } from './schemas.ts';
+import type { InvoiceRow } from './store.ts';
 
 export function customerSnapshot(customer: CustomerRow, settings: SettingsRow): CustomerSnapshot {
   return {
@@ -36,5 +37,47 @@ export function sellerSnapshot(settings: SettingsRow, tenantName: string): Selle
     accountName: settings.account_name,
     paymentInstructions: settings.payment_instructions,
     paymentTerms: settings.payment_terms,
+  };
+}
+
+function addDays(date: Date, days: number): string {
+  return new Date(date.getTime() + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** What issuing the draft at `issuedAt` freezes, besides its number and totals. */
+export interface FrozenAtIssue {
+  issued_at: Date;
+  due_date: string | null;
+  supply_date: string | null;
+  buyer_reference: string;
+  customer_snapshot: CustomerSnapshot;
+  seller_snapshot: SellerSnapshot;
+}
+
+/**
+ * The one definition of what issue freezes: the issue itself stores it, and a draft's
+ * e-invoice readiness is checked on it, so both judge the same data.
+ */
+export function frozenAtIssue(
+  row: Pick<
+    InvoiceRow,
+    'due_date' | 'days_until_due' | 'supply_date' | 'service_period_start' | 'buyer_reference'
+  >,
+  customer: CustomerRow,
+  settings: SettingsRow,
+  tenantName: string,
+  issuedAt: Date,
+): FrozenAtIssue {
+  return {
+    issued_at: issuedAt,
+    due_date:
+      row.due_date ?? (row.days_until_due === null ? null : addDays(issuedAt, row.days_until_due)),
+    // The date of supply is the issue date unless the invoice says otherwise (API.md C).
+    supply_date:
+      row.supply_date ??
+      (row.service_period_start === null ? issuedAt.toISOString().slice(0, 10) : null),
+    buyer_reference: row.buyer_reference ?? customer.buyer_reference ?? customer.id,
+    customer_snapshot: customerSnapshot(customer, settings),
+    seller_snapshot: sellerSnapshot(settings, tenantName),
   };
 }

@@ -38,6 +38,9 @@ const PaymentDetailsIn = Type.Object(
   },
 );
 
+const EINVOICE_REQUIRED =
+  'When true, issuing an invoice whose e-invoices (UBL and CII) cannot be made is refused with 409 einvoice_incomplete and changes nothing: no number is taken. A draft’s `einvoice` field shows beforehand whether it is ready and what is missing. Default false: such an invoice is issued, and its e-invoice requests answer 409 einvoice_incomplete.';
+
 const Prefix = Type.String({
   pattern: '^[A-Za-z0-9/_.-]{1,20}$',
   description: '1–20 letters, digits, / _ . or -.',
@@ -85,6 +88,7 @@ export const SettingsUpdate = Type.Object(
       }),
     ),
     electronicAddress: Type.Optional(Nullable(ElectronicAddress)),
+    einvoiceRequired: Type.Optional(Type.Boolean({ description: EINVOICE_REQUIRED })),
   },
   {
     additionalProperties: false,
@@ -128,6 +132,7 @@ export const Settings = Type.Object(
     locale: Type.String(),
     reminders: Type.Array(Type.Integer()),
     electronicAddress: Nullable(ElectronicAddressOut),
+    einvoiceRequired: Type.Boolean({ description: EINVOICE_REQUIRED }),
     updatedAt: Timestamp,
   },
   { title: 'Settings' },

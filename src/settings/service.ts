@@ -52,6 +52,7 @@ export function settingsFromRow(row: SettingsRow): Settings {
       scheme: row.electronic_address.scheme,
       value: row.electronic_address.value,
     },
+    einvoiceRequired: row.einvoice_required,
     updatedAt: row.updated_at.toISOString(),
   };
 }
@@ -130,6 +131,7 @@ function patched(current: SettingsRow, patch: SettingsUpdate): SettingsFields {
         ? current.reminders
         : [...patch.reminders].sort((a, b) => a - b),
     electronic_address: keep(patch.electronicAddress, current.electronic_address),
+    einvoice_required: keep(patch.einvoiceRequired, current.einvoice_required),
   };
 }
 

@@ -28,6 +28,7 @@ export interface SettingsRow {
   locale: string;
   reminders: number[];
   electronic_address: { scheme: string; value: string } | null;
+  einvoice_required: boolean;
   updated_at: Date;
 }
 
@@ -35,7 +36,7 @@ export type SettingsFields = Omit<SettingsRow, 'tenant_id' | 'environment' | 'up
 
 const COLUMNS = `tenant_id, environment, legal_name, address, tax_id, company_registration, email,
   phone, iban, bic, account_name, payment_instructions, payment_terms, invoice_prefix,
-  credit_note_prefix, locale, reminders, electronic_address, updated_at`;
+  credit_note_prefix, locale, reminders, electronic_address, einvoice_required, updated_at`;
 
 /** The two rows of a new tenant, with the defaults. */
 export async function insertSettings(db: Queryable, tenantId: string): Promise<void> {
@@ -68,7 +69,8 @@ export async function updateSettings(
         SET legal_name = $3, address = $4, tax_id = $5, company_registration = $6, email = $7,
             phone = $8, iban = $9, bic = $10, account_name = $11, payment_instructions = $12,
             payment_terms = $13, invoice_prefix = $14, credit_note_prefix = $15, locale = $16,
-            reminders = $17, electronic_address = $18, updated_at = clock_timestamp()
+            reminders = $17, electronic_address = $18, einvoice_required = $19,
+            updated_at = clock_timestamp()
       WHERE tenant_id = $1 AND environment = $2
       RETURNING ${COLUMNS}`,
     [
@@ -90,6 +92,7 @@ export async function updateSettings(
       f.locale,
       f.reminders,
       f.electronic_address === null ? null : JSON.stringify(f.electronic_address),
+      f.einvoice_required,
     ],
   );
   return rows[0]!;

@@ -75,6 +75,27 @@ describe('billing CLI', () => {
     assert.ok(revoked.revokedAt);
   });
 
+  it('sets einvoiceRequired with --einvoice-required yes|no', async () => {
+    const env = databaseEnv(await createTestDatabase());
+    const tenant = JSON.parse(await billing(env, 'tenants', 'create', '--name', 'Acme', '--json'));
+    const update = (value: string) =>
+      billing(env, 'tenants', 'update', tenant.id, '--einvoice-required', value, '--json');
+    const on = JSON.parse(await update('yes'));
+    assert.deepEqual(
+      on.settings.map((s: any) => [s.environment, s.einvoiceRequired]),
+      [
+        ['live', true],
+        ['test', true],
+      ],
+    );
+    const off = JSON.parse(await update('no'));
+    assert.deepEqual(
+      off.settings.map((s: any) => s.einvoiceRequired),
+      [false, false],
+    );
+    await assert.rejects(update('maybe'), /--einvoice-required must be yes or no/);
+  });
+
   it('refuses bad arguments with a message and a non-zero exit', async () => {
     const env = databaseEnv(await createTestDatabase());
     await assert.rejects(

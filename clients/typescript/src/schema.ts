@@ -386,7 +386,7 @@ export interface paths {
     put?: never;
     /**
      * Issue a draft
-     * @description Assigns the next number (gapless per tenant and environment) and freezes the seller (the settings), the customer and the tax breakdown; the date of supply is the issue date unless the invoice has one or a service period. Its PDF/A-3 and e-invoices are rendered from that frozen data once and never change, and it gets its hosted page (`hostedInvoiceUrl`). A total of 0 goes straight to paid. Any other status is 409 state_invalid.
+     * @description Assigns the next number (gapless per tenant and environment) and freezes the seller (the settings), the customer and the tax breakdown; the date of supply is the issue date unless the invoice has one or a service period. Its PDF/A-3 and e-invoices are rendered from that frozen data once and never change, and it gets its hosted page (`hostedInvoiceUrl`). A total of 0 goes straight to paid. With the setting `einvoiceRequired`, a draft whose `einvoice` is not ready is 409 einvoice_incomplete (`missing`, as the draft shows it) and stays a draft: no number is taken. Any other status is 409 state_invalid.
      *
      *     **Scope:** `invoices:write`.
      */
@@ -516,7 +516,7 @@ export interface paths {
     };
     /**
      * The issued invoice as an EN 16931 e-invoice
-     * @description `format=ubl` (default): UBL 2.1 Invoice following Peppol BIS Billing 3.0; `format=cii`: UN/CEFACT CII D16B following the EN 16931 profile (the XML inside the Factur-X PDF). Rendered once when the invoice is issued and never changed. A draft is 409 state_invalid; an invoice whose data do not meet EN 16931 (seller VAT id, addresses, electronic addresses, …) is 409 einvoice_incomplete with `missing`, the fields to set before issuing the next one.
+     * @description `format=ubl` (default): UBL 2.1 Invoice following Peppol BIS Billing 3.0; `format=cii`: UN/CEFACT CII D16B following the EN 16931 profile (the XML inside the Factur-X PDF). Rendered once when the invoice is issued and never changed. A draft is 409 state_invalid; an invoice whose data do not meet EN 16931 (seller VAT id, addresses, electronic addresses, …) is 409 einvoice_incomplete with `missing`, the fields to set before issuing the next one (the invoice’s `einvoice` field shows them, and a draft’s before it is issued).
      *
      *     **Scope:** `invoices:read`.
      */
@@ -1813,6 +1813,16 @@ export interface components {
       locale: string;
       electronicAddress: components['schemas']['ElectronicAddressValue'] | null;
     };
+    /**
+     * EinvoiceReadiness
+     * @description Whether the invoice's data make an EN 16931 e-invoice, checked by the same rules as `GET /v1/invoices/{id}/e-invoice`. On a draft: as issuing it now would freeze it (the current settings and customer, the due and supply dates and buyer reference issue would give). On an issued invoice: from the data frozen at issue, so `ready: false` means its e-invoice requests answer 409 einvoice_incomplete with these fields. null only on invoices issued before sellers were frozen with them. With the setting `einvoiceRequired`, issuing a draft that is not ready is 409 einvoice_incomplete.
+     */
+    EinvoiceReadiness: {
+      /** @description True when both e-invoices (UBL and CII) can be produced from these data. */
+      ready: boolean;
+      /** @description The fields to set or fix, named as `409 einvoice_incomplete` names them (`customer.electronicAddress`, `seller.phone`, `lines[0].taxRates`, …): those the UBL e-invoice lacks, then those only the CII one lacks. Empty when ready. */
+      missing: string[];
+    };
     /** Invoice */
     Invoice: {
       /** @description inv_… */
@@ -1889,6 +1899,7 @@ export interface components {
         [key: string]: string;
       };
       customer: components['schemas']['CustomerSnapshot'] | null;
+      einvoice: components['schemas']['EinvoiceReadiness'] | null;
       /**
        * Format: uri
        * @description The hosted invoice page, `{PUBLIC_URL}/i/{token}`: a capability URL that shows the invoice to whoever holds it, without a login, in the customer's language, with its status, payments and downloads of its PDF and e-invoices. Made when the invoice is issued; valid until 120 days after the due date (or the issue date), and at least 120 days from when it was made; `POST /v1/invoices/{id}/hosted-link` replaces it (the old URL stops at once). null on drafts, once expired, and on invoices issued before hosted pages existed (make one with hosted-link). Always null in events, which are stored and delivered (read the invoice for it); a stored Idempotency-Key result that shows it is kept sealed under the server's secrets key.
@@ -2201,6 +2212,8 @@ export interface components {
       locale: string;
       reminders: number[];
       electronicAddress: components['schemas']['ElectronicAddressValue'] | null;
+      /** @description When true, issuing an invoice whose e-invoices (UBL and CII) cannot be made is refused with 409 einvoice_incomplete and changes nothing: no number is taken. A draft’s `einvoice` field shows beforehand whether it is ready and what is missing. Default false: such an invoice is issued, and its e-invoice requests answer 409 einvoice_incomplete. */
+      einvoiceRequired: boolean;
       /**
        * Format: date-time
        * @description ISO 8601, UTC
@@ -2589,6 +2602,8 @@ export interface components {
       /** @description Days after the due date on which an overdue invoice gets a reminder e-mail, e.g. [3, 14, 30]. */
       reminders?: number[];
       electronicAddress?: components['schemas']['ElectronicAddress'] | null;
+      /** @description When true, issuing an invoice whose e-invoices (UBL and CII) cannot be made is refused with 409 einvoice_incomplete and changes nothing: no number is taken. A draft’s `einvoice` field shows beforehand whether it is ready and what is missing. Default false: such an invoice is issued, and its e-invoice requests answer 409 einvoice_incomplete. */
+      einvoiceRequired?: boolean;
     };
     /**
      * WebhookPayload

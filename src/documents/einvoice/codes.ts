@@ -75,11 +75,19 @@ const NOT_ISO_3166 = new Set(
 );
 const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
 
+// ICU's answers, remembered: every invoice's readiness asks (at most 26 × 26 codes).
+const countryCodes = new Map<string, boolean>();
+
 /** True for the country codes BR-CL-14 accepts: ISO 3166-1 alpha-2, plus 1A (Kosovo) and XI. */
 export function isCountryCode(code: string): boolean {
   if (code === '1A' || code === 'XI') return true;
   if (!/^[A-Z]{2}$/.test(code) || NOT_ISO_3166.has(code)) return false;
-  return regionNames.of(code) !== undefined;
+  let known = countryCodes.get(code);
+  if (known === undefined) {
+    known = regionNames.of(code) !== undefined;
+    countryCodes.set(code, known);
+  }
+  return known;
 }
 
 /** A VAT identifier's prefix (BR-CO-09): a country code, or EL for Greece. */

@@ -42,11 +42,15 @@ export class EinvoiceDataMissingError extends Error {
   }
 }
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+/** A calendar date YYYY-MM-DD (checked by arithmetic: every invoice's readiness asks). */
 function isDate(text: string | null): boolean {
-  if (text === null || !DATE.test(text)) return false;
-  const date = new Date(`${text}T00:00:00Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(text);
+  const parts = text === null ? null : DATE.exec(text);
+  if (!parts) return false;
+  const [year, month, day] = [Number(parts[1]), Number(parts[2]), Number(parts[3])];
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
+  return days !== undefined && day >= 1 && day <= days;
 }
 
 /** Gaps of the document itself, its parties and its lines (both syntaxes). */
@@ -115,7 +119,19 @@ function partyGaps(model: DocumentModel, syntax: EinvoiceSyntax, add: Add): void
       );
     }
     const address = party.electronicAddress;
-    if (address && (!clean(address.value) || !isElectronicAddressScheme(address.scheme, syntax))) {
+    if (address?.scheme === 'EM' && clean(address.value) && syntax === 'ubl') {
+      // EM is in the CEF EAS list (so CII takes it) but not in Peppol's: a Peppol endpoint is a
+      // participant identifier the network looks up to route the document, and an e-mail
+      // address is none. It is the default where no VAT-number scheme exists, so say so.
+      add(
+        `${role}.electronicAddress`,
+        'PEPPOL-EN16931-CL008',
+        `The ${role}'s electronic address is an e-mail address (scheme EM), which Peppol cannot route: Peppol delivers only to a participant identifier registered on its network, with a scheme from the Peppol EAS list (e.g. 0088 GLN, 0208 Belgian enterprise number, 0192 Norwegian organisation number, 9930 German VAT number). Set electronicAddress to the ${role}'s Peppol identifier; the CII e-invoice and the Factur-X PDF accept EM.`,
+      );
+    } else if (
+      address &&
+      (!clean(address.value) || !isElectronicAddressScheme(address.scheme, syntax))
+    ) {
       add(
         `${role}.electronicAddress`,
         syntax === 'ubl' ? 'PEPPOL-EN16931-CL008' : 'BR-CL-25',
