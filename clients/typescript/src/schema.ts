@@ -52,7 +52,7 @@ export interface paths {
     };
     /**
      * Prometheus metrics
-     * @description The Prometheus text exposition format: requests by route and status with their durations, and the process’s own metrics.
+     * @description The Prometheus text exposition format: requests by route and status with their durations, the render threads’ CPU time, the process’s own metrics, and the backlogs of every tenant: `billing_mail_outbox_queued`, `billing_mail_outbox_oldest_queued_age_seconds`, `billing_mail_outbox_failed`, `billing_webhook_deliveries_pending`, `billing_webhook_deliveries_oldest_pending_age_seconds`, `billing_webhook_deliveries_failed` (NaN when the database cannot be read). Protected by the server’s configuration: with METRICS_TOKEN it needs `Authorization: Bearer <METRICS_TOKEN>` (else 401 metrics_token_invalid); with METRICS_LISTEN it is served on that address only and this port answers 404 route_not_found; with neither, it answers only requests from a loopback address that no proxy forwarded, and 404 route_not_found to any other.
      *
      *     **Authentication:** none (no API key).
      */
@@ -1026,6 +1026,7 @@ export interface components {
           | 'api_key_missing'
           | 'api_key_invalid'
           | 'api_key_revoked'
+          | 'metrics_token_invalid'
           | 'scope_insufficient'
           | 'https_required'
           | 'resource_missing'
@@ -2531,7 +2532,7 @@ export interface components {
         'application/json': components['schemas']['ErrorEnvelope'];
       };
     };
-    /** @description No valid API key: `api_key_missing`, `api_key_invalid` or `api_key_revoked`. */
+    /** @description No valid API key: `api_key_missing`, `api_key_invalid` or `api_key_revoked`; on `/metrics`, `metrics_token_invalid` (the server’s METRICS_TOKEN was not presented). */
     Unauthorized: {
       headers: {
         'Request-Id': components['headers']['Request-Id'];
@@ -2555,7 +2556,7 @@ export interface components {
         'application/json': components['schemas']['ErrorEnvelope'];
       };
     };
-    /** @description `resource_missing`: no such object in this tenant and environment. */
+    /** @description `resource_missing`: no such object in this tenant and environment; on `/metrics`, `route_not_found` (not served to this caller, or not on this port). */
     NotFound: {
       headers: {
         'Request-Id': components['headers']['Request-Id'];
@@ -2774,6 +2775,8 @@ export interface operations {
         };
       };
       400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
       408: components['responses']['RequestTimeout'];
       431: components['responses']['HeadersTooLarge'];
       500: components['responses']['InternalError'];
