@@ -89,7 +89,12 @@ export async function postgresCpu(
  */
 export async function renderCpu(target: string): Promise<number | null> {
   try {
-    const res = await fetch(new URL('/metrics', target), { signal: AbortSignal.timeout(5000) });
+    // A server started with METRICS_TOKEN asks for it (src/http/metrics.ts).
+    const token = process.env.METRICS_TOKEN;
+    const res = await fetch(new URL('/metrics', target), {
+      signal: AbortSignal.timeout(5000),
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+    });
     if (!res.ok) return null;
     const line = /^billing_render_cpu_seconds_total (\S+)$/m.exec(await res.text());
     return line ? Number(line[1]) : null;

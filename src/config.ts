@@ -65,6 +65,15 @@ export interface Config {
   publicUrl: string | undefined;
   /** Requests to the hosted invoice page per client address and minute. */
   hostedPageRateLimit: number;
+  /** `/metrics` then needs `Authorization: Bearer <token>` (src/http/metrics.ts). */
+  metricsToken: string | undefined;
+  /** `/metrics` is then served on this address only, by a listener of its own. */
+  metricsListen: ListenAddress | undefined;
+}
+
+export interface ListenAddress {
+  host: string;
+  port: number;
 }
 
 export class ConfigError extends Error {
@@ -76,6 +85,22 @@ export class ConfigError extends Error {
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** `host:port` or `[ipv6]:port`, the port from 0 (any free one) to 65535; undefined if not. */
+export function parseListenAddress(text: string): ListenAddress | undefined {
+  const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9.-]+)):(\d{1,5})$/.exec(text);
+  if (!match) return undefined;
+  const host = match[1] ?? match[2]!;
+  const port = Number(match[3]);
+  if (port > 65535 || (match[1] !== undefined && isIP(host) !== 6)) return undefined;
+  // A name must be a host name (labels of letters, digits and inner hyphens), not a bare number.
+  if (match[2] !== undefined && isIP(host) === 0) {
+    const labels = host.split('.');
+    const label = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+    if (!labels.every((l) => label.test(l)) || /^[\d.]+$/.test(host)) return undefined;
+  }
+  return { host, port };
+}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const problems: string[] = [];
@@ -154,6 +179,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
   const secretsKeyPrevious = key32('SECRETS_KEY_PREVIOUS', str('SECRETS_KEY_PREVIOUS'));
+  // A bearer token (RFC 6750's token characters), long enough not to be guessed.
+  const metricsToken = str('METRICS_TOKEN');
+  if (metricsToken !== undefined && !/^[A-Za-z0-9\-._~+/]{16,}=*$/.test(metricsToken)) {
+    problems.push(
+      'METRICS_TOKEN must be at least 16 characters of A-Z a-z 0-9 - . _ ~ + / (openssl rand -hex 32)',
+    );
+  }
+  const metricsListenText = str('METRICS_LISTEN');
+  const metricsListen =
+    metricsListenText === undefined ? undefined : parseListenAddress(metricsListenText);
+  if (metricsListenText !== undefined && metricsListen === undefined) {
+    problems.push(
+      `METRICS_LISTEN=${JSON.stringify(metricsListenText)} must be host:port (e.g. 127.0.0.1:9464, [::1]:9464 or 10.0.0.5:9464)`,
+    );
+  }
 
   const config: Config = {
     port: int('PORT', 3000, 0, 65535),
@@ -190,11 +230,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxConnections: int('MAX_CONNECTIONS', 10_000, 1, 1_000_000),
     publicUrl: publicUrl?.replace(/\/+$/, ''),
     hostedPageRateLimit: int('HOSTED_PAGE_RATE_LIMIT', 60, 1, 1_000_000),
+    metricsToken,
+    metricsListen,
   };
   // Node refuses a headers timeout longer than the request timeout (the headers are part of
   // the request).
   if (config.headersTimeoutMs > config.requestTimeoutMs) {
     problems.push('HEADERS_TIMEOUT_MS must not be more than REQUEST_TIMEOUT_MS');
+  }
+  if (
+    config.metricsListen !== undefined &&
+    config.metricsListen.port !== 0 &&
+    config.metricsListen.port === config.port &&
+    config.metricsListen.host === config.host
+  ) {
+    problems.push("METRICS_LISTEN must not be the API's own address (HOST:PORT)");
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -67,6 +67,16 @@ export class ApiKeyRevokedError extends ApiError {
   readonly status = 401;
   readonly code = 'api_key_revoked';
 }
+/** `/metrics` with METRICS_TOKEN set, without that token (RFC 6750's challenge comes with it). */
+export class MetricsTokenInvalidError extends ApiError {
+  readonly status = 401;
+  readonly code = 'metrics_token_invalid';
+  constructor() {
+    super('GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.', {
+      headers: { 'www-authenticate': 'Bearer realm="metrics"' },
+    });
+  }
+}
 export class ScopeInsufficientError extends ApiError {
   readonly status = 403;
   readonly code = 'scope_insufficient';
@@ -189,6 +199,7 @@ export const ERROR_CODES = [
   'api_key_missing',
   'api_key_invalid',
   'api_key_revoked',
+  'metrics_token_invalid',
   'scope_insufficient',
   'https_required',
   'resource_missing',

@@ -17,6 +17,7 @@ import { listeningUrl, publicBaseUrl } from './hosted/public-url.ts';
 import { bootstrapFirstTenant } from './keys/bootstrap.ts';
 import type { IssuedApiKey } from './keys/service.ts';
 import { KeyVerifier } from './keys/verifier.ts';
+import { listenForMetrics, type MetricsListener } from './http/metrics.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -30,6 +31,8 @@ export interface RunningServer {
   jobs: Jobs | undefined;
   /** The key made on the first start of an embedded database, if this start made it. */
   firstKey: IssuedApiKey | null;
+  /** Where /metrics is served when METRICS_LISTEN is set (`http://host:port`). */
+  metricsUrl: string | undefined;
   close(): Promise<void>;
 }
 
@@ -79,6 +82,11 @@ export async function startServer(
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     listening = listeningUrl(config, port);
+    let metrics: MetricsListener | undefined = undefined;
+    if (config.metricsListen) {
+      metrics = await listenForMetrics(config, app.metricsRegistry);
+      undo.push(() => metrics!.close());
+    }
     const scheme = config.tlsCertFile ? 'https' : 'http';
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
 
@@ -98,6 +106,7 @@ export async function startServer(
       links,
       jobs,
       firstKey,
+      metricsUrl: metrics?.url,
       async close() {
         // Every step runs even if one before it fails (the database, last, must be released,
         // and an embedded one stopped); the first failure is thrown at the end.
@@ -111,6 +120,7 @@ export async function startServer(
         };
         // Stop accepting, let requests in flight finish, then release the database.
         await step(() => app.close());
+        await step(() => metrics?.close());
         // Attempts in flight finish and are recorded before the database goes.
         await step(() => jobs?.stop());
         await step(() => renderer.close());

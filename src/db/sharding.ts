@@ -47,6 +47,12 @@ export const CROSS_TENANT_INDEXES: Readonly<Record<string, string>> = {
     "The webhook worker's queue: due deliveries of every tenant, oldest first, claimed with " +
     "FOR UPDATE SKIP LOCKED. On Citus each shard's queue is polled on its own (a row lock is " +
     'only taken by a single-shard query).',
+  mail_outbox_backlog:
+    'The mail backlog /metrics shows (queued and failed messages of every tenant, the oldest ' +
+    'queued): only waiting and failed rows, so a scrape costs what the backlog is.',
+  webhook_deliveries_backlog:
+    'The webhook backlog /metrics shows (pending and failed deliveries of every tenant, the ' +
+    'oldest pending), likewise.',
 };
 
 /**
@@ -64,6 +70,12 @@ export const CROSS_TENANT_STATEMENTS: Readonly<Record<string, string>> = {
   'endpoint secrets reseal':
     'Sealing every webhook signing secret under a new secrets key pages through all ' +
     'endpoints in primary-key order: at start and by `billing secrets reseal`, rare.',
+  'mail backlog':
+    "/metrics counts the mail outbox's queued and failed messages of every tenant at each " +
+    'scrape (index mail_outbox_backlog): per-tenant figures are not needed there.',
+  'webhook backlog':
+    '/metrics counts the pending and failed webhook deliveries of every tenant at each scrape ' +
+    '(index webhook_deliveries_backlog).',
   'hosted links reseal':
     'The same pass for the sealed tokens of hosted invoice links (src/hosted/links.ts): every ' +
     'link sealed under a previous key, in primary-key order, at start and by the same command.',

@@ -8,12 +8,15 @@
 //   on the database itself, so a second request on any instance sees it taken (409) instead
 //   of doing the work twice. COMMIT releases it, after which the stored result is visible.
 // - A finished request is replayed only to a caller that may see it: the same API key, or a
-//   key of the same rotation lineage holding the scope the operation requires. A result that
-//   carries a secret (an API key's, a webhook endpoint's) is stored sealed under a key derived
-//   from the calling key's own secret, so only that key can have it replayed, and the
-//   database never holds the secret in clear. A result that shows a capability every caller
-//   allowed to replay it could read anyway (an invoice's hosted URL) is sealed under the
-//   server's secrets key instead, and replayed by the lineage rule.
+//   key of the same rotation lineage holding the scope the operation requires.
+// - A sealed result is replayed only to the very key that made the request; to any other key,
+//   a rotated one included, it is 422 and nothing is done. A result that carries a secret (an
+//   API key's, a webhook endpoint's) is sealed under a key derived from the calling key's own
+//   secret, so only that key can open it and the database never holds the secret in clear. A
+//   result that shows a capability URL (an invoice's hosted URL) is sealed under the server's
+//   secrets key, which seals the link's token at rest anyway: a link is handed to whoever
+//   asked for it, not to every key that could read the invoice later (API.md part C, "Secrets
+//   and isolation", as amended).
 // - Refusals a client can fix or retry (validation, 409, 429, 5xx) are not stored; other
 //   outcomes (success, 404, 422) are.
 import { ApiError, IdempotencyKeyInUseError, IdempotencyKeyReusedError } from '../errors.ts';
@@ -83,11 +86,11 @@ export interface UnitOfWork {
   readonly actor: Actor;
   /** Records an event of this unit of work's tenant and environment, rendered now. */
   event(type: string, object: { id: string }, extra?: Record<string, unknown>): void;
-  /** The result carries a secret: stored sealed, replayed only to the very same key. */
+  /** The result carries a secret: stored sealed under the caller's key, replayed only to it. */
   carriesSecret(): void;
   /**
-   * The result shows a capability (a hosted URL) that any key allowed to replay it may read:
-   * stored sealed under the server's key, replayed by the usual rule.
+   * The result shows a capability URL (a hosted URL): stored sealed under the server's key,
+   * replayed only to the very key that made the request.
    */
   showsCapability(): void;
 }
@@ -164,14 +167,12 @@ function replay(
   if (!stored.fingerprint.equals(idempotency.fingerprint)) throw reused;
   const { actor } = request;
   const sameKey = stored.key_id === actor.keyId;
-  const callerSealed = stored.sealed && sealedKeyId(stored.response_body) === CALLER;
-  if (callerSealed) {
+  if (stored.sealed) {
     if (!sameKey) throw reused;
-    const body = open(
-      stored.response_body,
-      sealingKey(idempotency.callerSecret, slot),
-      context(slot),
-    );
+    const body =
+      sealedKeyId(stored.response_body) === CALLER
+        ? open(stored.response_body, sealingKey(idempotency.callerSecret, slot), context(slot))
+        : idempotency.secrets.open(stored.response_body, context(slot));
     return { replayed: true, response: { status: stored.status_code, body } };
   }
   const sameLineage =
@@ -179,10 +180,7 @@ function replay(
     (stored.required_scope === null ||
       (actor.scopes as readonly string[]).includes(stored.required_scope));
   if (!sameKey && !sameLineage) throw reused;
-  const body = stored.sealed
-    ? idempotency.secrets.open(stored.response_body, context(slot))
-    : stored.response_body;
-  return { replayed: true, response: { status: stored.status_code, body } };
+  return { replayed: true, response: { status: stored.status_code, body: stored.response_body } };
 }
 
 /** Keeps the response to be stored at commit (sealed if it carries a secret). */

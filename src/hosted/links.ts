@@ -7,8 +7,9 @@
 //   a copy of the database alone yields no working link. A sealed token is bound to its tenant,
 //   environment and invoice: copied into another row it does not open.
 // - Never in an event, a stored idempotent result in clear, or a queued e-mail: events carry
-//   invoices without it, results that show it are sealed under the server's key, and the
-//   invoice e-mail gets it when it is sent (src/invoices/mail.ts).
+//   invoices without it, results that show it are sealed under the server's key (and replayed
+//   only to the very key that made the request), and the invoice e-mail gets it when it is
+//   sent (src/invoices/mail.ts).
 // - Valid until 120 days after the due date (the issue date when there is none), and never for
 //   less than 120 days from when the link was made, so a link replaced long after the due date
 //   still works. Replacing a link makes the old one stop at once (src/hosted/store.ts).

@@ -8,9 +8,9 @@ type Json = Record<string, any>;
 
 export const ERROR_DESCRIPTIONS: Record<string, string> = {
   400: 'The request is invalid: `body_invalid` (not a JSON object), `parameter_missing` or `parameter_invalid` (`param` names the field), `cursor_invalid` or `idempotency_key_invalid`.',
-  401: 'No valid API key: `api_key_missing`, `api_key_invalid` or `api_key_revoked`.',
+  401: 'No valid API key: `api_key_missing`, `api_key_invalid` or `api_key_revoked`; on `/metrics`, `metrics_token_invalid` (the server’s METRICS_TOKEN was not presented).',
   403: '`scope_insufficient` (`requiredScope` names the scope the key lacks) or `https_required` (a live key over plain HTTP).',
-  404: '`resource_missing`: no such object in this tenant and environment.',
+  404: '`resource_missing`: no such object in this tenant and environment; on `/metrics`, `route_not_found` (not served to this caller, or not on this port).',
   408: '`request_timeout`: the request did not arrive in time.',
   409: '`state_invalid` (not allowed in the object’s current status), `idempotency_key_in_use` (a request with this Idempotency-Key is still running: retry later) or `einvoice_incomplete` (`missing` lists the fields to set).',
   413: '`body_too_large`: the body is larger than 1 MiB.',

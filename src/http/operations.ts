@@ -1,12 +1,11 @@
-// Operational routes outside /v1 and without keys: liveness, readiness, Prometheus metrics;
-// and the OpenAPI document under /v1.
+// Operational routes outside /v1 and without keys: liveness, readiness, Prometheus metrics
+// (protected otherwise: ./metrics.ts); and the OpenAPI document under /v1.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import type { AppDeps } from '../app.ts';
 import { migrationsApplied } from '../db/migrate.ts';
 import { ServiceUnavailableError } from '../errors.ts';
-import { registerRequestMetrics } from './observability.ts';
+import { METRICS_DESCRIPTION, registerMetrics } from './metrics.ts';
 import { withListeningServer } from './openapi-info.ts';
 import { openRouteResponses } from './schemas.ts';
 
@@ -19,20 +18,7 @@ const Health = Type.Object({ status: Type.Literal('ok') }, { title: 'Health' });
 const Readiness = Type.Object({ status: Type.Literal('ready') }, { title: 'Readiness' });
 
 export function registerOperationsRoutes(app: FastifyInstance, deps: AppDeps): void {
-  // One registry per app: tests start several apps in one process.
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  registerRequestMetrics(app, registry);
-  // The render pool's threads are part of the process's CPU time; this says how much of it.
-  new Counter({
-    name: 'billing_render_cpu_seconds_total',
-    help: 'CPU time the render threads spent rendering PDFs and e-invoices.',
-    registers: [registry],
-    collect() {
-      this.reset();
-      this.inc(deps.renderer.cpuSeconds);
-    },
-  });
+  const readMetrics = registerMetrics(app, deps);
   app.get(
     '/healthz',
     {
@@ -80,20 +66,19 @@ export function registerOperationsRoutes(app: FastifyInstance, deps: AppDeps): v
         tags,
         operationId: 'getMetrics',
         summary: 'Prometheus metrics',
-        description:
-          'The Prometheus text exposition format: requests by route and status with their durations, and the process’s own metrics.',
+        description: METRICS_DESCRIPTION,
         response: {
           200: {
             description: 'The metrics.',
             content: { 'text/plain': { schema: { type: 'string' } } },
           },
-          ...openRouteResponses(),
+          ...openRouteResponses(401, 404),
         },
       },
     },
-    async (_request, reply) => {
-      reply.type(registry.contentType);
-      return registry.metrics();
+    async (request, reply) => {
+      const text = await readMetrics(request);
+      return reply.type(app.metricsRegistry.contentType).send(text);
     },
   );
   app.get(

@@ -3,9 +3,10 @@
 //
 // Events carry invoices with `hostedInvoiceUrl: null` (they are stored, and delivered to webhook
 // endpoints that may log them): the work records its events before the URL is added. A write
-// whose answer shows the URL says so, and a stored Idempotency-Key result holds it only sealed
-// under the server's secrets key; it is replayed like any other result, since every key that
-// may have it replayed may read the invoice, URL included (src/db/unit-of-work.ts).
+// whose answer shows the URL says so: its stored Idempotency-Key result holds it only sealed
+// under the server's secrets key, and is replayed only to the very key that made the request,
+// as results that carry a secret are (src/db/unit-of-work.ts). A key rotated from it reads the
+// invoice, URL included, with a GET; a replay is not how a link reaches another key.
 import type { Db, Queryable } from '../db/pool.ts';
 import {
   unitOfWork,
@@ -31,7 +32,7 @@ export async function withHostedUrls(
   return invoices.map((i) => ({ ...i, hostedInvoiceUrl: urls.get(i.id) ?? null }));
 }
 
-/** The invoice a write answers with, with its hosted URL; the answer then carries a secret. */
+/** The invoice a write answers with, with its hosted URL; the answer is then the very key's. */
 export async function shownByWrite(
   uow: UnitOfWork,
   links: HostedLinks,

@@ -9,6 +9,7 @@ import { errorResponses, IdempotencyHeaders, IdParams, NoBody, Page } from '../h
 import {
   DeletedInvoice,
   EinvoiceQuery,
+  HOSTED_URL_REPLAY,
   Invoice,
   InvoiceCreate,
   InvoiceListQuery,
@@ -101,7 +102,8 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
         tags,
         summary: 'Update an invoice',
         description:
-          'A draft takes every field (`lines` replaces all lines; `null` clears an optional field; setting `dueDate` clears `daysUntilDue` and the other way round). An issued invoice changes only its `metadata`; any other field is 409 state_invalid.',
+          'A draft takes every field (`lines` replaces all lines; `null` clears an optional field; setting `dueDate` clears `daysUntilDue` and the other way round). An issued invoice changes only its `metadata`; any other field is 409 state_invalid. ' +
+          HOSTED_URL_REPLAY,
         params: IdParams,
         headers: IdempotencyHeaders,
         body: InvoiceUpdate,
@@ -198,7 +200,7 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
         schema: {
           tags,
           summary,
-          description: `${description} Any other status is 409 state_invalid.`,
+          description: `${description} Any other status is 409 state_invalid. ${HOSTED_URL_REPLAY}`,
           params: IdParams,
           headers: IdempotencyHeaders,
           body: NoBody,
@@ -218,7 +220,8 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
         tags,
         summary: 'E-mail an open invoice with its PDF',
         description:
-          "Queues the e-mail to the customer's current address (400 parameter_missing, param customer.email, when it has none); the status does not change. Only open invoices (409 otherwise). The invoice's `email` shows the message queued; the worker hands it to the mail server, retrying with back-off while the server refuses, and sets sentAt and emits invoice.sent once the server accepted it. Without SMTP_URL the message is written to DATA_DIR/outbox/ as an .eml file.",
+          "Queues the e-mail to the customer's current address (400 parameter_missing, param customer.email, when it has none); the status does not change. Only open invoices (409 otherwise). The invoice's `email` shows the message queued; the worker hands it to the mail server, retrying with back-off while the server refuses, and sets sentAt and emits invoice.sent once the server accepted it. Without SMTP_URL the message is written to DATA_DIR/outbox/ as an .eml file. " +
+          HOSTED_URL_REPLAY,
         params: IdParams,
         headers: IdempotencyHeaders,
         body: NoBody,
@@ -237,7 +240,8 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
         tags,
         summary: "Replace an invoice's hosted page link",
         description:
-          'Makes a new `hostedInvoiceUrl` for an issued invoice (any status but draft: 409 state_invalid) and returns the invoice with it. The old URL stops working at once: for a link that was sent to the wrong address or leaked, or to give a customer a link again after the old one expired. The new link is valid until 120 days after the due date, and at least 120 days from now. Replayed with its URL only to the key that made the request.',
+          'Makes a new `hostedInvoiceUrl` for an issued invoice (any status but draft: 409 state_invalid) and returns the invoice with it. The old URL stops working at once: for a link that was sent to the wrong address or leaked, or to give a customer a link again after the old one expired. The new link is valid until 120 days after the due date, and at least 120 days from now. ' +
+          HOSTED_URL_REPLAY,
         params: IdParams,
         headers: IdempotencyHeaders,
         body: NoBody,

@@ -302,7 +302,7 @@ export const Invoice = Type.Object(
       Type.String({
         format: 'uri',
         description:
-          "The hosted invoice page, `{PUBLIC_URL}/i/{token}`: a capability URL that shows the invoice to whoever holds it, without a login, in the customer's language, with its status, payments and downloads of its PDF and e-invoices. Made when the invoice is issued; valid until 120 days after the due date (or the issue date), and at least 120 days from when it was made; `POST /v1/invoices/{id}/hosted-link` replaces it (the old URL stops at once). null on drafts, once expired, and on invoices issued before hosted pages existed (make one with hosted-link). Always null in events, which are stored and delivered (read the invoice for it); a stored Idempotency-Key result that shows it is kept sealed under the server's secrets key.",
+          "The hosted invoice page, `{PUBLIC_URL}/i/{token}`: a capability URL that shows the invoice to whoever holds it, without a login, in the customer's language, with its status, payments and downloads of its PDF and e-invoices. Made when the invoice is issued; valid until 120 days after the due date (or the issue date), and at least 120 days from when it was made; `POST /v1/invoices/{id}/hosted-link` replaces it (the old URL stops at once). null on drafts, once expired, and on invoices issued before hosted pages existed (make one with hosted-link). Always null in events, which are stored and delivered (read the invoice for it); a stored Idempotency-Key result that shows it is kept sealed under the server's secrets key and replayed only to the very key that made the request (any other key, one rotated from it included, gets 422 idempotency_key_reused).",
       }),
     ),
     environment: Environment,
@@ -312,6 +312,10 @@ export const Invoice = Type.Object(
   { title: 'Invoice' },
 );
 export type Invoice = Static<typeof Invoice>;
+
+/** Said by every write whose answer shows `hostedInvoiceUrl` (src/db/unit-of-work.ts). */
+export const HOSTED_URL_REPLAY =
+  'When the answer shows `hostedInvoiceUrl` (a capability URL), an Idempotency-Key replays it only to the very key that made the request; any other key, one rotated from it included, gets 422 idempotency_key_reused (read the invoice instead).';
 
 export const DeletedInvoice = Type.Object(
   { id: Type.String(), object: Type.Literal('invoice'), deleted: Type.Literal(true) },

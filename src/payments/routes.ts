@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../app.ts';
 import { sendWrite } from '../http/idempotency.ts';
 import { errorResponses, IdempotencyHeaders, IdParams, NoBody, Page } from '../http/schemas.ts';
-import { Invoice } from '../invoices/schemas.ts';
+import { HOSTED_URL_REPLAY, Invoice } from '../invoices/schemas.ts';
 import { buildPage, listBinding, readPageRequest } from '../paging.ts';
 import { Payment, PaymentCreate, PaymentListQuery } from './schemas.ts';
 import {
@@ -55,7 +55,8 @@ export function registerPaymentRoutes(
         tags: ['Invoices'],
         summary: 'Pay the whole remainder of an invoice',
         description:
-          'Records a payment of the whole amountRemaining with method `other`, received outside the API (payment.created, invoice.paid), and returns the invoice, now paid. For open or uncollectible invoices; any other status is 409 state_invalid.',
+          'Records a payment of the whole amountRemaining with method `other`, received outside the API (payment.created, invoice.paid), and returns the invoice, now paid. For open or uncollectible invoices; any other status is 409 state_invalid. ' +
+          HOSTED_URL_REPLAY,
         params: IdParams,
         headers: IdempotencyHeaders,
         body: NoBody,

@@ -9,10 +9,16 @@ import { describe, it } from 'node:test';
 import { loadConfig, ConfigError } from '../../src/config.ts';
 import { linkExpiry } from '../../src/hosted/links.ts';
 import { listeningUrl } from '../../src/hosted/public-url.ts';
-import { client, createTenantWithKey, rotateKey } from '../helpers.ts';
+import { client, createTenantWithKey, rotateKey, type ApiResponse } from '../helpers.ts';
 import { waitFor } from '../webhooks/receiver.ts';
 import { startSmtp } from '../mail/smtp.ts';
-import { assertError, createInvoice, startInvoiceApp, tenantApi } from '../invoices/fixtures.ts';
+import {
+  assertError,
+  createInvoice,
+  startInvoiceApp,
+  tenantApi,
+  type Api,
+} from '../invoices/fixtures.ts';
 import { completeSeller, customerIn, fetchPage, issuedInvoice, pagePath } from './fixtures.ts';
 
 const smtp = await startSmtp();
@@ -40,6 +46,17 @@ async function rowsContaining(needle: string): Promise<string[]> {
     for (const { row } of rows) if (row.includes(needle)) found.push(name);
   }
   return found;
+}
+
+/** What a repeated write would change: the link, status, amounts, metadata, e-mails queued. */
+async function stateOf(api: Api, invoiceId: string) {
+  const { body } = await api.get(`/v1/invoices/${invoiceId}`);
+  const { rows } = await server.db.query<{ count: number }>(
+    'SELECT count(*)::int AS count FROM mail_outbox WHERE tenant_id = $1 AND subject_id = $2',
+    [key.tenantId, invoiceId],
+  );
+  const { hostedInvoiceUrl, status, amountRemaining, metadata } = body;
+  return { hostedInvoiceUrl, status, amountRemaining, metadata, mails: rows[0]!.count };
 }
 
 describe('hosted invoice links', () => {
@@ -115,7 +132,7 @@ describe('hosted invoice links', () => {
     assert.equal(event.data.object.hostedInvoiceUrl, null);
   });
 
-  it('replays an issue with its URL to the key and its rotation lineage, sealed at rest', async () => {
+  it('replays an issue with its URL to the very key only, sealed at rest', async () => {
     const customer = await customerIn(api, 'en');
     const draft = await createInvoice(api, {
       customerId: customer.id,
@@ -127,7 +144,7 @@ describe('hosted invoice links', () => {
     const again = await api.post(`/v1/invoices/${draft.id}/issue`, undefined, headers);
     assert.equal(again.headers.get('idempotent-replayed'), 'true');
     assert.equal(again.text, first.text);
-    // Sealed under the server's key: not in clear, and not under the caller's key either.
+    // Sealed under the server's key, which seals the link's token anyway: not in clear.
     assert.deepEqual(await rowsContaining(tokenOf(first.body.hostedInvoiceUrl)), []);
     const { rows } = await server.db.query<{ response_body: string; sealed: boolean }>(
       'SELECT response_body, sealed FROM idempotency_keys WHERE tenant_id = $1 AND key = $2',
@@ -135,16 +152,7 @@ describe('hosted invoice links', () => {
     );
     assert.equal(rows[0]!.sealed, true);
     assert.doesNotMatch(rows[0]!.response_body, /^v1\.caller\./);
-    // A rotated key of the same lineage may read the invoice, URL included: it gets the replay.
-    const rotated = await rotateKey(server.db, key);
-    const retried = await client(server.url, rotated.secret).post(
-      `/v1/invoices/${draft.id}/issue`,
-      undefined,
-      headers,
-    );
-    assert.equal(retried.headers.get('idempotent-replayed'), 'true');
-    assert.equal(retried.text, first.text);
-    // Another key of the tenant, of another lineage, does not.
+    // Another key of the tenant, of another lineage, does not get it.
     const stranger = await createTenantWithKey(server.db, { tenantId: key.tenantId });
     const refused = await client(server.url, stranger.secret).post(
       `/v1/invoices/${draft.id}/issue`,
@@ -152,6 +160,78 @@ describe('hosted invoice links', () => {
       headers,
     );
     assertError(refused, 422, 'idempotency_key_reused');
+  });
+
+  it('replays every answer that shows the URL to the very key, not to a key rotated from it', async () => {
+    // A key of its own, so that rotating it leaves the file's other tests alone.
+    const owner = await createTenantWithKey(server.db, { tenantId: key.tenantId });
+    const mine = client(server.url, owner.secret);
+    const issued = () => issuedInvoice(mine, { lines: 1 });
+    const draft = async () =>
+      createInvoice(mine, {
+        customerId: (await customerIn(mine, 'en')).id,
+        lines: [{ description: 'Audit', unitAmount: 10_000 }],
+      });
+    // Every write that answers with an issued invoice, and one whose answer shows no URL.
+    const writes: { name: string; method: 'post' | 'patch'; path: string; body?: object }[] = [
+      { name: 'issue', method: 'post', path: `/v1/invoices/${(await draft()).id}/issue` },
+      { name: 'void', method: 'post', path: `/v1/invoices/${(await issued()).id}/void` },
+      {
+        name: 'mark-uncollectible',
+        method: 'post',
+        path: `/v1/invoices/${(await issued()).id}/mark-uncollectible`,
+      },
+      { name: 'send', method: 'post', path: `/v1/invoices/${(await issued()).id}/send` },
+      { name: 'pay', method: 'post', path: `/v1/invoices/${(await issued()).id}/pay` },
+      {
+        name: 'metadata',
+        method: 'patch',
+        path: `/v1/invoices/${(await issued()).id}`,
+        body: { metadata: { order: '42' } },
+      },
+      {
+        name: 'hosted-link',
+        method: 'post',
+        path: `/v1/invoices/${(await issued()).id}/hosted-link`,
+      },
+    ];
+    const headers = (name: string) => ({ 'idempotency-key': `shown-${owner.keyId}-${name}` });
+    const firsts = new Map<string, ApiResponse>();
+    for (const w of writes) {
+      const first = await mine[w.method](w.path, w.body, headers(w.name));
+      assert.equal(first.status, 200, `${w.name}: ${first.text}`);
+      tokenOf(first.body.hostedInvoiceUrl);
+      firsts.set(w.name, first);
+    }
+    const draftPatch = `/v1/invoices/${(await draft()).id}`;
+    const control = await mine.patch(draftPatch, { memo: 'No URL here' }, headers('draft'));
+    assert.equal(control.status, 200, control.text);
+    assert.equal(control.body.hostedInvoiceUrl, null);
+
+    const rotated = client(server.url, (await rotateKey(server.db, owner)).secret);
+    for (const w of writes) {
+      const first = firsts.get(w.name)!;
+      const before = await stateOf(mine, first.body.id);
+      const refused = await rotated[w.method](w.path, w.body, headers(w.name));
+      assertError(refused, 422, 'idempotency_key_reused');
+      assert.ok(!refused.text.includes(first.body.hostedInvoiceUrl), w.name);
+      // Nothing was done again: no new link, payment, e-mail or change.
+      assert.deepEqual(await stateOf(mine, first.body.id), before, w.name);
+      // The very key still gets its answer, URL and all.
+      const replayed = await mine[w.method](w.path, w.body, headers(w.name));
+      assert.equal(replayed.headers.get('idempotent-replayed'), 'true', w.name);
+      assert.equal(replayed.text, first.text, w.name);
+    }
+    // An answer that shows no URL is still replayed to the key's rotation lineage.
+    const lineage = await rotated.patch(draftPatch, { memo: 'No URL here' }, headers('draft'));
+    assert.equal(lineage.headers.get('idempotent-replayed'), 'true');
+    assert.equal(lineage.text, control.text);
+    // The e-mail `send` queued is out before the next test counts deliveries.
+    const sent = firsts.get('send')!.body.id;
+    await waitFor(
+      async () => (await mine.get(`/v1/invoices/${sent}`)).body.sentAt !== null,
+      'sent',
+    );
   });
 
   it('e-mails the link with the invoice, added as the message is sent', async () => {

@@ -52,7 +52,7 @@ export interface paths {
     };
     /**
      * Prometheus metrics
-     * @description The Prometheus text exposition format: requests by route and status with their durations, and the process’s own metrics.
+     * @description The Prometheus text exposition format: requests by route and status with their durations, the render threads’ CPU time, the process’s own metrics, and the backlogs of every tenant: `billing_mail_outbox_queued`, `billing_mail_outbox_oldest_queued_age_seconds`, `billing_mail_outbox_failed`, `billing_webhook_deliveries_pending`, `billing_webhook_deliveries_oldest_pending_age_seconds`, `billing_webhook_deliveries_failed` (NaN when the database cannot be read). Protected by the server’s configuration: with METRICS_TOKEN it needs `Authorization: Bearer <METRICS_TOKEN>` (else 401 metrics_token_invalid); with METRICS_LISTEN it is served on that address only and this port answers 404 route_not_found; with neither, it answers only requests from a loopback address that no proxy forwarded, and 404 route_not_found to any other.
      *
      *     **Authentication:** none (no API key).
      */
@@ -326,7 +326,7 @@ export interface paths {
     head?: never;
     /**
      * Update an invoice
-     * @description A draft takes every field (`lines` replaces all lines; `null` clears an optional field; setting `dueDate` clears `daysUntilDue` and the other way round). An issued invoice changes only its `metadata`; any other field is 409 state_invalid.
+     * @description A draft takes every field (`lines` replaces all lines; `null` clears an optional field; setting `dueDate` clears `daysUntilDue` and the other way round). An issued invoice changes only its `metadata`; any other field is 409 state_invalid. When the answer shows `hostedInvoiceUrl` (a capability URL), an Idempotency-Key replays it only to the very key that made the request; any other key, one rotated from it included, gets 422 idempotency_key_reused (read the invoice instead).
      *
      *     **Scope:** `invoices:write`.
      */
@@ -386,7 +386,7 @@ export interface paths {
     put?: never;
     /**
      * Issue a draft
-     * @description Assigns the next number (gapless per tenant and environment) and freezes the seller (the settings), the customer and the tax breakdown; the date of supply is the issue date unless the invoice has one or a service period. Its PDF/A-3 and e-invoices are rendered from that frozen data once and never change, and it gets its hosted page (`hostedInvoiceUrl`). A total of 0 goes straight to paid. With the setting `einvoiceRequired`, a draft whose `einvoice` is not ready is 409 einvoice_incomplete (`missing`, as the draft shows it) and stays a draft: no number is taken. Any other status is 409 state_invalid.
+     * @description Assigns the next number (gapless per tenant and environment) and freezes the seller (the settings), the customer and the tax breakdown; the date of supply is the issue date unless the invoice has one or a service period. Its PDF/A-3 and e-invoices are rendered from that frozen data once and never change, and it gets its hosted page (`hostedInvoiceUrl`). A total of 0 goes straight to paid. With the setting `einvoiceRequired`, a draft whose `einvoice` is not ready is 409 einvoice_incomplete (`missing`, as the draft shows it) and stays a draft: no number is taken. Any other status is 409 state_invalid. When the answer shows `hostedInvoiceUrl` (a capability URL), an Idempotency-Key replays it only to the very key that made the request; any other key, one rotated from it included, gets 422 idempotency_key_reused (read the invoice instead).
      *
      *     **Scope:** `invoices:write`.
      */
@@ -408,7 +408,7 @@ export interface paths {
     put?: never;
     /**
      * Void an invoice
-     * @description For open or uncollectible invoices. The hosted page stays and shows the invoice as void. Any other status is 409 state_invalid.
+     * @description For open or uncollectible invoices. The hosted page stays and shows the invoice as void. Any other status is 409 state_invalid. When the answer shows `hostedInvoiceUrl` (a capability URL), an Idempotency-Key replays it only to the very key that made the request; any other key, one rotated from it included, gets 422 idempotency_key_reused (read the invoice instead).
      *
      *     **Scope:** `invoices:write`.
      */
@@ -430,7 +430,7 @@ export interface paths {
     put?: never;
     /**
      * Mark an invoice uncollectible
-     * @description For open invoices. Any other status is 409 state_invalid.
+     * @description For open invoices. Any other status is 409 state_invalid. When the answer shows `hostedInvoiceUrl` (a capability URL), an Idempotency-Key replays it only to the very key that made the request; any other key, one rotated from it included, gets 422 idempotency_key_reused (read the invoice instead).
      *
      *     **Scope:** `invoices:write`.
      */
@@ -452,7 +452,7 @@ export interface paths {
     put?: never;
     /**
      * E-mail an open invoice with its PDF
-     * @description Queues the e-mail to the customer's current address (400 parameter_missing, param customer.email, when it has none); the status does not change. Only open invoices (409 otherwise). The invoice's `email` shows the message queued; the worker hands it to the mail server, retrying with back-off while the server refuses, and sets sentAt and emits invoice.sent once the server accepted it. Without SMTP_URL the message is written to DATA_DIR/outbox/ as an .eml file.
+     * @description Queues the e-mail to the customer's current address (400 parameter_missing, param customer.email, when it has none); the status does not change. Only open invoices (409 otherwise). The invoice's `email` shows the message queued; the worker hands it to the mail server, retrying with back-off while the server refuses, and sets sentAt and emits invoice.sent once the server accepted it. Without SMTP_URL the message is written to DATA_DIR/outbox/ as an .eml file. When the answer shows `hostedInvoiceUrl` (a capability URL), an Idempotency-Key replays it only to the very key that made the request; any other key, one rotated from it included, gets 422 idempotency_key_reused (read the invoice instead).
      *
      *     **Scope:** `invoices:write`.
      */
@@ -474,7 +474,7 @@ export interface paths {
     put?: never;
     /**
      * Replace an invoice's hosted page link
-     * @description Makes a new `hostedInvoiceUrl` for an issued invoice (any status but draft: 409 state_invalid) and returns the invoice with it. The old URL stops working at once: for a link that was sent to the wrong address or leaked, or to give a customer a link again after the old one expired. The new link is valid until 120 days after the due date, and at least 120 days from now. Replayed with its URL only to the key that made the request.
+     * @description Makes a new `hostedInvoiceUrl` for an issued invoice (any status but draft: 409 state_invalid) and returns the invoice with it. The old URL stops working at once: for a link that was sent to the wrong address or leaked, or to give a customer a link again after the old one expired. The new link is valid until 120 days after the due date, and at least 120 days from now. When the answer shows `hostedInvoiceUrl` (a capability URL), an Idempotency-Key replays it only to the very key that made the request; any other key, one rotated from it included, gets 422 idempotency_key_reused (read the invoice instead).
      *
      *     **Scope:** `invoices:write`.
      */
@@ -696,7 +696,7 @@ export interface paths {
     put?: never;
     /**
      * Pay the whole remainder of an invoice
-     * @description Records a payment of the whole amountRemaining with method `other`, received outside the API (payment.created, invoice.paid), and returns the invoice, now paid. For open or uncollectible invoices; any other status is 409 state_invalid.
+     * @description Records a payment of the whole amountRemaining with method `other`, received outside the API (payment.created, invoice.paid), and returns the invoice, now paid. For open or uncollectible invoices; any other status is 409 state_invalid. When the answer shows `hostedInvoiceUrl` (a capability URL), an Idempotency-Key replays it only to the very key that made the request; any other key, one rotated from it included, gets 422 idempotency_key_reused (read the invoice instead).
      *
      *     **Scope:** `invoices:write`.
      */
@@ -1026,6 +1026,7 @@ export interface components {
           | 'api_key_missing'
           | 'api_key_invalid'
           | 'api_key_revoked'
+          | 'metrics_token_invalid'
           | 'scope_insufficient'
           | 'https_required'
           | 'resource_missing'
@@ -1902,7 +1903,7 @@ export interface components {
       einvoice: components['schemas']['EinvoiceReadiness'] | null;
       /**
        * Format: uri
-       * @description The hosted invoice page, `{PUBLIC_URL}/i/{token}`: a capability URL that shows the invoice to whoever holds it, without a login, in the customer's language, with its status, payments and downloads of its PDF and e-invoices. Made when the invoice is issued; valid until 120 days after the due date (or the issue date), and at least 120 days from when it was made; `POST /v1/invoices/{id}/hosted-link` replaces it (the old URL stops at once). null on drafts, once expired, and on invoices issued before hosted pages existed (make one with hosted-link). Always null in events, which are stored and delivered (read the invoice for it); a stored Idempotency-Key result that shows it is kept sealed under the server's secrets key.
+       * @description The hosted invoice page, `{PUBLIC_URL}/i/{token}`: a capability URL that shows the invoice to whoever holds it, without a login, in the customer's language, with its status, payments and downloads of its PDF and e-invoices. Made when the invoice is issued; valid until 120 days after the due date (or the issue date), and at least 120 days from when it was made; `POST /v1/invoices/{id}/hosted-link` replaces it (the old URL stops at once). null on drafts, once expired, and on invoices issued before hosted pages existed (make one with hosted-link). Always null in events, which are stored and delivered (read the invoice for it); a stored Idempotency-Key result that shows it is kept sealed under the server's secrets key and replayed only to the very key that made the request (any other key, one rotated from it included, gets 422 idempotency_key_reused).
        */
       hostedInvoiceUrl: string | null;
       /**
@@ -2659,7 +2660,7 @@ export interface components {
         'application/json': components['schemas']['ErrorEnvelope'];
       };
     };
-    /** @description No valid API key: `api_key_missing`, `api_key_invalid` or `api_key_revoked`. */
+    /** @description No valid API key: `api_key_missing`, `api_key_invalid` or `api_key_revoked`; on `/metrics`, `metrics_token_invalid` (the server’s METRICS_TOKEN was not presented). */
     Unauthorized: {
       headers: {
         'Request-Id': components['headers']['Request-Id'];
@@ -2683,7 +2684,7 @@ export interface components {
         'application/json': components['schemas']['ErrorEnvelope'];
       };
     };
-    /** @description `resource_missing`: no such object in this tenant and environment. */
+    /** @description `resource_missing`: no such object in this tenant and environment; on `/metrics`, `route_not_found` (not served to this caller, or not on this port). */
     NotFound: {
       headers: {
         'Request-Id': components['headers']['Request-Id'];
@@ -2902,6 +2903,8 @@ export interface operations {
         };
       };
       400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
       408: components['responses']['RequestTimeout'];
       431: components['responses']['HeadersTooLarge'];
       500: components['responses']['InternalError'];
