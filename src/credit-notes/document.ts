@@ -7,7 +7,12 @@
 // an amount is shown as one line per rate of the invoice's breakdown.
 import { formatDate, resolveLocale, t } from '../documents/i18n.ts';
 import type { DocumentLine, DocumentModel } from '../documents/model.ts';
-import { breakdownEntries, buyerParty, sellerParty } from '../invoices/document.ts';
+import {
+  breakdownEntries,
+  buyerParty,
+  givenBuyerReference,
+  sellerParty,
+} from '../invoices/document.ts';
 import type { CustomerSnapshot, Invoice, SellerSnapshot } from '../invoices/schemas.ts';
 import type { CreditNote } from './schemas.ts';
 import type { LineTaxPart } from './store.ts';
@@ -110,6 +115,7 @@ export function creditNoteDocumentModel(
     seller: sellerParty(seller),
     buyer: buyerParty(customer),
     buyerReference: invoice.buyerReference ?? invoice.customerId,
+    buyerReferenceGiven: givenBuyerReference(invoice),
     purchaseOrder: invoice.purchaseOrder,
     // The amount is owed to the buyer: it is set off against the invoice, or refunded.
     paymentTerms: t(locale, 'credit.settlement', { number: invoice.number! }),

@@ -6,10 +6,14 @@ import { einvoiceGaps } from '../documents/einvoice/completeness.ts';
 import { formatAmount, resolveLocale, t } from '../documents/i18n.ts';
 import type { DocumentModel } from '../documents/model.ts';
 import type { RenderPool } from '../documents/render-pool.ts';
-import { issuedDocument, type DocumentFormat } from '../documents/service.ts';
+import {
+  issuedDocument,
+  issuedDocumentFormats,
+  type DocumentFormat,
+} from '../documents/service.ts';
 import { getCustomerRow } from '../customers/service.ts';
 import { EinvoiceIncompleteError, ParameterMissingError, StateInvalidError } from '../errors.ts';
-import { getInvoice } from '../invoices/service.ts';
+import { getInvoice, type InvoiceCreditNotes } from '../invoices/service.ts';
 import { queueMail, type MailKind } from '../mail/outbox.ts';
 import { getSettingsRow } from '../settings/service.ts';
 import { getTenant } from '../keys/service.ts';
@@ -20,6 +24,7 @@ import { creditNoteFromRow } from './service.ts';
 import {
   selectCreditNote,
   selectCreditNoteLines,
+  selectIssuedCreditNotes,
   updateCreditNoteEmail,
   type CreditNoteRow,
 } from './store.ts';
@@ -92,6 +97,48 @@ export async function getCreditNoteEinvoice(
     throw new EinvoiceIncompleteError(document.missing, { reasons });
   }
   return { filename: `${row.number}-${format}.xml`, xml: document.content };
+}
+
+/** Which documents of the credit note exist: the PDF, and the e-invoices its data allow. */
+export function issuedCreditNoteFormats(
+  db: Db,
+  renderer: RenderPool,
+  scope: TenantScope,
+  id: string,
+): Promise<Set<DocumentFormat>> {
+  return issuedDocumentFormats(db, renderer, scope, id, () => creditNoteModel(db, scope, id));
+}
+
+/** An issued (not void) credit note of an invoice, as the invoice's e-mail and page name it. */
+export interface IssuedCreditNote {
+  id: string;
+  number: string;
+  total: number;
+  /** ISO 8601: the credit note's date. */
+  createdAt: string;
+}
+
+/** The invoice's credit notes that are not void, oldest first. */
+export async function issuedCreditNotesOf(
+  db: Queryable,
+  scope: TenantScope,
+  invoiceId: string,
+): Promise<IssuedCreditNote[]> {
+  const rows = await selectIssuedCreditNotes(db, scope, invoiceId);
+  return rows.map((row) => ({
+    id: row.id,
+    number: row.number,
+    total: row.total,
+    createdAt: row.created_at.toISOString(),
+  }));
+}
+
+/** What the invoice e-mail needs of the invoice's credit notes (src/invoices/mail.ts). */
+export function invoiceCreditNotes(renderer: RenderPool): InvoiceCreditNotes {
+  return {
+    issued: (db, scope, invoiceId) => issuedCreditNotesOf(db, scope, invoiceId),
+    pdf: (db, scope, id) => getCreditNotePdf(db, renderer, scope, id),
+  };
 }
 
 /** Renders and stores a new credit note's documents (see renderIssuedInvoice). */

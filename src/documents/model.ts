@@ -139,6 +139,12 @@ export interface DocumentModel {
   buyer: Party;
   /** BT-10; defaults (set by the builder) to the customer's buyer reference, else its id. */
   buyerReference: string | null;
+  /**
+   * The buyer reference as the buyer gave it (on the invoice or the customer); null when
+   * `buyerReference` is only the fallback, the customer's id. What the PDF and the hosted page
+   * print as "Your reference": no internal id is printed as something the buyer gave.
+   */
+  buyerReferenceGiven: string | null;
   /** BT-13. */
   purchaseOrder: string | null;
   /** BT-20, in the document's language, e.g. "Payable within 14 days, by 2026-12-08." */

@@ -9,7 +9,7 @@ import { unitOfWork, writtenValue, type UnitOfWork } from '../db/unit-of-work.ts
 import { formatAmount, formatDate, resolveLocale, t } from '../documents/i18n.ts';
 import type { RenderPool } from '../documents/render-pool.ts';
 import type { HostedLinks } from '../hosted/links.ts';
-import { getInvoice, invoiceMail } from '../invoices/service.ts';
+import { getInvoice, getInvoicePdf, hostedLinkText } from '../invoices/service.ts';
 import { getTenant, operator } from '../keys/service.ts';
 import { queueMail, type MailKind } from '../mail/outbox.ts';
 import {
@@ -104,10 +104,18 @@ export async function queueDueReminders(db: Db, today: string): Promise<number> 
  * page, as the invoice e-mail has them; invoice.reminder_sent.
  */
 export function reminderMail(renderer: RenderPool, links: HostedLinks): MailKind {
-  const invoice = invoiceMail(renderer, links);
   return {
-    text: (db, mail) => invoice.text!(db, mail),
-    attachments: (db, mail) => invoice.attachments(db, mail),
+    async text(db, mail) {
+      const scope = operator(mail.tenant_id, mail.environment);
+      const invoice = await getInvoice(db, scope, mail.subject_id);
+      const link = await hostedLinkText(db, links, mail, resolveLocale(invoice.customer?.locale));
+      return link === null ? mail.body : `${mail.body}\n\n${link}`;
+    },
+    async attachments(db, mail) {
+      const scope = operator(mail.tenant_id, mail.environment);
+      const { filename, pdf } = await getInvoicePdf(db, renderer, scope, mail.subject_id);
+      return [{ filename, content: pdf }];
+    },
 
     async recordOutcome(uow, mail) {
       const { tx, actor: scope } = uow;

@@ -82,6 +82,23 @@ export interface Download {
   type: string;
 }
 
+/** A credit note of the invoice (not void), with the documents the page offers of it. */
+export interface CreditNoteRow {
+  number: string;
+  date: string;
+  amount: string;
+  downloads: Download[];
+}
+
+/** What the page needs to know of a credit note: the page offers its documents. */
+export interface PageCreditNote {
+  number: string;
+  total: number;
+  createdAt: string;
+  /** Its documents that exist (the PDF; its e-invoices when its data allow them). */
+  formats: ReadonlySet<DocumentFormat>;
+}
+
 export interface PageView {
   lang: DocumentLocale;
   title: string;
@@ -100,6 +117,7 @@ export interface PageView {
   paymentDetails: [string, string][];
   paymentInstructions: string | null;
   payments: PaymentRow[];
+  creditNotes: CreditNoteRow[];
   downloads: Download[];
   note: string | null;
   labels: Record<string, string>;
@@ -115,6 +133,8 @@ const LABELS = [
   'hosted.paymentDate',
   'hosted.paymentMethod',
   'hosted.noPayments',
+  'hosted.creditNotes',
+  'fact.number',
   'hosted.status.void',
   'party.buyer',
   'lines.description',
@@ -184,18 +204,62 @@ const DOWNLOADS: [DocumentFormat, MessageId, string][] = [
   ['cii', 'hosted.downloadCii', 'application/xml'],
 ];
 
+const CREDIT_NOTE_DOWNLOADS: [DocumentFormat, MessageId, string][] = [
+  ['pdf', 'hosted.creditNotePdf', 'application/pdf'],
+  ['ubl', 'hosted.creditNoteUbl', 'application/xml'],
+  ['cii', 'hosted.creditNoteCii', 'application/xml'],
+];
+
+/**
+ * The invoice's credit notes with links to their documents, under the invoice's own link
+ * (`{token}/credit-notes/{number}/{format}`, ./routes.ts): a credit note's e-invoice is offered
+ * when the page offers the invoice's e-invoice in that syntax.
+ */
+function creditNoteRows(
+  notes: readonly PageCreditNote[],
+  model: DocumentModel,
+  options: { formats: ReadonlySet<DocumentFormat>; downloadBase: string },
+): CreditNoteRow[] {
+  const { locale, currency } = model;
+  return notes.map((note) => ({
+    number: note.number,
+    date: formatDate(note.createdAt.slice(0, 10), locale),
+    amount: formatAmount(note.total, currency, locale),
+    downloads: CREDIT_NOTE_DOWNLOADS.filter(
+      ([format]) => note.formats.has(format) && (format === 'pdf' || options.formats.has(format)),
+    ).map(([format, label, type]) => ({
+      href: `${options.downloadBase}/credit-notes/${encodeURIComponent(note.number)}/${format}`,
+      label: t(locale, label, { number: note.number }),
+      type,
+    })),
+  }));
+}
+
 export function pageView(
   invoice: Invoice,
   model: DocumentModel,
-  options: { formats: ReadonlySet<DocumentFormat>; downloadBase: string },
+  options: {
+    formats: ReadonlySet<DocumentFormat>;
+    downloadBase: string;
+    creditNotes: readonly PageCreditNote[];
+  },
 ): PageView {
   const { locale, currency, totals } = model;
   const money = (amount: number) => formatAmount(amount, currency, locale);
   const status = pageStatus(invoice);
-  const summary = [
-    { key: 'total', label: t(locale, 'totals.total'), value: money(invoice.total) },
-    { key: 'paid', label: t(locale, 'hosted.amountPaid'), value: money(invoice.amountPaid) },
-  ];
+  const summary = [{ key: 'total', label: t(locale, 'totals.total'), value: money(invoice.total) }];
+  if (invoice.dueDate) {
+    summary.push({
+      key: 'due',
+      label: t(locale, 'fact.dueDate'),
+      value: formatDate(invoice.dueDate, locale),
+    });
+  }
+  summary.push({
+    key: 'paid',
+    label: t(locale, 'hosted.amountPaid'),
+    value: money(invoice.amountPaid),
+  });
   if (invoice.amountCredited > 0) {
     summary.push({
       key: 'credited',
@@ -248,6 +312,7 @@ export function pageView(
     paymentDetails: paymentDetails(model),
     paymentInstructions: model.payment.instructions,
     payments: paymentRows(invoice, locale),
+    creditNotes: creditNoteRows(options.creditNotes, model, options),
     downloads: DOWNLOADS.filter(([format]) => options.formats.has(format)).map(
       ([format, label, type]) => ({
         href: `${options.downloadBase}/${format}`,

@@ -1,5 +1,6 @@
 // HTTP for the hosted invoice page, outside /v1 and without an API key: GET /i/{token} (HTML),
-// /i/{token}/pdf|ubl|cii (the stored documents) and /i/assets/page.css. Not in the OpenAPI
+// /i/{token}/pdf|ubl|cii (the stored documents), /i/{token}/credit-notes/{number}/pdf|ubl|cii
+// (those of the invoice's credit notes) and /i/assets/page.css. Not in the OpenAPI
 // document, which describes the JSON API: the page is for people (README, "Hosted invoice
 // page").
 //
@@ -15,7 +16,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandle
 import type { AppDeps } from '../app.ts';
 import { ApiError } from '../errors.ts';
 import type { RateLimits } from '../http/rate-limit.ts';
-import { hostedInvoiceDocument, hostedInvoicePage } from './service.ts';
+import { hostedCreditNoteDocument, hostedInvoiceDocument, hostedInvoicePage } from './service.ts';
 import { acceptedLocale, invoicePage, messagePage, STYLESHEET } from './views.ts';
 
 const PAGE_HEADERS: Record<string, string> = {
@@ -31,6 +32,7 @@ const HTML = 'text/html; charset=utf-8';
 // Mail programs and link checkers add tracking parameters: a page does not refuse them.
 const AnyQuery = Type.Object({}, { additionalProperties: true });
 const TokenParams = Type.Object({ token: Type.String() });
+const CreditNoteParams = Type.Object({ token: Type.String(), number: Type.String() });
 const FORMATS = ['pdf', 'ubl', 'cii'] as const;
 
 /** How many segments below /i/ the request's path is: the message page's stylesheet is relative. */
@@ -104,6 +106,21 @@ export async function registerHostedPage(
           async (request, reply) => {
             const { token } = request.params as { token: string };
             const document = await hostedInvoiceDocument(pageDeps, token, format);
+            if (!document) return notFound(request, reply);
+            return reply
+              .type(document.contentType)
+              .header('content-disposition', `attachment; filename="${document.filename}"`)
+              .send(document.content);
+          },
+        );
+
+        // A credit note's documents, by its number among the credit notes of the token's invoice.
+        page.get(
+          `/:token/credit-notes/:number/${format}`,
+          { ...route, schema: { hide: true, params: CreditNoteParams, querystring: AnyQuery } },
+          async (request, reply) => {
+            const { token, number } = request.params as { token: string; number: string };
+            const document = await hostedCreditNoteDocument(pageDeps, token, number, format);
             if (!document) return notFound(request, reply);
             return reply
               .type(document.contentType)

@@ -1,8 +1,16 @@
 // The hosted invoice page's rules: a token opens one issued invoice while its link works
 // (./links.ts), and shows it as it is now, with downloads of its stored documents, the very
-// bytes the API serves. A void invoice keeps its page, which says it is void: the customer
+// bytes the API serves, and of those of its credit notes that are not void. A credit note's
+// documents are found through the invoice the token opens, by the credit note's number among
+// that invoice's credit notes: a token never reaches another invoice's credit note. A void invoice keeps its page, which says it is void: the customer
 // learns that it need not be paid. Anything a token does not open is null, and the page
 // answers it with the same 404, whatever the reason.
+import {
+  getCreditNoteEinvoice,
+  getCreditNotePdf,
+  issuedCreditNoteFormats,
+  issuedCreditNotesOf,
+} from '../credit-notes/documents.ts';
 import type { Db } from '../db/pool.ts';
 import type { DocumentFormat } from '../documents/service.ts';
 import type { RenderPool } from '../documents/render-pool.ts';
@@ -31,8 +39,13 @@ export async function hostedInvoicePage(
   if (!link) return null;
   const { invoice, model } = await invoiceModel(deps.db, link.scope, link.invoiceId);
   const formats = await issuedInvoiceFormats(deps.db, deps.renderer, link.scope, invoice.id);
+  const creditNotes = [];
+  for (const note of await issuedCreditNotesOf(deps.db, link.scope, invoice.id)) {
+    const noteFormats = await issuedCreditNoteFormats(deps.db, deps.renderer, link.scope, note.id);
+    creditNotes.push({ ...note, formats: noteFormats });
+  }
   // Download links are relative to the page, so that a path prefix of PUBLIC_URL is kept.
-  return pageView(invoice, model, { formats, downloadBase: token });
+  return pageView(invoice, model, { formats, downloadBase: token, creditNotes });
 }
 
 export interface HostedDocument {
@@ -60,6 +73,41 @@ export async function hostedInvoiceDocument(
       renderer,
       link.scope,
       link.invoiceId,
+      format,
+    );
+    return { filename, contentType: 'application/xml', content: xml };
+  } catch (error) {
+    if (error instanceof EinvoiceIncompleteError) return null;
+    throw error;
+  }
+}
+
+/**
+ * A stored document of one of the credit notes (not void) of the invoice a token opens, by the
+ * credit note's number, or null: no such credit note of this invoice, or no such e-invoice.
+ */
+export async function hostedCreditNoteDocument(
+  deps: HostedPageDeps,
+  token: string,
+  number: string,
+  format: DocumentFormat,
+): Promise<HostedDocument | null> {
+  const link = await deps.links.resolve(deps.db, token);
+  if (!link) return null;
+  const { db, renderer } = deps;
+  const notes = await issuedCreditNotesOf(db, link.scope, link.invoiceId);
+  const note = notes.find((n) => n.number === number);
+  if (!note) return null;
+  if (format === 'pdf') {
+    const { filename, pdf } = await getCreditNotePdf(db, renderer, link.scope, note.id);
+    return { filename, contentType: 'application/pdf', content: pdf };
+  }
+  try {
+    const { filename, xml } = await getCreditNoteEinvoice(
+      db,
+      renderer,
+      link.scope,
+      note.id,
       format,
     );
     return { filename, contentType: 'application/xml', content: xml };

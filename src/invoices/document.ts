@@ -58,6 +58,18 @@ export function breakdownEntries(taxAmounts: Invoice['taxAmounts']): TaxBreakdow
   }));
 }
 
+/**
+ * The invoice's buyer reference when the buyer gave one: at issue an invoice without one takes
+ * the customer's id (the e-invoice needs BT-10 or an order reference), which is no reference of
+ * the buyer's and is never printed.
+ */
+export function givenBuyerReference(
+  invoice: Pick<Invoice, 'buyerReference' | 'customerId'>,
+): string | null {
+  const reference = invoice.buyerReference;
+  return reference && reference !== invoice.customerId ? reference : null;
+}
+
 export function invoiceDocumentModel(
   invoice: Invoice,
   seller: SellerSnapshot,
@@ -91,6 +103,7 @@ export function invoiceDocumentModel(
     seller: sellerParty(seller),
     buyer: buyerParty(customer),
     buyerReference: invoice.buyerReference,
+    buyerReferenceGiven: givenBuyerReference(invoice),
     purchaseOrder: invoice.purchaseOrder,
     paymentTerms:
       seller.paymentTerms ??

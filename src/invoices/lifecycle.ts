@@ -121,7 +121,8 @@ export function markInvoiceUncollectible(
 }
 
 /**
- * Queues the e-mail of an open invoice, with its PDF, to the customer's address as it is now
+ * Queues the e-mail of an open, paid or uncollectible invoice (it delivers the record; a void
+ * one or a draft is 409), with its PDF, to the customer's address as it is now
  * (an address corrected after issue should reach the customer; the PDF keeps the frozen one).
  * The mail worker sends it outside any transaction (src/mail/); sentAt and invoice.sent are
  * recorded when the mail server accepted it, and the link to the hosted page is added to the
@@ -155,7 +156,9 @@ export function sendInvoice(
       number: invoice.number!,
       seller,
       customer: customer.name ?? '',
-      amount: formatAmount(invoice.amountRemaining, invoice.currency, locale),
+      // The total the attached invoice shows; what changed what is due since is added as the
+      // message is sent (./mail.ts).
+      amount: formatAmount(invoice.total, invoice.currency, locale),
       dueDate: invoice.dueDate ? formatDate(invoice.dueDate, locale) : '—',
     };
     await queueMail(uow, {
@@ -164,7 +167,7 @@ export function sendInvoice(
       to: customer.email,
       replyTo,
       subject: t(locale, 'email.invoice.subject', values),
-      body: t(locale, 'email.invoice.body', values),
+      body: `${t(locale, 'email.invoice.body', values)}\n\n${t(locale, 'email.signature', values)}`,
     });
     const queued = await updateInvoiceEmail(tx, scope, id, {
       status: 'queued',

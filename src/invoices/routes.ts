@@ -218,9 +218,9 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
       config: write,
       schema: {
         tags,
-        summary: 'E-mail an open invoice with its PDF',
+        summary: 'E-mail an issued invoice with its PDF',
         description:
-          "Queues the e-mail to the customer's current address (400 parameter_missing, param customer.email, when it has none); the status does not change. Only open invoices (409 otherwise). The invoice's `email` shows the message queued; the worker hands it to the mail server, retrying with back-off while the server refuses, and sets sentAt and emits invoice.sent once the server accepted it. Without SMTP_URL the message is written to DATA_DIR/outbox/ as an .eml file. " +
+          "Queues the e-mail to the customer's current address (400 parameter_missing, param customer.email, when it has none); the status does not change. Open, paid and uncollectible invoices (it delivers the record); void invoices and drafts are 409 state_invalid. The message states the invoice's total as the attached PDF shows it; when credit notes or payments changed what is due it names them (the credit notes' PDFs attached) and states the amount still due, or that the invoice is paid. It ends with the link to view the invoice online (the hosted page, which takes no payment). The invoice's `email` shows the message queued; the worker hands it to the mail server, retrying with back-off while the server refuses, and sets sentAt and emits invoice.sent once the server accepted it. Without SMTP_URL the message is written to DATA_DIR/outbox/ as an .eml file. " +
           HOSTED_URL_REPLAY,
         params: IdParams,
         headers: IdempotencyHeaders,

@@ -47,7 +47,13 @@ export {
   renderIssuedInvoice,
 } from './documents.ts';
 export { issueInvoice, markInvoiceUncollectible, sendInvoice, voidInvoice } from './lifecycle.ts';
-export { invoiceMail, INVOICE_MAIL } from './mail.ts';
+export {
+  hostedLinkText,
+  invoiceMail,
+  INVOICE_MAIL,
+  type InvoiceCreditNotes,
+  type MailedCreditNote,
+} from './mail.ts';
 export { invoiceFromRow, todayUtc } from './model.ts';
 export { replaceHostedLink, shownByWrite } from './hosted-link.ts';
 export {

@@ -3,8 +3,9 @@
 //   draft → open (issue; straight on to paid when the total is 0)
 //   open → paid | void | uncollectible;  uncollectible → paid | void
 //   paid and void are final (credit notes may return a paid invoice to open: see credits.ts)
-// Drafts alone may be edited or deleted; open invoices alone may be sent (which keeps the
-// status); metadata may change in every status.
+// Drafts alone may be edited or deleted; open, paid and uncollectible invoices may be sent,
+// which delivers the record and keeps the status (a paid invoice is often sent for the
+// buyer's books); metadata may change in every status.
 
 export const INVOICE_STATUSES = ['draft', 'open', 'paid', 'void', 'uncollectible'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
@@ -23,8 +24,8 @@ export type InvoiceAction = (typeof INVOICE_ACTIONS)[number];
 const MOVES: Record<InvoiceStatus, Partial<Record<InvoiceAction, InvoiceStatus | 'deleted'>>> = {
   draft: { edit: 'draft', delete: 'deleted', issue: 'open' },
   open: { send: 'open', pay: 'paid', void: 'void', mark_uncollectible: 'uncollectible' },
-  uncollectible: { pay: 'paid', void: 'void' },
-  paid: {},
+  uncollectible: { send: 'uncollectible', pay: 'paid', void: 'void' },
+  paid: { send: 'paid' },
   void: {},
 };
 

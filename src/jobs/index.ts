@@ -12,7 +12,7 @@ import { useDnsServers } from '../webhooks/destination.ts';
 import { WebhookWorker } from '../webhooks/worker.ts';
 import { HostedLinks } from '../hosted/links.ts';
 import { publicBaseUrl } from '../hosted/public-url.ts';
-import { creditNoteMail, CREDIT_NOTE_MAIL } from '../credit-notes/documents.ts';
+import { creditNoteMail, CREDIT_NOTE_MAIL, invoiceCreditNotes } from '../credit-notes/documents.ts';
 import { invoiceMail, INVOICE_MAIL, todayUtc } from '../invoices/service.ts';
 import { createMailTransport } from '../mail/transport.ts';
 import { MailWorker } from '../mail/worker.ts';
@@ -46,7 +46,7 @@ export function startJobs(
   const mail = new MailWorker(db, {
     transport: createMailTransport(config, (message) => log.info(message)),
     kinds: {
-      [INVOICE_MAIL]: invoiceMail(renderer, links),
+      [INVOICE_MAIL]: invoiceMail(renderer, links, invoiceCreditNotes(renderer)),
       [CREDIT_NOTE_MAIL]: creditNoteMail(renderer),
       [REMINDER_MAIL]: reminderMail(renderer, links),
     },

@@ -6,7 +6,13 @@ import { sendWrite } from '../http/idempotency.ts';
 import { errorResponses, IdempotencyHeaders, IdParams, NoBody, Page } from '../http/schemas.ts';
 import { HOSTED_URL_REPLAY, Invoice } from '../invoices/schemas.ts';
 import { buildPage, listBinding, readPageRequest } from '../paging.ts';
-import { Payment, PaymentCreate, PaymentListQuery } from './schemas.ts';
+import {
+  InvoicePay,
+  Payment,
+  PaymentCreate,
+  PaymentListQuery,
+  RecordedPayment,
+} from './schemas.ts';
 import {
   createPayment,
   getPayment,
@@ -34,11 +40,11 @@ export function registerPaymentRoutes(
         tags,
         summary: 'Record a payment of an invoice',
         description:
-          'A payment received outside the API (a transfer, a card, cash…) for an open or uncollectible invoice (409 state_invalid otherwise). `amount` is more than 0 and at most the invoice’s amountRemaining (400 parameter_invalid, param amount). Partial payments add up; the payment that leaves nothing to pay makes the invoice paid. Events: payment.created, then invoice.paid or invoice.updated. An invoice takes at most 100 payments (then 409).',
+          'A payment received outside the API (a transfer, a card, cash…) for an open or uncollectible invoice (409 state_invalid otherwise). `amount` is more than 0 and at most the invoice’s amountRemaining (400 parameter_invalid, param amount). Partial payments add up; the payment that leaves nothing to pay makes the invoice paid. Events: payment.created, then invoice.paid or invoice.updated. An invoice takes at most 100 payments (then 409). The answer is the payment with `invoice`: the invoice’s id, its `status` and its `amountRemaining` after this payment (only in this answer and its idempotent replays; the payment as read later and in events has no `invoice`).',
         params: IdParams,
         headers: IdempotencyHeaders,
         body: PaymentCreate,
-        response: { 201: Payment, ...errorResponses(404, 409, 413, 415, 422) },
+        response: { 201: RecordedPayment, ...errorResponses(404, 409, 413, 415, 422) },
       },
     },
     async (request, reply) =>
@@ -55,16 +61,18 @@ export function registerPaymentRoutes(
         tags: ['Invoices'],
         summary: 'Pay the whole remainder of an invoice',
         description:
-          'Records a payment of the whole amountRemaining with method `other`, received outside the API (payment.created, invoice.paid), and returns the invoice, now paid. For open or uncollectible invoices; any other status is 409 state_invalid. ' +
+          'Records a payment of the whole amountRemaining, received outside the API (payment.created, invoice.paid), and returns the invoice, now paid. The body is optional: `method` (default `other`), `reference` and `receivedAt` (default: now) follow the rules of POST /v1/invoices/{id}/payments. For open or uncollectible invoices; any other status is 409 state_invalid. ' +
           HOSTED_URL_REPLAY,
         params: IdParams,
         headers: IdempotencyHeaders,
-        body: NoBody,
+        body: InvoicePay,
         response: { 200: Invoice, ...errorResponses(404, 409, 413, 415, 422) },
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, 200, (write) => payInvoice(db, links, write, request.params.id)),
+      sendWrite(request, reply, 200, (write) =>
+        payInvoice(db, links, write, request.params.id, request.body),
+      ),
   );
 
   app.get(

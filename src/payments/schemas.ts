@@ -1,6 +1,7 @@
 // Payment schemas: they validate requests, type the handlers and feed the OpenAPI document.
 import { Type, type Static } from '@sinclair/typebox';
 import { Environment, Nullable, PageQuery, StringEnum, Timestamp } from '../http/schemas.ts';
+import { INVOICE_STATUSES } from '../invoices/state.ts';
 import { MAX_AMOUNT } from '../money/amount.ts';
 
 export const PAYMENT_METHODS = [
@@ -22,6 +23,18 @@ const Method = StringEnum(PAYMENT_METHODS, {
   description: 'bank_transfer, card, cash, check, direct_debit or other.',
 });
 
+const Reference = Type.String({
+  minLength: 1,
+  maxLength: 500,
+  description: 'Your reference: a bank transaction id, a cheque number…',
+});
+
+const ReceivedAt = Type.String({
+  format: 'date-time',
+  description:
+    'When the money arrived (ISO 8601 with a time zone); default: now. Not before 1970 and not in the future (5 minutes of clock skew allowed).',
+});
+
 export const PaymentCreate = Type.Object(
   {
     amount: Type.Integer({
@@ -32,20 +45,8 @@ export const PaymentCreate = Type.Object(
       examples: [5000],
     }),
     method: Method,
-    reference: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 500,
-        description: 'Your reference: a bank transaction id, a cheque number…',
-      }),
-    ),
-    receivedAt: Type.Optional(
-      Type.String({
-        format: 'date-time',
-        description:
-          'When the money arrived (ISO 8601 with a time zone); default: now. Not before 1970 and not in the future (5 minutes of clock skew allowed).',
-      }),
-    ),
+    reference: Type.Optional(Reference),
+    receivedAt: Type.Optional(ReceivedAt),
   },
   {
     additionalProperties: false,
@@ -54,6 +55,25 @@ export const PaymentCreate = Type.Object(
   },
 );
 export type PaymentCreate = Static<typeof PaymentCreate>;
+
+/** POST /v1/invoices/{id}/pay: the payment of the whole remainder, described as /payments takes it. */
+export const InvoicePay = Type.Object(
+  {
+    method: Type.Optional(
+      StringEnum(PAYMENT_METHODS, {
+        description: 'bank_transfer, card, cash, check, direct_debit or other (default).',
+      }),
+    ),
+    reference: Type.Optional(Reference),
+    receivedAt: Type.Optional(ReceivedAt),
+  },
+  {
+    additionalProperties: false,
+    title: 'InvoicePay',
+    examples: [{ method: 'bank_transfer', reference: 'SEPA 2026-11-30 4711' }],
+  },
+);
+export type InvoicePay = Static<typeof InvoicePay>;
 
 export const Payment = Type.Object(
   {
@@ -77,6 +97,30 @@ export const Payment = Type.Object(
   { title: 'Payment' },
 );
 export type Payment = Static<typeof Payment>;
+
+/** The invoice a payment was recorded on, as the payment left it. */
+export const PaidInvoiceState = Type.Object(
+  {
+    id: Type.String(),
+    status: StringEnum(INVOICE_STATUSES, {
+      description: 'The invoice’s status after this payment: paid when nothing remains to pay.',
+    }),
+    amountRemaining: Type.Integer({
+      description: 'What the invoice still owes after this payment, in minor units.',
+    }),
+  },
+  { title: 'PaidInvoiceState' },
+);
+
+/** The answer to POST /v1/invoices/{id}/payments: the payment, and its invoice's new state. */
+export const RecordedPayment = Type.Object(
+  {
+    ...Payment.properties,
+    invoice: PaidInvoiceState,
+  },
+  { title: 'RecordedPayment' },
+);
+export type RecordedPayment = Static<typeof RecordedPayment>;
 
 export const PaymentListQuery = Type.Object(
   {

@@ -24,9 +24,11 @@ import type { PageRequest } from '../paging.ts';
 import type { TenantScope } from '../tenancy.ts';
 import {
   MAX_PAYMENTS_PER_INVOICE,
+  type InvoicePay,
   type Payment,
   type PaymentCreate,
   type PaymentMethod,
+  type RecordedPayment,
 } from './schemas.ts';
 import {
   insertPayment,
@@ -127,37 +129,50 @@ async function recordPayment(
 
 /**
  * A payment received for an open or uncollectible invoice (409 state_invalid otherwise), of
- * more than 0 and at most what it still owes (400 parameter_invalid, param amount).
+ * more than 0 and at most what it still owes (400 parameter_invalid, param amount). The answer
+ * tells the invoice's state after it, so that a client need not read the invoice again; it is
+ * the stored result an idempotent retry gets back, as it was.
  */
 export function createPayment(
   db: Db,
   request: WriteRequest,
   invoiceId: string,
   input: PaymentCreate,
-): Promise<Written<Payment>> {
+): Promise<Written<RecordedPayment>> {
   const receivedAt = receivedAtOf(input.receivedAt);
   return unitOfWork(db, request, async (uow) => {
-    const { payment } = await recordPayment(uow, invoiceId, {
+    const { payment, invoice } = await recordPayment(uow, invoiceId, {
       amount: input.amount,
       method: input.method,
       reference: input.reference ?? null,
       receivedAt,
     });
-    return payment;
+    return {
+      ...payment,
+      invoice: { id: invoice.id, status: invoice.status, amountRemaining: invoice.amountRemaining },
+    };
   });
 }
 
 /**
- * POST /invoices/{id}/pay: a payment of the whole remainder, method `other`; the invoice as the
- * API shows it, with its hosted URL.
+ * POST /invoices/{id}/pay: a payment of the whole remainder, described as POST …/payments
+ * takes it (method `other` when none is given); the invoice as the API shows it, with its
+ * hosted URL.
  */
-export function payInvoice(db: Db, links: HostedLinks, request: WriteRequest, invoiceId: string) {
+export function payInvoice(
+  db: Db,
+  links: HostedLinks,
+  request: WriteRequest,
+  invoiceId: string,
+  input: InvoicePay = {},
+) {
+  const receivedAt = receivedAtOf(input.receivedAt);
   return unitOfWork(db, request, async (uow) => {
     const { invoice } = await recordPayment(uow, invoiceId, {
       amount: null,
-      method: 'other',
-      reference: null,
-      receivedAt: null,
+      method: input.method ?? 'other',
+      reference: input.reference ?? null,
+      receivedAt,
     });
     return shownByWrite(uow, links, invoice);
   });

@@ -85,8 +85,8 @@ describe('message catalogues', () => {
     assert.match(t('pl', 'email.reminder.body', { ...values, days: 5 }), /wynosi 5 dni\./);
     assert.match(t('pl', 'email.reminder.body', { ...values, days: 1 }), /wynosi 1 dzień\./);
     assert.equal(
-      t('fr', 'email.payOnline', values),
-      'Consulter et payer en ligne : https://billing.example/i/abc',
+      t('fr', 'email.viewOnline', values),
+      'Consulter en ligne : https://billing.example/i/abc',
     );
     for (const status of ['open', 'paid', 'partially_paid', 'overdue', 'void'] as const) {
       assert.ok(t('es', `hosted.status.${status}`).length > 0);

@@ -26,7 +26,12 @@ export interface LineInput {
   rate?: string;
 }
 
-export type ModelBase = Omit<DocumentModel, 'lines' | 'taxBreakdown' | 'totals'>;
+/** A worked example's references are ones the buyer gave: buyerReferenceGiven defaults to it. */
+export type ModelBase = Omit<
+  DocumentModel,
+  'lines' | 'taxBreakdown' | 'totals' | 'buyerReferenceGiven'
+> &
+  Partial<Pick<DocumentModel, 'buyerReferenceGiven'>>;
 
 const TAXED = new Set<VatCategory>(['S', 'L', 'M']);
 
@@ -95,6 +100,7 @@ export function buildModel(
   const total = totalExcludingTax + tax;
   return {
     ...base,
+    buyerReferenceGiven: base.buyerReferenceGiven ?? base.buyerReference,
     lines,
     taxBreakdown,
     totals: { subtotal, totalExcludingTax, tax, total, prepaid, amountDue: total - prepaid },

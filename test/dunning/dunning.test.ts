@@ -7,6 +7,7 @@ import { after, describe, it } from 'node:test';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import type { Db } from '../../src/db/pool.ts';
 import { createRenderPool } from '../../src/documents/render-pool.ts';
+import { invoiceCreditNotes } from '../../src/credit-notes/documents.ts';
 import { invoiceMail, INVOICE_MAIL } from '../../src/invoices/service.ts';
 import { createMailTransport } from '../../src/mail/transport.ts';
 import { MailWorker } from '../../src/mail/worker.ts';
@@ -192,7 +193,7 @@ function startMailWorker(db: Db): MailWorker {
       () => undefined,
     ),
     kinds: {
-      [INVOICE_MAIL]: invoiceMail(renderer, server.links),
+      [INVOICE_MAIL]: invoiceMail(renderer, server.links, invoiceCreditNotes(renderer)),
       [REMINDER_MAIL]: reminderMail(renderer, server.links),
     },
     pollMs: 50,

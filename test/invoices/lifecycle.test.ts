@@ -76,8 +76,13 @@ const ALLOWED: Record<Status, Record<string, Status | 'deleted'>> = {
     send: 'open',
     'edit metadata': 'open',
   },
-  uncollectible: { pay: 'paid', void: 'void', 'edit metadata': 'uncollectible' },
-  paid: { 'edit metadata': 'paid' },
+  uncollectible: {
+    pay: 'paid',
+    void: 'void',
+    send: 'uncollectible',
+    'edit metadata': 'uncollectible',
+  },
+  paid: { send: 'paid', 'edit metadata': 'paid' },
   void: { 'edit metadata': 'void' },
 };
 

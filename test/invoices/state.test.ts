@@ -16,7 +16,9 @@ const ALLOWED: Record<string, string> = {
   'open pay': 'paid',
   'open void': 'void',
   'open mark_uncollectible': 'uncollectible',
+  'uncollectible send': 'uncollectible',
   'uncollectible pay': 'paid',
+  'paid send': 'paid',
   'uncollectible void': 'void',
 };
 
@@ -34,12 +36,12 @@ describe('invoice state machine', () => {
   });
 
   it('keeps paid and void final', () => {
-    assert.deepEqual(allowedActions('paid'), []);
+    assert.deepEqual(allowedActions('paid'), ['send']);
     assert.deepEqual(allowedActions('void'), []);
   });
 
   it('lists what a status allows', () => {
     assert.deepEqual(allowedActions('draft'), ['edit', 'delete', 'issue']);
-    assert.deepEqual(allowedActions('uncollectible'), ['pay', 'void']);
+    assert.deepEqual(allowedActions('uncollectible'), ['send', 'pay', 'void']);
   });
 });

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { createRenderPool } from '../../src/documents/render-pool.ts';
+import { invoiceCreditNotes } from '../../src/credit-notes/documents.ts';
 import { invoiceMail, INVOICE_MAIL } from '../../src/invoices/mail.ts';
 import { createMailTransport } from '../../src/mail/transport.ts';
 import { MailWorker } from '../../src/mail/worker.ts';
@@ -39,7 +40,7 @@ function startWorker(): MailWorker {
       { smtpUrl: smtp.url, mailFrom: 'billing@acme.test', dataDir: '.' },
       () => undefined,
     ),
-    kinds: { [INVOICE_MAIL]: invoiceMail(renderer, server.links) },
+    kinds: { [INVOICE_MAIL]: invoiceMail(renderer, server.links, invoiceCreditNotes(renderer)) },
     pollMs: 50,
     retrySeconds: [0.2, 0.2, 0.2],
   });

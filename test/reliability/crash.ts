@@ -342,8 +342,10 @@ async function verifyPayments(
     for (let next = entries.pop(); next; next = entries.pop()) {
       const [idem, { key, path, body, reply, voided }] = next;
       const got = await request(baseUrl, 'GET', `/v1/payments/${reply.id}`, { key: key.secret });
+      // The answer adds the invoice's state after the payment to the payment as stored.
+      const { invoice: _state, ...recorded } = reply;
       tally.expect(
-        got.status === 200 && isDeepStrictEqual(got.body, voided ?? reply),
+        got.status === 200 && isDeepStrictEqual(got.body, voided ?? recorded),
         () => `${idem}: stored ${got.text.slice(0, 300)} ≠ accepted`,
       );
       const replay = await request(baseUrl, 'POST', path, {

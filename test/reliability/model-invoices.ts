@@ -328,8 +328,11 @@ export class CreatePayment extends Step {
     // Partial payments add up; the one that leaves nothing to pay makes the invoice paid.
     assert.equal(after.amountPaid, before.amountPaid + amount, 'amountPaid');
     assert.equal(after.status, amount === owed ? 'paid' : before.status);
-    assert.deepEqual(after.payments.at(-1), reply.body);
-    model.payments.set(reply.body.id, { owner: actor.owner, body: reply.body });
+    // The answer tells the invoice's state after the payment; the payment is the rest of it.
+    const { invoice: state, ...payment } = reply.body;
+    assert.deepEqual(state, { id, status: after.status, amountRemaining: after.amountRemaining });
+    assert.deepEqual(after.payments.at(-1), payment);
+    model.payments.set(reply.body.id, { owner: actor.owner, body: payment });
     model.ids.push(reply.body.id);
     world.tally.add('paymentsRecorded');
   }

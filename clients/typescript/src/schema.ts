@@ -451,8 +451,8 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * E-mail an open invoice with its PDF
-     * @description Queues the e-mail to the customer's current address (400 parameter_missing, param customer.email, when it has none); the status does not change. Only open invoices (409 otherwise). The invoice's `email` shows the message queued; the worker hands it to the mail server, retrying with back-off while the server refuses, and sets sentAt and emits invoice.sent once the server accepted it. Without SMTP_URL the message is written to DATA_DIR/outbox/ as an .eml file. When the answer shows `hostedInvoiceUrl` (a capability URL), an Idempotency-Key replays it only to the very key that made the request; any other key, one rotated from it included, gets 422 idempotency_key_reused (read the invoice instead).
+     * E-mail an issued invoice with its PDF
+     * @description Queues the e-mail to the customer's current address (400 parameter_missing, param customer.email, when it has none); the status does not change. Open, paid and uncollectible invoices (it delivers the record); void invoices and drafts are 409 state_invalid. The message states the invoice's total as the attached PDF shows it; when credit notes or payments changed what is due it names them (the credit notes' PDFs attached) and states the amount still due, or that the invoice is paid. It ends with the link to view the invoice online (the hosted page, which takes no payment). The invoice's `email` shows the message queued; the worker hands it to the mail server, retrying with back-off while the server refuses, and sets sentAt and emits invoice.sent once the server accepted it. Without SMTP_URL the message is written to DATA_DIR/outbox/ as an .eml file. When the answer shows `hostedInvoiceUrl` (a capability URL), an Idempotency-Key replays it only to the very key that made the request; any other key, one rotated from it included, gets 422 idempotency_key_reused (read the invoice instead).
      *
      *     **Scope:** `invoices:write`.
      */
@@ -674,7 +674,7 @@ export interface paths {
     put?: never;
     /**
      * Record a payment of an invoice
-     * @description A payment received outside the API (a transfer, a card, cash…) for an open or uncollectible invoice (409 state_invalid otherwise). `amount` is more than 0 and at most the invoice’s amountRemaining (400 parameter_invalid, param amount). Partial payments add up; the payment that leaves nothing to pay makes the invoice paid. Events: payment.created, then invoice.paid or invoice.updated. An invoice takes at most 100 payments (then 409).
+     * @description A payment received outside the API (a transfer, a card, cash…) for an open or uncollectible invoice (409 state_invalid otherwise). `amount` is more than 0 and at most the invoice’s amountRemaining (400 parameter_invalid, param amount). Partial payments add up; the payment that leaves nothing to pay makes the invoice paid. Events: payment.created, then invoice.paid or invoice.updated. An invoice takes at most 100 payments (then 409). The answer is the payment with `invoice`: the invoice’s id, its `status` and its `amountRemaining` after this payment (only in this answer and its idempotent replays; the payment as read later and in events has no `invoice`).
      *
      *     **Scope:** `invoices:write`.
      */
@@ -696,7 +696,7 @@ export interface paths {
     put?: never;
     /**
      * Pay the whole remainder of an invoice
-     * @description Records a payment of the whole amountRemaining with method `other`, received outside the API (payment.created, invoice.paid), and returns the invoice, now paid. For open or uncollectible invoices; any other status is 409 state_invalid. When the answer shows `hostedInvoiceUrl` (a capability URL), an Idempotency-Key replays it only to the very key that made the request; any other key, one rotated from it included, gets 422 idempotency_key_reused (read the invoice instead).
+     * @description Records a payment of the whole amountRemaining, received outside the API (payment.created, invoice.paid), and returns the invoice, now paid. The body is optional: `method` (default `other`), `reference` and `receivedAt` (default: now) follow the rules of POST /v1/invoices/{id}/payments. For open or uncollectible invoices; any other status is 409 state_invalid. When the answer shows `hostedInvoiceUrl` (a capability URL), an Idempotency-Key replays it only to the very key that made the request; any other key, one rotated from it included, gets 422 idempotency_key_reused (read the invoice instead).
      *
      *     **Scope:** `invoices:write`.
      */
@@ -2084,6 +2084,77 @@ export interface components {
        * @enum {string}
        */
       method: 'bank_transfer' | 'card' | 'cash' | 'check' | 'direct_debit' | 'other';
+      /** @description Your reference: a bank transaction id, a cheque number… */
+      reference?: string;
+      /**
+       * Format: date-time
+       * @description When the money arrived (ISO 8601 with a time zone); default: now. Not before 1970 and not in the future (5 minutes of clock skew allowed).
+       */
+      receivedAt?: string;
+    };
+    /** PaidInvoiceState */
+    PaidInvoiceState: {
+      id: string;
+      /**
+       * @description The invoice’s status after this payment: paid when nothing remains to pay.
+       * @enum {string}
+       */
+      status: 'draft' | 'open' | 'paid' | 'void' | 'uncollectible';
+      /** @description What the invoice still owes after this payment, in minor units. */
+      amountRemaining: number;
+    };
+    /** RecordedPayment */
+    RecordedPayment: {
+      /** @description pay_… */
+      id: string;
+      /** @enum {string} */
+      object: 'payment';
+      invoiceId: string;
+      customerId: string;
+      /** @description Minor units of `currency`. */
+      amount: number;
+      /** @description Always the invoice’s currency. */
+      currency: string;
+      /**
+       * @description bank_transfer, card, cash, check, direct_debit or other.
+       * @enum {string}
+       */
+      method: 'bank_transfer' | 'card' | 'cash' | 'check' | 'direct_debit' | 'other';
+      reference: string | null;
+      /**
+       * @description succeeded: counted in the invoice’s amountPaid; void: taken back (a bounced transfer), no longer counted.
+       * @enum {string}
+       */
+      status: 'succeeded' | 'void';
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      receivedAt: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      voidedAt: string | null;
+      /**
+       * @description The environment of the key that made the object.
+       * @enum {string}
+       */
+      environment: 'live' | 'test';
+      invoice: components['schemas']['PaidInvoiceState'];
+    };
+    /** InvoicePay */
+    InvoicePay: {
+      /**
+       * @description bank_transfer, card, cash, check, direct_debit or other (default).
+       * @enum {string}
+       */
+      method?: 'bank_transfer' | 'card' | 'cash' | 'check' | 'direct_debit' | 'other';
       /** @description Your reference: a bank transaction id, a cheque number… */
       reference?: string;
       /**
@@ -4483,7 +4554,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description The payment created. */
+      /** @description The recorded payment created. */
       201: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
@@ -4493,7 +4564,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Payment'];
+          'application/json': components['schemas']['RecordedPayment'];
         };
       };
       400: components['responses']['BadRequest'];
@@ -4525,7 +4596,13 @@ export interface operations {
     };
     requestBody?: {
       content: {
-        'application/json': Record<string, never>;
+        /**
+         * @example {
+         *       "method": "bank_transfer",
+         *       "reference": "SEPA 2026-11-30 4711"
+         *     }
+         */
+        'application/json': components['schemas']['InvoicePay'];
       };
     };
     responses: {

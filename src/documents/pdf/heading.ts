@@ -99,7 +99,9 @@ export function documentFacts(model: DocumentModel): [string, string][] {
   } else if (model.supplyDate) {
     rows.push([t(locale, 'fact.supplyDate'), date(model.supplyDate)]);
   }
-  if (model.buyerReference) rows.push([t(locale, 'fact.buyerReference'), model.buyerReference]);
+  if (model.buyerReferenceGiven) {
+    rows.push([t(locale, 'fact.buyerReference'), model.buyerReferenceGiven]);
+  }
   if (model.purchaseOrder) rows.push([t(locale, 'fact.purchaseOrder'), model.purchaseOrder]);
   return rows;
 }

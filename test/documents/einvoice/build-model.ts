@@ -120,6 +120,7 @@ export function buildModel(spec: ModelSpec): DocumentModel {
     seller: spec.seller,
     buyer: spec.buyer,
     buyerReference: spec.buyerReference === undefined ? 'cus_test' : spec.buyerReference,
+    buyerReferenceGiven: spec.buyerReference ?? null,
     purchaseOrder: spec.purchaseOrder ?? null,
     paymentTerms: spec.paymentTerms ?? null,
     payment: { iban: null, bic: null, accountName: null, instructions: null, ...spec.payment },
