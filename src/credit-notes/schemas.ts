@@ -12,7 +12,7 @@ import { EmailStatus } from '../invoices/schemas.ts';
 import { MAX_AMOUNT } from '../money/amount.ts';
 import { TaxAmount } from '../taxes/schemas.ts';
 
-/** As many lines as an invoice may have (API.md, Limits). */
+/** As many lines as an invoice may have (docs/api.md, "Limits and rate limits"). */
 export const MAX_CREDIT_NOTE_LINES = 250;
 
 export const CREDIT_NOTE_REASONS = [

@@ -3,7 +3,7 @@
 // do the work; write the events it recorded (the outbox) and the stored result; commit. A
 // crash therefore leaves the change, its events and its stored result all together or none.
 //
-// Idempotency (API.md, "Idempotency", amended by part C "Secrets and isolation"):
+// Idempotency (docs/api.md, "Idempotent requests"):
 // - A transaction-scoped advisory lock on (tenant, environment, key) marks the key in flight
 //   on the database itself, so a second request on any instance sees it taken (409) instead
 //   of doing the work twice. COMMIT releases it, after which the stored result is visible.
@@ -15,8 +15,7 @@
 //   secret, so only that key can open it and the database never holds the secret in clear. A
 //   result that shows a capability URL (an invoice's hosted URL) is sealed under the server's
 //   secrets key, which seals the link's token at rest anyway: a link is handed to whoever
-//   asked for it, not to every key that could read the invoice later (API.md part C, "Secrets
-//   and isolation", as amended).
+//   asked for it, not to every key that could read the invoice later.
 // - Refusals a client can fix or retry (validation, 409, 429, 5xx) are not stored; other
 //   outcomes (success, 404, 422) are.
 import { ApiError, IdempotencyKeyInUseError, IdempotencyKeyReusedError } from '../errors.ts';

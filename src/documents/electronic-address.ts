@@ -1,4 +1,4 @@
-// Where e-invoices reach a party when it did not say (API.md part C): the Peppol scheme for
+// Where e-invoices reach a party when it did not say (docs/einvoices.md): the Peppol scheme for
 // its country's VAT numbers where one exists (9930 for a German VAT id), else its e-mail
 // address (EM, which CII documents carry and Peppol does not route).
 import type { ElectronicAddress } from './model.ts';

@@ -1,4 +1,4 @@
-// Payment reminders (API.md part C): the tenant's schedule (days after the due date, e.g.
+// Payment reminders (docs/api.md, "Overdue invoices and reminders"): the tenant's schedule (days after the due date, e.g.
 // [3, 14, 30]) makes the worker e-mail each open invoice past its due date once per step, in
 // the customer's language, with the invoice's PDF. The message goes through the mail outbox
 // (queued in the step's unit of work, sent outside any transaction); invoice.reminder_sent is

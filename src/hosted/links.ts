@@ -1,5 +1,5 @@
 // Hosted invoice links: capability URLs, `{PUBLIC_URL}/i/{token}`, that open one issued
-// invoice's page without a login (API.md part C). Whoever holds the URL sees the invoice, so
+// invoice's page without a login (docs/api.md, "The hosted invoice page"). Whoever holds the URL sees the invoice, so
 // the token is a secret:
 // - 192 random bits (the contract asks for at least 128), base64url: 32 characters.
 // - At rest only its SHA-256, which finds the link, and the token sealed under the server's

@@ -5,7 +5,7 @@
 // of webhook deliveries, read from the database at each scrape (src/mail/backlog.ts,
 // src/webhooks/backlog.ts) so that every instance shows the same totals.
 //
-// Who (API.md, "Amendments to parts B and C"):
+// Who (docs/api.md, "Operations"):
 // - METRICS_TOKEN set: `Authorization: Bearer <token>`, compared in constant time (both sides
 //   hashed first, so not even the length leaks); else 401 metrics_token_invalid.
 // - METRICS_LISTEN set: served by a small listener of its own on that address only; the API

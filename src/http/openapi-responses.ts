@@ -1,6 +1,6 @@
 // What every response of the OpenAPI document says about itself: the description of each error
-// status (the codes it carries, API.md's table) and the headers that come with it. The tests
-// hold every response they receive to these (test/openapi/conformance.ts).
+// status (the codes it carries, as in docs/api.md's table) and the headers that come with it.
+// The tests hold every response they receive to these (test/openapi/conformance.ts).
 
 // The document is JSON of many shapes, walked generically.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

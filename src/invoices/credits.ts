@@ -3,7 +3,7 @@
 //   open invoice: amountCredited += total, and the invoice becomes paid when nothing remains
 //   paid invoice: outOfBandAmount += total (refunded outside the API)
 //   reversal (a voided credit note): the same amounts come back off, and a paid invoice that
-//   owes something again returns to open, with paidAt cleared (API.md, Invoices).
+//   owes something again returns to open, with paidAt cleared (docs/api.md, "Invoices").
 import type { Tx } from '../db/pool.ts';
 import type { UnitOfWork } from '../db/unit-of-work.ts';
 import { ParameterInvalidError, StateInvalidError } from '../errors.ts';

@@ -116,7 +116,7 @@ export function invoiceMail(
 ): MailKind {
   return {
     // The link is added as the message is sent, never stored in the outbox: it is a capability
-    // URL, and no secret is kept in clear (API.md part C). A link replaced since the message
+    // URL, and no secret is kept in clear (docs/decisions.md). A link replaced since the message
     // was queued is sent as it is now; an invoice without a working link gets none.
     async text(db, mail) {
       const scope = operator(mail.tenant_id, mail.environment);

@@ -2,7 +2,7 @@
 // (it owns the payment row and its events; these own the invoice and its events):
 //   a payment: amountPaid += amount; the invoice is paid when nothing remains
 //   a reversal (a voided payment): amountPaid −= amount; a paid invoice is open again, with
-//   paidAt cleared (API.md part C, "Payments and receivables")
+//   paidAt cleared (docs/api.md, "Payments")
 // And overdue: the worker's hook that records invoice.overdue once per invoice.
 import type { Queryable, Tx } from '../db/pool.ts';
 import type { UnitOfWork } from '../db/unit-of-work.ts';

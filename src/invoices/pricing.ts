@@ -81,7 +81,7 @@ export function priceInvoice(
     tax_amounts: breakdown.taxAmounts.map((t) => {
       const rate = rates.get(t.rate.id)!;
       // A reverse-charge customer owes the tax itself: the supply is AE, never the domestic
-      // standard rate (API.md part C).
+      // standard rate (docs/api.md, "Tax rates").
       const category = taxExempt === 'reverse' && rate.category === 'S' ? 'AE' : rate.category;
       return {
         taxRateId: rate.id,

@@ -14,7 +14,7 @@ import { Payment } from '../payments/schemas.ts';
 import { TaxAmount } from '../taxes/schemas.ts';
 import { INVOICE_STATUSES } from './state.ts';
 
-/** At most 250 lines per invoice (API.md, Limits). */
+/** At most 250 lines per invoice (docs/api.md, "Limits and rate limits"). */
 export const MAX_LINES = 250;
 /** Quantities are whole units; the bound keeps quantity × unitAmount meaningful. */
 export const MAX_QUANTITY = 1_000_000_000;

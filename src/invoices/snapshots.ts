@@ -72,7 +72,7 @@ export function frozenAtIssue(
     issued_at: issuedAt,
     due_date:
       row.due_date ?? (row.days_until_due === null ? null : addDays(issuedAt, row.days_until_due)),
-    // The date of supply is the issue date unless the invoice says otherwise (API.md C).
+    // The date of supply is the issue date unless the invoice says otherwise (EN 16931 BT-72).
     supply_date:
       row.supply_date ??
       (row.service_period_start === null ? issuedAt.toISOString().slice(0, 10) : null),

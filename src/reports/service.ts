@@ -1,4 +1,4 @@
-// The receivables and tax reports (API.md part C): what customers owed at the end of a day,
+// The receivables and tax reports (docs/api.md, "Reports"): what customers owed at the end of a day,
 // aged; and the tax of the documents issued in a period, per rate — the data of a VAT return.
 // Both are exact sums of integer minor units and add up to the documents they cover.
 import type { Queryable } from '../db/pool.ts';

@@ -89,7 +89,7 @@ export async function resealEndpointSecrets(db: Db, secrets: SecretsKeyring): Pr
 }
 
 // The name is resolved before the write's transaction begins: a look-up may take seconds,
-// and no connection may be held meanwhile (API.md part C: one tenant cannot slow another).
+// and no connection may be held meanwhile (one tenant cannot slow another).
 // Delivery checks the address again on every attempt (./destination.ts).
 async function checkUrl(url: string, scope: TenantScope, allowLoopback: boolean): Promise<void> {
   try {
