@@ -86,6 +86,10 @@ export async function startServer(
     if (config.metricsListen) {
       metrics = await listenForMetrics(config, app.metricsRegistry);
       undo.push(() => metrics!.close());
+    } else if (config.trustProxy && !config.metricsToken) {
+      app.log.warn(
+        'GET /metrics answers no one: behind a proxy (TRUST_PROXY) a loopback address proves nothing; set METRICS_TOKEN or METRICS_LISTEN',
+      );
     }
     const scheme = config.tlsCertFile ? 'https' : 'http';
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;

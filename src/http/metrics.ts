@@ -13,8 +13,11 @@
 // - Neither: only a request whose connection comes from a loopback address (127.0.0.0/8, ::1,
 //   ::ffff:127.x) and that no proxy forwarded. The decision is the socket's, never a header's
 //   (a client can write X-Forwarded-For itself), and a forwarded request is refused even from
-//   a proxy on the same host: whoever the proxy serves is not local. Others get the 404 of a
-//   path that does not exist: a probe learns nothing.
+//   a proxy on the same host: whoever the proxy serves is not local. A proxy need not say it
+//   forwarded (nginx's proxy_pass adds no header unless told to), so with TRUST_PROXY — the
+//   operator's word that one stands in front — loopback proves nothing and nothing is served
+//   this way: set METRICS_TOKEN or METRICS_LISTEN. Others get the 404 of a path that does not
+//   exist: a probe learns nothing.
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { BlockList, isIP } from 'node:net';
@@ -53,10 +56,11 @@ export function isLoopbackAddress(address: string | undefined): boolean {
 }
 
 /** Headers a proxy adds: a request carrying one came through a proxy, not from this host. */
-const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip'];
+const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip', 'via'];
 
-function fromThisHost(request: FastifyRequest): boolean {
+function fromThisHost(request: FastifyRequest, behindProxy: boolean): boolean {
   return (
+    !behindProxy &&
     isLoopbackAddress(request.raw.socket.remoteAddress) &&
     !FORWARDING_HEADERS.some((name) => request.headers[name] !== undefined)
   );
@@ -152,7 +156,7 @@ function createMetricsRegistry(app: FastifyInstance, deps: AppDeps): Registry {
 }
 
 export const METRICS_DESCRIPTION =
-  'The Prometheus text exposition format: requests by route and status with their durations, the render threads’ CPU time, the process’s own metrics, and the backlogs of every tenant: `billing_mail_outbox_queued`, `billing_mail_outbox_oldest_queued_age_seconds`, `billing_mail_outbox_failed`, `billing_webhook_deliveries_pending`, `billing_webhook_deliveries_oldest_pending_age_seconds`, `billing_webhook_deliveries_failed` (NaN when the database cannot be read). Protected by the server’s configuration: with METRICS_TOKEN it needs `Authorization: Bearer <METRICS_TOKEN>` (else 401 metrics_token_invalid); with METRICS_LISTEN it is served on that address only and this port answers 404 route_not_found; with neither, it answers only requests from a loopback address that no proxy forwarded, and 404 route_not_found to any other.';
+  'The Prometheus text exposition format: requests by route and status with their durations, the render threads’ CPU time, the process’s own metrics, and the backlogs of every tenant: `billing_mail_outbox_queued`, `billing_mail_outbox_oldest_queued_age_seconds`, `billing_mail_outbox_failed`, `billing_webhook_deliveries_pending`, `billing_webhook_deliveries_oldest_pending_age_seconds`, `billing_webhook_deliveries_failed` (NaN when the database cannot be read). Protected by the server’s configuration: with METRICS_TOKEN it needs `Authorization: Bearer <METRICS_TOKEN>` (else 401 metrics_token_invalid); with METRICS_LISTEN it is served on that address only and this port answers 404 route_not_found; with neither, it answers only requests from a loopback address that no proxy forwarded (none at all with TRUST_PROXY), and 404 route_not_found to any other.';
 
 /**
  * Builds the app's registry; returns what GET /metrics on the API port answers, once it has
@@ -164,7 +168,7 @@ export function registerMetrics(
 ): (request: FastifyRequest) => Promise<string> {
   const registry = createMetricsRegistry(app, deps);
   app.decorate('metricsRegistry', registry);
-  const { metricsToken, metricsListen } = deps.config;
+  const { metricsToken, metricsListen, trustProxy } = deps.config;
   return async (request: FastifyRequest): Promise<string> => {
     const path = request.url.split('?')[0];
     const absent = () => new RouteNotFoundError(`No route ${request.method} ${path}.`);
@@ -173,7 +177,7 @@ export function registerMetrics(
       if (!presentsToken(request.headers.authorization, metricsToken)) {
         throw new MetricsTokenInvalidError();
       }
-    } else if (!fromThisHost(request)) throw absent();
+    } else if (!fromThisHost(request, trustProxy)) throw absent();
     return registry.metrics();
   };
 }

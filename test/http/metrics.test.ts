@@ -1,4 +1,4 @@
-// GET /metrics (API.md, "Amendments to parts B and C"): with METRICS_TOKEN it needs the token,
+// GET /metrics (docs/api.md, "Operations"): with METRICS_TOKEN it needs the token,
 // with METRICS_LISTEN it is served on that address only, with neither it answers only loopback;
 // and it shows the backlogs of the mail outbox and of webhook deliveries (queued, oldest age,
 // failed), read from the database at each scrape.
@@ -76,12 +76,31 @@ describe('who may read /metrics', () => {
       assert.equal(local.statusCode, 200, remoteAddress);
     }
     // A request a proxy forwarded is not local, whatever address the header claims.
-    for (const header of ['x-forwarded-for', 'forwarded', 'x-real-ip']) {
+    for (const header of ['x-forwarded-for', 'forwarded', 'x-real-ip', 'via']) {
       const forwarded = await call(server.url, 'GET', '/metrics', {
         headers: { [header]: header === 'forwarded' ? 'for=127.0.0.1' : '127.0.0.1' },
       });
       assertError(forwarded, 404, 'route_not_found');
     }
+  });
+
+  it('answers no one by loopback alone behind a proxy (TRUST_PROXY), which need not say it forwarded', async () => {
+    const proxied = await server.start({ trustProxy: true });
+    const res = await call(proxied.url, 'GET', '/metrics');
+    assertError(res, 404, 'route_not_found');
+    const injected = await proxied.app.inject({
+      method: 'GET',
+      url: '/metrics',
+      remoteAddress: '127.0.0.1',
+    });
+    assert.equal(injected.statusCode, 404);
+    await proxied.close();
+    const tokened = await server.start({ trustProxy: true, metricsToken: TOKEN });
+    const ok = await call(tokened.url, 'GET', '/metrics', {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    assert.equal(ok.status, 200);
+    await tokened.close();
   });
 
   it('needs Authorization: Bearer METRICS_TOKEN when it is set, from any address', async () => {
