@@ -113,12 +113,20 @@ describe('the TypeScript client', () => {
       reference: 'SEPA 4711',
     });
     assert.equal(transfer.status, 'succeeded');
-    const paid = await client.invoices.pay(open.id);
+    assert.deepEqual(transfer.invoice, {
+      id: open.id,
+      status: 'open',
+      amountRemaining: 150_000,
+    });
+    const paid = await client.invoices.pay(open.id, { method: 'cash', reference: 'Till 3' });
     assert.equal(paid.status, 'paid');
     assert.equal(paid.amountPaid, 200_000);
     assert.equal(paid.amountRemaining, 0);
     const payments = await client.payments.list({ invoiceId: open.id }).toArray();
     assert.deepEqual(payments.map((p) => p.amount).sort(), [150_000, 50_000]);
+    const rest = payments.find((p) => p.amount === 150_000)!;
+    assert.equal(rest.method, 'cash');
+    assert.equal(rest.reference, 'Till 3');
     const receivables = await client.reports.receivables();
     assert.equal(receivables.object, 'receivables_report');
     const csv = await client.reports.receivablesCsv();

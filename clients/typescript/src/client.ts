@@ -126,8 +126,8 @@ export class BillingClient {
         body,
       }),
     /** Records a payment of the whole amount remaining, received outside the API. */
-    pay: (id: string, options?: RequestOptions) =>
-      this.#call<'payInvoice'>('POST', `/v1/invoices/${segment(id)}/pay`, options),
+    pay: (id: string, body: Body<'payInvoice'> = {}, options?: RequestOptions) =>
+      this.#call<'payInvoice'>('POST', `/v1/invoices/${segment(id)}/pay`, { ...options, body }),
     void: (id: string, options?: RequestOptions) =>
       this.#call<'voidInvoice'>('POST', `/v1/invoices/${segment(id)}/void`, options),
     markUncollectible: (id: string, options?: RequestOptions) =>
