@@ -2,8 +2,9 @@
 // (./links.ts), and shows it as it is now, with downloads of its stored documents, the very
 // bytes the API serves, and of those of its credit notes that are not void. A credit note's
 // documents are found through the invoice the token opens, by the credit note's number among
-// that invoice's credit notes: a token never reaches another invoice's credit note. A void invoice keeps its page, which says it is void: the customer
-// learns that it need not be paid. Anything a token does not open is null, and the page
+// that invoice's credit notes: a token never reaches another invoice's credit note, and gets a
+// credit note's e-invoice only in a syntax the page offers the invoice's own in. A void invoice
+// keeps its page, which says it is void: the customer learns that it need not be paid. Anything a token does not open is null, and the page
 // answers it with the same 404, whatever the reason.
 import {
   getCreditNoteEinvoice,
@@ -102,6 +103,9 @@ export async function hostedCreditNoteDocument(
     const { filename, pdf } = await getCreditNotePdf(db, renderer, link.scope, note.id);
     return { filename, contentType: 'application/pdf', content: pdf };
   }
+  // What the page offers (./page.ts, creditNoteRows), and nothing more.
+  const offered = await issuedInvoiceFormats(db, renderer, link.scope, link.invoiceId);
+  if (!offered.has(format)) return null;
   try {
     const { filename, xml } = await getCreditNoteEinvoice(
       db,
