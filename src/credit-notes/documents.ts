@@ -7,6 +7,7 @@ import { formatAmount, resolveLocale, t } from '../documents/i18n.ts';
 import type { DocumentModel } from '../documents/model.ts';
 import type { RenderPool } from '../documents/render-pool.ts';
 import {
+  documentFilename,
   issuedDocument,
   issuedDocumentFormats,
   type DocumentFormat,
@@ -79,7 +80,10 @@ export async function getCreditNotePdf(
 ): Promise<{ filename: string; pdf: Buffer }> {
   const row = await loadRow(db, scope, id);
   const document = await stored(db, renderer, scope, id, 'pdf');
-  return { filename: `${row.number}.pdf`, pdf: (document as { content: Buffer }).content };
+  return {
+    filename: documentFilename(row.number, '.pdf'),
+    pdf: (document as { content: Buffer }).content,
+  };
 }
 
 export async function getCreditNoteEinvoice(
@@ -96,7 +100,7 @@ export async function getCreditNoteEinvoice(
     const reasons = einvoiceGaps(await creditNoteModel(db, scope, id), format);
     throw new EinvoiceIncompleteError(document.missing, { reasons });
   }
-  return { filename: `${row.number}-${format}.xml`, xml: document.content };
+  return { filename: documentFilename(row.number, `-${format}.xml`), xml: document.content };
 }
 
 /** Which documents of the credit note exist: the PDF, and the e-invoices its data allow. */

@@ -20,6 +20,14 @@ import {
   type NewDocument,
 } from './store.ts';
 
+/**
+ * A document's file name from its number: a number may hold `/` (a prefix such as `CN/26/`),
+ * which no file name can, and which a browser or mail client would cut the name at.
+ */
+export function documentFilename(number: string, suffix: string): string {
+  return `${number.replaceAll('/', '-')}${suffix}`;
+}
+
 export type { DocumentFormat } from './store.ts';
 
 export type StoredDocument = { content: Buffer } | { missing: string[] };

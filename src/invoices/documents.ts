@@ -6,6 +6,7 @@ import type { Db, Queryable } from '../db/pool.ts';
 import type { DocumentModel } from '../documents/model.ts';
 import type { RenderPool } from '../documents/render-pool.ts';
 import {
+  documentFilename,
   issuedDocument,
   issuedDocumentFormats,
   renderIssued,
@@ -69,7 +70,10 @@ export async function getInvoicePdf(
     return { filename: `${invoice.id}-draft.pdf`, pdf: await renderer.renderPdf(model) };
   }
   const stored = await issuedOrPreview(db, renderer, scope, id, 'pdf');
-  return { filename: `${invoice.number}.pdf`, pdf: (stored as { content: Buffer }).content };
+  return {
+    filename: documentFilename(invoice.number!, '.pdf'),
+    pdf: (stored as { content: Buffer }).content,
+  };
 }
 
 /** The issued invoice's e-invoice (UBL or CII); 409 for drafts and for incomplete data. */
@@ -89,7 +93,7 @@ export async function getInvoiceEinvoice(
     const { model } = await invoiceModel(db, scope, id);
     throw einvoiceRefusal(stored.missing, model, { syntax: format });
   }
-  return { filename: `${row.number}-${format}.xml`, xml: stored.content };
+  return { filename: documentFilename(row.number!, `-${format}.xml`), xml: stored.content };
 }
 
 /** Which documents of the issued invoice exist: the PDF, and the e-invoices its data allow. */
