@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { ApiError } from '../errors.ts';
 import { ConfigError } from '../config.ts';
 import { withDatabase } from './database.ts';
+import { registerDocumentCommands } from './documents.ts';
 import { registerKeyCommands } from './keys.ts';
 import { registerSecretsCommands } from './secrets.ts';
 import { registerTenantCommands } from './tenants.ts';
@@ -11,6 +12,7 @@ const program = new Command('billing').description('Billing API operator tool');
 registerTenantCommands(program);
 registerKeyCommands(program);
 registerSecretsCommands(program);
+registerDocumentCommands(program);
 program
   .command('migrate')
   .description('apply database migrations')

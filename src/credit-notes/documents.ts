@@ -40,7 +40,7 @@ async function loadRow(db: Queryable, scope: TenantScope, id: string): Promise<C
   return row;
 }
 
-async function creditNoteModel(
+export async function creditNoteModel(
   db: Queryable,
   scope: TenantScope,
   id: string,

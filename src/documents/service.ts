@@ -11,6 +11,7 @@ import { operator, type TenantScope } from '../tenancy.ts';
 import type { IssuedDocuments } from './issued.ts';
 import type { DocumentModel } from './model.ts';
 import type { RenderPool } from './render-pool.ts';
+import { brokenFormats, repairDocuments } from './repair.ts';
 import {
   insertDocuments,
   selectDocumentFormats,
@@ -107,7 +108,8 @@ export async function renderIssued(
 
 /**
  * The stored documents of an issued invoice or credit note, rendered and stored first if they
- * are not (yet). `model` builds the document model from the frozen data.
+ * are not (yet). `model` builds the document model from the frozen data. An e-invoice stored
+ * before every text was escaped, that is not well-formed, is repaired first (./repair.ts).
  */
 export async function issuedDocuments(
   db: Db,
@@ -116,8 +118,15 @@ export async function issuedDocuments(
   subjectId: string,
   model: () => Promise<DocumentModel>,
 ): Promise<Map<DocumentFormat, StoredDocument>> {
-  const documents = rowsToDocuments(await selectDocuments(db, scope, subjectId));
-  if (FORMATS.every((f) => documents.has(f))) return documents;
+  const rows = await selectDocuments(db, scope, subjectId);
+  const documents = rowsToDocuments(rows);
+  if (FORMATS.every((f) => documents.has(f))) {
+    const broken = brokenFormats(rows);
+    if (broken.length === 0) return documents;
+    const stored = new Map(rows.map((r) => [r.format, r.content]));
+    await repairDocuments(db, renderer, scope, subjectId, stored, broken, model);
+    return rowsToDocuments(await selectDocuments(db, scope, subjectId));
+  }
   return store(db, scope, subjectId, await renderer.renderIssued(await model()));
 }
 

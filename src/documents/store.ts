@@ -1,5 +1,6 @@
 // SQL of stored documents: written once (ON CONFLICT DO NOTHING, so of two renders of the same
-// document the first is kept), read by subject.
+// document the first is kept), read by subject; a stored e-invoice that is not well-formed is
+// replaced, marked as such (./repair.ts).
 import type { Queryable } from '../db/pool.ts';
 import type { TenantScope } from '../tenancy.ts';
 
@@ -74,4 +75,73 @@ export async function selectDocumentFormats(
     [scope.tenantId, scope.environment, subjectId],
   );
   return rows;
+}
+
+/**
+ * Replaces a stored document with `document` (./repair.ts), marking the row with the time and
+ * the SHA-256 of what it replaced; only if the row still holds the bytes `replaced` (of two
+ * repairs racing, one replaces). Returns whether it replaced.
+ */
+export async function replaceDocument(
+  db: Queryable,
+  scope: TenantScope,
+  subjectId: string,
+  document: NewDocument,
+  replaced: Buffer,
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE documents
+        SET content = $5::bytea, missing = $6::text[], sha256 = $7::bytea,
+            repaired_at = clock_timestamp(), replaced_sha256 = sha256(content)
+      WHERE tenant_id = $1 AND environment = $2 AND subject_id = $3 AND format = $4
+        AND content = $8::bytea`,
+    [
+      scope.tenantId,
+      scope.environment,
+      subjectId,
+      document.format,
+      document.content,
+      document.missing,
+      document.sha256,
+      replaced,
+    ],
+  );
+  return rowCount === 1;
+}
+
+export interface StoredEinvoice {
+  subjectId: string;
+  format: 'ubl' | 'cii';
+  content: Buffer;
+}
+
+/**
+ * A page of `limit` subjects' stored e-invoices (those with content), the subjects in key
+ * order after `after` ('' for the first page), and the cursor of the next page (null: none).
+ */
+export async function selectStoredEinvoices(
+  db: Queryable,
+  scope: TenantScope,
+  after: string,
+  limit: number,
+): Promise<{ einvoices: StoredEinvoice[]; next: string | null }> {
+  const subjects = await db.query<{ subject_id: string }>(
+    `SELECT DISTINCT subject_id FROM documents
+      WHERE tenant_id = $1 AND environment = $2 AND subject_id > $3
+      ORDER BY subject_id LIMIT $4`,
+    [scope.tenantId, scope.environment, after, limit],
+  );
+  const ids = subjects.rows.map((r) => r.subject_id);
+  if (ids.length === 0) return { einvoices: [], next: null };
+  const { rows } = await db.query<{ subject_id: string; format: 'ubl' | 'cii'; content: Buffer }>(
+    `SELECT subject_id, format, content FROM documents
+      WHERE tenant_id = $1 AND environment = $2 AND subject_id = ANY($3::text[])
+        AND format IN ('ubl', 'cii') AND content IS NOT NULL
+      ORDER BY subject_id, format`,
+    [scope.tenantId, scope.environment, ids],
+  );
+  return {
+    einvoices: rows.map((r) => ({ subjectId: r.subject_id, format: r.format, content: r.content })),
+    next: ids.length < limit ? null : ids[ids.length - 1]!,
+  };
 }

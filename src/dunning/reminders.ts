@@ -1,6 +1,9 @@
 // Payment reminders (docs/api.md, "Overdue invoices and reminders"): the tenant's schedule (days after the due date, e.g.
 // [3, 14, 30]) makes the worker e-mail each open invoice past its due date once per step, in
-// the customer's language, with the invoice's PDF. The message goes through the mail outbox
+// the customer's language, with the invoice's PDF. Like the invoice e-mail (src/invoices/mail.ts)
+// it states the invoice's total as the attached PDF prints it, and, as it is sent, names the
+// credit notes (their PDFs attached) and payments that changed what is due, and what still is.
+// The message goes through the mail outbox
 // (queued in the step's unit of work, sent outside any transaction); invoice.reminder_sent is
 // recorded when the mail server accepted it. A step whose customer has no e-mail address is
 // skipped, and one whose message failed for good is not tried again: the next step is.
@@ -9,7 +12,14 @@ import { unitOfWork, writtenValue, type UnitOfWork } from '../db/unit-of-work.ts
 import { formatAmount, formatDate, resolveLocale, t } from '../documents/i18n.ts';
 import type { RenderPool } from '../documents/render-pool.ts';
 import type { HostedLinks } from '../hosted/links.ts';
-import { getInvoice, getInvoicePdf, hostedLinkText } from '../invoices/service.ts';
+import {
+  beforeSignature,
+  getInvoice,
+  getInvoicePdf,
+  hostedLinkText,
+  invoiceStateText,
+  type InvoiceCreditNotes,
+} from '../invoices/service.ts';
 import { getTenant, operator } from '../keys/service.ts';
 import { queueMail, type MailKind } from '../mail/outbox.ts';
 import {
@@ -45,16 +55,21 @@ async function queueReminder(
     issueDate: formatDate(facts.issue_date, locale),
     dueDate: formatDate(facts.due_date, locale),
     days: daysBetween(facts.due_date, today),
-    amountRemaining: formatAmount(facts.amount_remaining, facts.currency, locale),
+    total: formatAmount(facts.total, facts.currency, locale),
     seller: seller.name,
   };
+  const body = [
+    t(locale, 'email.reminder.body', values),
+    t(locale, 'email.reminder.closing'),
+    t(locale, 'email.signature', { seller: seller.name }),
+  ].join('\n\n');
   return queueMail(uow, {
     kind: REMINDER_MAIL,
     subjectId: facts.invoice_id,
     to: facts.customer_email,
     replyTo: seller.email,
     subject: t(locale, 'email.reminder.subject', values),
-    body: t(locale, 'email.reminder.body', values),
+    body,
   });
 }
 
@@ -100,21 +115,46 @@ export async function queueDueReminders(db: Db, today: string): Promise<number> 
 }
 
 /**
- * The reminder as a kind of the mail outbox: the invoice's PDF and the link to its hosted
- * page, as the invoice e-mail has them; invoice.reminder_sent.
+ * The reminder as a kind of the mail outbox: the invoice's PDF and those of its credit notes,
+ * what changed what is due and what still is, and the link to its hosted page, as the invoice
+ * e-mail has them (its credit notes handed in like the invoice e-mail's); invoice.reminder_sent.
  */
-export function reminderMail(renderer: RenderPool, links: HostedLinks): MailKind {
+export function reminderMail(
+  renderer: RenderPool,
+  links: HostedLinks,
+  creditNotes: InvoiceCreditNotes,
+): MailKind {
   return {
+    // Added as the message is sent, before its closing lines, so that the text, the attachments
+    // and the hosted page tell the same story at that moment.
     async text(db, mail) {
       const scope = operator(mail.tenant_id, mail.environment);
       const invoice = await getInvoice(db, scope, mail.subject_id);
-      const link = await hostedLinkText(db, links, mail, resolveLocale(invoice.customer?.locale));
-      return link === null ? mail.body : `${mail.body}\n\n${link}`;
+      const [facts] = await selectReminderFacts(db, scope, [invoice.id]);
+      const locale = resolveLocale(facts?.customer_locale, resolveLocale(facts?.tenant_locale));
+      const notes = await creditNotes.issued(db, scope, invoice.id);
+      const state =
+        invoiceStateText(invoice, notes, locale) ??
+        t(locale, 'email.invoice.amountDue', {
+          amount: formatAmount(invoice.amountRemaining, invoice.currency, locale),
+        });
+      const link = await hostedLinkText(db, links, mail, locale);
+      const seller = facts?.seller_name ?? (await getTenant(db, scope.tenantId)).name;
+      const signature = t(locale, 'email.signature', { seller });
+      const closing = `${t(locale, 'email.reminder.closing')}\n\n${signature}`;
+      // A message queued before the closing was a paragraph of its own ends with the signature.
+      const tail = mail.body.endsWith(`\n\n${closing}`) ? closing : signature;
+      return beforeSignature(mail.body, tail, link === null ? [state] : [state, link]);
     },
     async attachments(db, mail) {
       const scope = operator(mail.tenant_id, mail.environment);
       const { filename, pdf } = await getInvoicePdf(db, renderer, scope, mail.subject_id);
-      return [{ filename, content: pdf }];
+      const attached = [{ filename, content: pdf }];
+      for (const note of await creditNotes.issued(db, scope, mail.subject_id)) {
+        const document = await creditNotes.pdf(db, scope, note.id);
+        attached.push({ filename: document.filename, content: document.pdf });
+      }
+      return attached;
     },
 
     async recordOutcome(uow, mail) {

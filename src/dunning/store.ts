@@ -63,6 +63,7 @@ export interface ReminderFacts {
   number: string;
   currency: string;
   amount_remaining: number;
+  total: number;
   issue_date: string;
   due_date: string;
   customer_name: string | null;
@@ -82,7 +83,7 @@ export async function selectReminderFacts(
   invoiceIds: readonly string[],
 ): Promise<ReminderFacts[]> {
   const { rows } = await db.query<ReminderFacts>(
-    `SELECT i.id AS invoice_id, i.number, i.currency, i.amount_remaining,
+    `SELECT i.id AS invoice_id, i.number, i.currency, i.amount_remaining, i.total,
             (i.issued_at AT TIME ZONE 'UTC')::date::text AS issue_date,
             i.due_date::text AS due_date, c.name AS customer_name, c.email AS customer_email,
             c.locale AS customer_locale, s.locale AS tenant_locale,

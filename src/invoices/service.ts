@@ -48,8 +48,10 @@ export {
 } from './documents.ts';
 export { issueInvoice, markInvoiceUncollectible, sendInvoice, voidInvoice } from './lifecycle.ts';
 export {
+  beforeSignature,
   hostedLinkText,
   invoiceMail,
+  invoiceStateText,
   INVOICE_MAIL,
   type InvoiceCreditNotes,
   type MailedCreditNote,

@@ -48,7 +48,7 @@ export function startJobs(
     kinds: {
       [INVOICE_MAIL]: invoiceMail(renderer, links, invoiceCreditNotes(renderer)),
       [CREDIT_NOTE_MAIL]: creditNoteMail(renderer),
-      [REMINDER_MAIL]: reminderMail(renderer, links),
+      [REMINDER_MAIL]: reminderMail(renderer, links, invoiceCreditNotes(renderer)),
     },
     onError,
   });

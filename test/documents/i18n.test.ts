@@ -72,6 +72,7 @@ describe('message catalogues', () => {
       customer: 'Anna Nowak',
       amount: '1.234,56 €',
       amountRemaining: '234,56 €',
+      total: '1.234,56 €',
       dueDate: '08.12.2026',
       issueDate: '24.11.2026',
       invoiceNumber: 'INV-000041',

@@ -125,7 +125,8 @@ describe('reminders', () => {
     assert.equal(toBeaMail.length, 1);
     assert.equal(toAdaMail[0]!.subject, `Reminder: invoice ${toAda.number} is overdue`);
     assert.match(toAdaMail[0]!.text!, /is overdue by 3 days/);
-    assert.match(toAdaMail[0]!.text!, /€100\.00 is still to be paid/);
+    assert.match(toAdaMail[0]!.text!, /invoice \S+ of .+ for €100\.00 was due/);
+    assert.match(toAdaMail[0]!.text!, /Amount still due: €100\.00\./);
     assert.equal(
       toBeaMail[0]!.subject,
       `Zahlungserinnerung: Rechnung ${toBea.number} ist überfällig`,
@@ -173,6 +174,44 @@ describe('reminders', () => {
     ]);
     assert.deepEqual(steps(settled.id), []);
   });
+
+  it('states the total, names the credit notes (attached) and payments that changed what is due, and what still is', async () => {
+    const { api, key } = await tenantApi(server);
+    await api.patch('/v1/settings', { reminders: [3] });
+    const cleo = await createCustomer(api, { name: 'Cleo', email: 'cleo@reminders.test' });
+    const invoice = await invoiceDue(api, cleo.id, '2031-05-01');
+    const note = await api.post('/v1/credit-notes', { invoiceId: invoice.id, amount: 1999 });
+    assert.equal(note.status, 201, note.text);
+    await pay(api, invoice.id, { amount: 3000 });
+
+    await dunBoth('2031-05-04');
+    const mailWorker = startMailWorker(workers[0]!);
+    await waitFor(
+      async () => (await events(key.tenantId, 'invoice.reminder_sent')).length === 1,
+      'sent',
+    );
+    await mailWorker.stop();
+    const [mail] = await mailTo('cleo@reminders.test');
+    const text = mail!.text!;
+    // The total as the attached invoice prints it; then the credit note, the payment, what is due.
+    assert.match(text, new RegExp(`invoice ${invoice.number} of .+ for €100\\.00 was due`));
+    assert.match(text, new RegExp(`Credit note ${note.body.number} \\(€19\\.99\\)`));
+    assert.match(text, /Payments received: €30\.00 on /);
+    assert.match(text, /Amount still due: €50\.01\./);
+    assert.ok(
+      text.indexOf('Amount still due') < text.indexOf('If you have already paid'),
+      'what is due comes before the closing lines',
+    );
+    assert.match(text, /please disregard this reminder\.\n\nKind regards,\n.+\s*$/);
+    assert.deepEqual(
+      mail!.attachments.map((a) => a.filename),
+      [`${invoice.number}.pdf`, `${note.body.number}.pdf`],
+    );
+    const notePdf = await fetch(`${server.url}/v1/credit-notes/${note.body.id}/pdf`, {
+      headers: { authorization: `Bearer ${key.secret}` },
+    });
+    assert.deepEqual(mail!.attachments[1]!.content, Buffer.from(await notePdf.arrayBuffer()));
+  });
 });
 
 async function queuedReminders(tenantId: string): Promise<number> {
@@ -194,7 +233,7 @@ function startMailWorker(db: Db): MailWorker {
     ),
     kinds: {
       [INVOICE_MAIL]: invoiceMail(renderer, server.links, invoiceCreditNotes(renderer)),
-      [REMINDER_MAIL]: reminderMail(renderer, server.links),
+      [REMINDER_MAIL]: reminderMail(renderer, server.links, invoiceCreditNotes(renderer)),
     },
     pollMs: 50,
   });
