@@ -14,6 +14,7 @@ import type { RenderPool } from './render-pool.ts';
 import { brokenFormats, repairDocuments } from './repair.ts';
 import {
   insertDocuments,
+  markDocumentsChecked,
   selectDocumentFormats,
   selectDocuments,
   type DocumentFormat,
@@ -121,8 +122,13 @@ export async function issuedDocuments(
   const rows = await selectDocuments(db, scope, subjectId);
   const documents = rowsToDocuments(rows);
   if (FORMATS.every((f) => documents.has(f))) {
+    // Documents stored before every text was escaped are read back once (./repair.ts).
+    if (rows.every((r) => r.checked)) return documents;
     const broken = brokenFormats(rows);
-    if (broken.length === 0) return documents;
+    if (broken.length === 0) {
+      await markDocumentsChecked(db, scope, subjectId);
+      return documents;
+    }
     const stored = new Map(rows.map((r) => [r.format, r.content]));
     await repairDocuments(db, renderer, scope, subjectId, stored, broken, model);
     return rowsToDocuments(await selectDocuments(db, scope, subjectId));

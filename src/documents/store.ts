@@ -10,6 +10,8 @@ export interface DocumentRow {
   format: DocumentFormat;
   content: Buffer | null;
   missing: string[] | null;
+  /** Read back as well-formed XML (always, since the renderer checks; once, for older rows). */
+  checked: boolean;
 }
 
 export interface NewDocument {
@@ -56,11 +58,24 @@ export async function selectDocuments(
   subjectId: string,
 ): Promise<DocumentRow[]> {
   const { rows } = await db.query<DocumentRow>(
-    `SELECT format, content, missing FROM documents
+    `SELECT format, content, missing, xml_checked AS checked FROM documents
       WHERE tenant_id = $1 AND environment = $2 AND subject_id = $3`,
     [scope.tenantId, scope.environment, subjectId],
   );
   return rows;
+}
+
+/** Marks a subject's stored documents as read back well-formed (see DocumentRow.checked). */
+export async function markDocumentsChecked(
+  db: Queryable,
+  scope: TenantScope,
+  subjectId: string,
+): Promise<void> {
+  await db.query(
+    `UPDATE documents SET xml_checked = true
+      WHERE tenant_id = $1 AND environment = $2 AND subject_id = $3 AND NOT xml_checked`,
+    [scope.tenantId, scope.environment, subjectId],
+  );
 }
 
 /** Which documents of a subject are stored, and which of them have content, without the bytes. */
@@ -92,7 +107,8 @@ export async function replaceDocument(
   const { rowCount } = await db.query(
     `UPDATE documents
         SET content = $5::bytea, missing = $6::text[], sha256 = $7::bytea,
-            repaired_at = clock_timestamp(), replaced_sha256 = sha256(content)
+            repaired_at = clock_timestamp(), replaced_sha256 = sha256(content),
+            xml_checked = true
       WHERE tenant_id = $1 AND environment = $2 AND subject_id = $3 AND format = $4
         AND content = $8::bytea`,
     [

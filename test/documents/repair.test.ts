@@ -116,7 +116,7 @@ async function storeAsBeforeEscaping(scope: TenantScope, id: string, good: Docum
   const broken: Documents = { pdf, ubl, cii };
   for (const format of ['pdf', 'ubl', 'cii'] as const) {
     const { rowCount } = await server.db.query(
-      `UPDATE documents SET content = $5, sha256 = sha256($5)
+      `UPDATE documents SET content = $5, sha256 = sha256($5), xml_checked = false
         WHERE tenant_id = $1 AND environment = $2 AND subject_id = $3 AND format = $4`,
       [scope.tenantId, scope.environment, id, format, broken[format]],
     );
@@ -175,6 +175,31 @@ describe('e-invoices stored before escaping', () => {
       headers: { authorization: `Bearer ${key.secret}` },
     });
     assert.deepEqual((await invoice.json()).einvoice, { ready: true, missing: [] });
+  });
+
+  it('that are well-formed are read back once, then served without parsing, unchanged', async () => {
+    const { key, invoiceId } = await sellerWithAmpersands();
+    const scope: TenantScope = { tenantId: key.tenantId, environment: key.environment };
+    const fresh = await served(key.secret, invoiceId);
+    const checked = async () =>
+      (
+        await server.db.query<{ xml_checked: boolean }>(
+          `SELECT xml_checked FROM documents
+            WHERE tenant_id = $1 AND environment = $2 AND subject_id = $3`,
+          [scope.tenantId, scope.environment, invoiceId],
+        )
+      ).rows.map((r) => r.xml_checked);
+    // Stored by the renderer that reads every XML document back: checked already.
+    assert.deepEqual(await checked(), [true, true, true]);
+    await server.db.query(
+      `UPDATE documents SET xml_checked = false
+        WHERE tenant_id = $1 AND environment = $2 AND subject_id = $3`,
+      [scope.tenantId, scope.environment, invoiceId],
+    );
+    assert.deepEqual(await served(key.secret, invoiceId), fresh);
+    assert.deepEqual(await checked(), [true, true, true]);
+    const marked = await marks(scope, invoiceId);
+    for (const row of marked.values()) assert.equal(row.repaired_at, null);
   });
 
   it('are counted by `billing documents repair --dry-run` and replaced by `billing documents repair`', async () => {
