@@ -43,41 +43,67 @@ function assertSlowedDown(res: ApiResponse, windowSeconds = 2): void {
   );
 }
 
+/**
+ * Runs `attempt` with a fresh address. The count it checks lasts the 2-second window from the
+ * first failure: on a loaded machine the requests of one attempt can take longer than that, and
+ * then a refusal it expected never comes. Such an attempt is made again (at most five tries);
+ * one that fails within the window fails the test.
+ */
+async function inOneWindow(attempt: (address: string) => Promise<void>): Promise<void> {
+  for (let tries = 1; ; tries++) {
+    const started = performance.now();
+    try {
+      await attempt(nextAddress());
+      return;
+    } catch (error) {
+      if (performance.now() - started < guarded.authFailureWindowSeconds * 1000 || tries === 5) {
+        throw error;
+      }
+    }
+  }
+}
+
 describe('slow-down of failed authentication', () => {
   it('answers 429 to an address after too many unknown keys, even for a valid key, until the window passes', async () => {
     const valid = await createTenantWithKey(db);
-    const attacker = nextAddress();
-    for (let i = 0; i < 3; i++) {
-      const res = await whoami(server.url, attacker, `Bearer ${generateSecret('test')}`);
-      assert.equal(res.body.error.code, 'api_key_invalid', res.text);
-    }
-    const refused = await whoami(server.url, attacker, `Bearer ${valid.secret}`);
-    assertSlowedDown(refused);
-    assertSlowedDown(await whoami(server.url, attacker, `Bearer ${generateSecret('test')}`));
+    let attacker = '';
+    let refused: ApiResponse | undefined;
+    await inOneWindow(async (address) => {
+      attacker = address;
+      for (let i = 0; i < 3; i++) {
+        const res = await whoami(server.url, attacker, `Bearer ${generateSecret('test')}`);
+        assert.equal(res.body.error.code, 'api_key_invalid', res.text);
+      }
+      refused = await whoami(server.url, attacker, `Bearer ${valid.secret}`);
+      assertSlowedDown(refused);
+      assertSlowedDown(await whoami(server.url, attacker, `Bearer ${generateSecret('test')}`));
+    });
 
-    await sleep(Number(refused.headers.get('retry-after')) * 1000 + 100);
+    await sleep(Number(refused!.headers.get('retry-after')) * 1000 + 100);
     const res = await whoami(server.url, attacker, `Bearer ${valid.secret}`);
     assert.equal(res.status, 200, res.text);
   });
 
   it('leaves other addresses alone', async () => {
     const valid = await createTenantWithKey(db);
-    const attacker = nextAddress();
-    for (let i = 0; i < 4; i++) await whoami(server.url, attacker, 'Bearer sk_test_guess');
-    assertSlowedDown(await whoami(server.url, attacker, `Bearer ${valid.secret}`));
+    await inOneWindow(async (attacker) => {
+      for (let i = 0; i < 4; i++) await whoami(server.url, attacker, 'Bearer sk_test_guess');
+      assertSlowedDown(await whoami(server.url, attacker, `Bearer ${valid.secret}`));
+    });
     const res = await whoami(server.url, nextAddress(), `Bearer ${valid.secret}`);
     assert.equal(res.status, 200, res.text);
   });
 
   it('takes the address the proxy saw, so a forged X-Forwarded-For does not escape it', async () => {
     const valid = await createTenantWithKey(db);
-    const attacker = nextAddress();
-    for (let i = 0; i < 3; i++) {
-      await whoami(server.url, `203.0.113.${i}, ${attacker}`, `Bearer ${generateSecret('test')}`);
-    }
-    assertSlowedDown(
-      await whoami(server.url, `203.0.113.99, ${attacker}`, `Bearer ${valid.secret}`),
-    );
+    await inOneWindow(async (attacker) => {
+      for (let i = 0; i < 3; i++) {
+        await whoami(server.url, `203.0.113.${i}, ${attacker}`, `Bearer ${generateSecret('test')}`);
+      }
+      assertSlowedDown(
+        await whoami(server.url, `203.0.113.99, ${attacker}`, `Bearer ${valid.secret}`),
+      );
+    });
   });
 
   it('counts malformed and revoked keys, but not a request without a key', async () => {
@@ -92,20 +118,21 @@ describe('slow-down of failed authentication', () => {
     }
     assert.equal((await whoami(server.url, careless, `Bearer ${valid.secret}`)).status, 200);
 
-    const prober = nextAddress();
-    assert.equal(
-      (await whoami(server.url, prober, `Bearer ${revoked.secret}`)).body.error.code,
-      'api_key_revoked',
-    );
-    assert.equal(
-      (await whoami(server.url, prober, 'Bearer sk_live_short')).body.error.code,
-      'api_key_invalid',
-    );
-    assert.equal(
-      (await whoami(server.url, prober, `Bearer ${revoked.secret}`)).body.error.code,
-      'api_key_revoked',
-    );
-    assertSlowedDown(await whoami(server.url, prober, `Bearer ${valid.secret}`));
+    await inOneWindow(async (prober) => {
+      assert.equal(
+        (await whoami(server.url, prober, `Bearer ${revoked.secret}`)).body.error.code,
+        'api_key_revoked',
+      );
+      assert.equal(
+        (await whoami(server.url, prober, 'Bearer sk_live_short')).body.error.code,
+        'api_key_invalid',
+      );
+      assert.equal(
+        (await whoami(server.url, prober, `Bearer ${revoked.secret}`)).body.error.code,
+        'api_key_revoked',
+      );
+      assertSlowedDown(await whoami(server.url, prober, `Bearer ${valid.secret}`));
+    });
   });
 
   it('shares the count across instances through Redis', async () => {
@@ -113,12 +140,13 @@ describe('slow-down of failed authentication', () => {
     const a = await startTestServer(url, shared);
     const b = await startTestServer(url, shared);
     const valid = await createTenantWithKey(db);
-    const attacker = nextAddress();
-    for (const base of [a.url, b.url, a.url]) {
-      const res = await whoami(base, attacker, `Bearer ${generateSecret('test')}`);
-      assert.equal(res.body.error.code, 'api_key_invalid');
-    }
-    assertSlowedDown(await whoami(b.url, attacker, `Bearer ${valid.secret}`));
+    await inOneWindow(async (attacker) => {
+      for (const base of [a.url, b.url, a.url]) {
+        const res = await whoami(base, attacker, `Bearer ${generateSecret('test')}`);
+        assert.equal(res.body.error.code, 'api_key_invalid');
+      }
+      assertSlowedDown(await whoami(b.url, attacker, `Bearer ${valid.secret}`));
+    });
     assert.equal((await whoami(b.url, nextAddress(), `Bearer ${valid.secret}`)).status, 200);
   });
 });
