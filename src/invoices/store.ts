@@ -1,7 +1,7 @@
 // SQL for invoices, their lines and their number counters. Every query takes the tenant and
 // the environment.
 import type { Queryable } from '../db/pool.ts';
-import type { PagePosition } from '../paging.ts';
+import { keysetPage, type PagePosition } from '../paging.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { TaxAmount } from '../taxes/schemas.ts';
 import type { Payment } from '../payments/schemas.ts';
@@ -537,31 +537,13 @@ export async function takeNextInvoiceNumber(db: Queryable, scope: TenantScope): 
   return rows[0]!.last_number;
 }
 
-// Fixed texts per filter variant, each served by its own index (see the migration), so the
-// keyset condition is an index bound at any depth.
+// Each filter variant has its own index (see the migration), which keysetPage's position bounds.
 const FILTERS = {
-  all: ['', 'invoices_page'],
-  customer: ['AND customer_id = $4', 'invoices_by_customer'],
-  status: ['AND status = $4', 'invoices_by_status'],
-  customerStatus: ['AND customer_id = $4 AND status = $5', 'invoices_by_customer_status'],
+  all: '', // invoices_page
+  customer: 'AND customer_id = $3', // invoices_by_customer
+  status: 'AND status = $3', // invoices_by_status
+  customerStatus: 'AND customer_id = $3 AND status = $4', // invoices_by_customer_status
 } as const;
-
-function pageSql(filter: keyof typeof FILTERS, after: boolean): string {
-  const [condition] = FILTERS[filter];
-  const next = filter === 'customerStatus' ? 6 : filter === 'all' ? 4 : 5;
-  return `SELECT ${COLUMNS}, ${LINES} AS lines, ${HOSTED_TOKEN} AS hosted_token_sealed
-            FROM invoices
-           WHERE tenant_id = $1 AND environment = $2 ${condition}
-           ${after ? `AND (created_at, id) < ($${next}, $${next + 1})` : ''}
-           ORDER BY created_at DESC, id DESC LIMIT $3`;
-}
-
-const PAGE_SQL = Object.fromEntries(
-  (Object.keys(FILTERS) as (keyof typeof FILTERS)[]).flatMap((f) => [
-    [f, pageSql(f, false)],
-    [`${f}After`, pageSql(f, true)],
-  ]),
-) as Record<string, string>;
 
 /** One page of invoices, newest first (index per variant: see FILTERS). */
 export async function selectInvoicePage(
@@ -571,10 +553,9 @@ export async function selectInvoicePage(
   after: PagePosition | null,
   limit: number,
 ): Promise<ShownInvoiceRow[]> {
-  const values: unknown[] = [scope.tenantId, scope.environment, limit];
+  const values: unknown[] = [scope.tenantId, scope.environment];
   if (filters.customerId !== undefined) values.push(filters.customerId);
   if (filters.status !== undefined) values.push(filters.status);
-  if (after) values.push(after.createdAt, after.id);
   const filter: keyof typeof FILTERS =
     filters.customerId !== undefined
       ? filters.status !== undefined
@@ -583,9 +564,13 @@ export async function selectInvoicePage(
       : filters.status !== undefined
         ? 'status'
         : 'all';
+  const page = keysetPage(values, after, limit);
   const { rows } = await db.query<ShownInvoiceRow>(
-    PAGE_SQL[after ? `${filter}After` : filter]!,
-    values,
+    `SELECT ${COLUMNS}, ${LINES} AS lines, ${HOSTED_TOKEN} AS hosted_token_sealed
+       FROM invoices
+      WHERE tenant_id = $1 AND environment = $2 ${FILTERS[filter]} ${page.after}
+      ${page.orderBy}`,
+    page.values,
   );
   return rows;
 }

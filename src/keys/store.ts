@@ -1,5 +1,6 @@
 // SQL for tenants and API keys.
 import type { Queryable } from '../db/pool.ts';
+import { keysetPage, type PagePosition } from '../paging.ts';
 import type { Environment } from '../tenancy.ts';
 import type { Scope } from './scopes.ts';
 
@@ -164,21 +165,15 @@ export async function selectKeyPage(
   db: Queryable,
   tenantId: string,
   environment: Environment,
-  after: { createdAt: string; id: string } | null,
+  after: PagePosition | null,
   limit: number,
 ): Promise<ApiKeyRow[]> {
-  const { rows } = after
-    ? await db.query<ApiKeyRow>(
-        `SELECT ${KEY_COLUMNS} FROM api_keys
-          WHERE tenant_id = $1 AND environment = $2 AND (created_at, id) < ($4, $5)
-          ORDER BY created_at DESC, id DESC LIMIT $3`,
-        [tenantId, environment, limit, after.createdAt, after.id],
-      )
-    : await db.query<ApiKeyRow>(
-        `SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = $1 AND environment = $2
-          ORDER BY created_at DESC, id DESC LIMIT $3`,
-        [tenantId, environment, limit],
-      );
+  const page = keysetPage([tenantId, environment], after, limit);
+  const { rows } = await db.query<ApiKeyRow>(
+    `SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = $1 AND environment = $2 ${page.after}
+      ${page.orderBy}`,
+    page.values,
+  );
   return rows;
 }
 

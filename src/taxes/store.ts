@@ -1,6 +1,6 @@
 // SQL for tax rates. Every query takes the tenant and the environment.
 import type { Queryable } from '../db/pool.ts';
-import type { PagePosition } from '../paging.ts';
+import { keysetPage, type PagePosition } from '../paging.ts';
 import type { VatCategory } from '../documents/model.ts';
 import type { TenantScope } from '../tenancy.ts';
 
@@ -128,20 +128,6 @@ export async function updateTaxRate(
   return rows[0]!;
 }
 
-// Fixed texts per variant, so the keyset condition is an index bound (see customers/store.ts).
-const PAGE_SQL = {
-  all: `SELECT * FROM tax_rates WHERE tenant_id = $1 AND environment = $2
-        ORDER BY created_at DESC, id DESC LIMIT $3`,
-  allAfter: `SELECT * FROM tax_rates WHERE tenant_id = $1 AND environment = $2
-               AND (created_at, id) < ($4, $5)
-             ORDER BY created_at DESC, id DESC LIMIT $3`,
-  active: `SELECT * FROM tax_rates WHERE tenant_id = $1 AND environment = $2 AND active = $4
-           ORDER BY created_at DESC, id DESC LIMIT $3`,
-  activeAfter: `SELECT * FROM tax_rates WHERE tenant_id = $1 AND environment = $2 AND active = $4
-                  AND (created_at, id) < ($5, $6)
-                ORDER BY created_at DESC, id DESC LIMIT $3`,
-};
-
 /** One page, newest first: index tax_rates_page, or tax_rates_by_active with the filter. */
 export async function selectTaxRatePage(
   db: Queryable,
@@ -150,17 +136,19 @@ export async function selectTaxRatePage(
   after: PagePosition | null,
   limit: number,
 ): Promise<TaxRateRow[]> {
-  const values: unknown[] = [scope.tenantId, scope.environment, limit];
-  if (filters.active !== undefined) values.push(filters.active);
-  if (after) values.push(after.createdAt, after.id);
-  const text =
-    filters.active !== undefined
-      ? after
-        ? PAGE_SQL.activeAfter
-        : PAGE_SQL.active
-      : after
-        ? PAGE_SQL.allAfter
-        : PAGE_SQL.all;
-  const { rows } = await db.query<TaxRateRow>(text, values);
+  const byActive = filters.active !== undefined;
+  const page = keysetPage(
+    byActive
+      ? [scope.tenantId, scope.environment, filters.active]
+      : [scope.tenantId, scope.environment],
+    after,
+    limit,
+  );
+  const { rows } = await db.query<TaxRateRow>(
+    `SELECT * FROM tax_rates
+      WHERE tenant_id = $1 AND environment = $2 ${byActive ? 'AND active = $3' : ''} ${page.after}
+      ${page.orderBy}`,
+    page.values,
+  );
   return rows;
 }

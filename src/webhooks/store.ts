@@ -1,7 +1,7 @@
 // SQL for webhook endpoints, their deliveries (the outbox queue) and attempts. Every query
 // takes the tenant and the environment.
 import type { Queryable } from '../db/pool.ts';
-import type { PagePosition } from '../paging.ts';
+import { keysetPage, type PagePosition } from '../paging.ts';
 import type { Environment, TenantScope } from '../tenancy.ts';
 import type { EventType } from '../events/types.ts';
 
@@ -179,14 +179,6 @@ export async function requeueDelivery(
   return rows[0]!;
 }
 
-const DELIVERY_PAGE_SQL = {
-  all: `SELECT * FROM webhook_deliveries WHERE tenant_id = $1 AND environment = $2 AND endpoint_id = $3
-        ORDER BY created_at DESC, id DESC LIMIT $4`,
-  after: `SELECT * FROM webhook_deliveries WHERE tenant_id = $1 AND environment = $2 AND endpoint_id = $3
-            AND (created_at, id) < ($5, $6)
-          ORDER BY created_at DESC, id DESC LIMIT $4`,
-};
-
 /** One page of an endpoint's deliveries, newest first (index webhook_deliveries_page). */
 export async function selectDeliveryPage(
   db: Queryable,
@@ -195,11 +187,12 @@ export async function selectDeliveryPage(
   after: PagePosition | null,
   limit: number,
 ): Promise<DeliveryRow[]> {
-  const params: unknown[] = [scope.tenantId, scope.environment, endpointId, limit];
-  if (after) params.push(after.createdAt, after.id);
+  const page = keysetPage([scope.tenantId, scope.environment, endpointId], after, limit);
   const { rows } = await db.query<DeliveryRow>(
-    after ? DELIVERY_PAGE_SQL.after : DELIVERY_PAGE_SQL.all,
-    params,
+    `SELECT * FROM webhook_deliveries
+      WHERE tenant_id = $1 AND environment = $2 AND endpoint_id = $3 ${page.after}
+      ${page.orderBy}`,
+    page.values,
   );
   return rows;
 }
@@ -367,14 +360,6 @@ export async function setEndpointFailingSince(
   );
 }
 
-const ENDPOINT_PAGE_SQL = {
-  all: `SELECT * FROM webhook_endpoints WHERE tenant_id = $1 AND environment = $2
-        ORDER BY created_at DESC, id DESC LIMIT $3`,
-  after: `SELECT * FROM webhook_endpoints WHERE tenant_id = $1 AND environment = $2
-            AND (created_at, id) < ($4, $5)
-          ORDER BY created_at DESC, id DESC LIMIT $3`,
-};
-
 /** One page, newest first (index webhook_endpoints_page). */
 export async function selectEndpointPage(
   db: Queryable,
@@ -382,11 +367,11 @@ export async function selectEndpointPage(
   after: PagePosition | null,
   limit: number,
 ): Promise<EndpointRow[]> {
+  const page = keysetPage([scope.tenantId, scope.environment], after, limit);
   const { rows } = await db.query<EndpointRow>(
-    after ? ENDPOINT_PAGE_SQL.after : ENDPOINT_PAGE_SQL.all,
-    after
-      ? [scope.tenantId, scope.environment, limit, after.createdAt, after.id]
-      : [scope.tenantId, scope.environment, limit],
+    `SELECT * FROM webhook_endpoints WHERE tenant_id = $1 AND environment = $2 ${page.after}
+      ${page.orderBy}`,
+    page.values,
   );
   return rows;
 }
