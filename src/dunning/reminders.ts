@@ -10,7 +10,8 @@ import { formatAmount, formatDate, resolveLocale, t } from '../documents/i18n.ts
 import type { RenderPool } from '../documents/render-pool.ts';
 import type { HostedLinks } from '../hosted/links.ts';
 import { getInvoice, getInvoicePdf, hostedLinkText } from '../invoices/service.ts';
-import { getTenant, operator } from '../keys/service.ts';
+import { operator } from '../keys/service.ts';
+import { getTenant } from '../tenants/service.ts';
 import { queueMail, type MailKind } from '../mail/outbox.ts';
 import {
   claimDueReminders,
