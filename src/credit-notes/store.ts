@@ -1,6 +1,7 @@
 // SQL for credit notes, their lines and their number counters. Every query takes the tenant
 // and the environment.
 import type { Queryable } from '../db/pool.ts';
+import { rowById } from '../db/row-by-id.ts';
 import { keysetPage, type PagePosition } from '../paging.ts';
 import type { SellerSnapshot } from '../invoices/schemas.ts';
 import type { TaxAmount } from '../taxes/schemas.ts';
@@ -148,19 +149,7 @@ export async function insertCreditNoteLines(
   );
 }
 
-export async function selectCreditNote(
-  db: Queryable,
-  scope: TenantScope,
-  id: string,
-  options: { forUpdate?: boolean } = {},
-): Promise<CreditNoteRow | undefined> {
-  const { rows } = await db.query<CreditNoteRow>(
-    `SELECT ${COLUMNS} FROM credit_notes WHERE tenant_id = $1 AND environment = $2 AND id = $3
-     ${options.forUpdate ? 'FOR UPDATE' : ''}`,
-    [scope.tenantId, scope.environment, id],
-  );
-  return rows[0];
-}
+export const selectCreditNote = rowById<CreditNoteRow>(`SELECT ${COLUMNS} FROM credit_notes`);
 
 /** The lines of these credit notes, in their order on each. */
 export async function selectCreditNoteLines(

@@ -1,5 +1,6 @@
 // SQL for customers. Every query takes the tenant and the environment.
 import type { Queryable } from '../db/pool.ts';
+import { rowById } from '../db/row-by-id.ts';
 import { keysetPage, type PagePosition } from '../paging.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { AddressOut, TaxIdValue } from './schemas.ts';
@@ -75,24 +76,13 @@ export async function insertCustomer(
   return rows[0]!;
 }
 
-export async function selectCustomer(
-  db: Queryable,
-  scope: TenantScope,
-  id: string,
-  options: { forUpdate?: boolean } = {},
-): Promise<CustomerRow | undefined> {
-  // Named (prepared once per connection): invoices read their customer on every create.
-  // An update locks FOR NO KEY UPDATE (it never changes the key), which leaves the foreign-key
-  // checks of invoices being created for the customer meanwhile free to go on.
-  const { rows } = await db.query<CustomerRow>({
-    name: options.forUpdate ? 'customer_for_update' : 'customer',
-    text: `SELECT ${ROW_COLUMNS} FROM customers
-            WHERE tenant_id = $1 AND environment = $2 AND id = $3
-           ${options.forUpdate ? 'FOR NO KEY UPDATE' : ''}`,
-    values: [scope.tenantId, scope.environment, id],
-  });
-  return rows[0];
-}
+// Named (prepared once per connection): invoices read their customer on every create. An
+// update locks FOR NO KEY UPDATE (it never changes the key), which leaves the foreign-key checks
+// of invoices being created for the customer meanwhile free to go on.
+export const selectCustomer = rowById<CustomerRow>(`SELECT ${ROW_COLUMNS} FROM customers`, {
+  lock: 'FOR NO KEY UPDATE',
+  name: 'customer',
+});
 
 /** The customers with these ids (primary key look-ups); unknown ids are left out. */
 export async function selectCustomers(

@@ -1,5 +1,6 @@
 // SQL for the event outbox. Every query takes the tenant and the environment.
 import type { Queryable } from '../db/pool.ts';
+import { rowById } from '../db/row-by-id.ts';
 import { keysetPage, type PagePosition } from '../paging.ts';
 import type { Environment, TenantScope } from '../tenancy.ts';
 import type { EventType } from './types.ts';
@@ -14,17 +15,7 @@ export interface EventRow {
   created_at: Date;
 }
 
-export async function selectEvent(
-  db: Queryable,
-  scope: TenantScope,
-  id: string,
-): Promise<EventRow | undefined> {
-  const { rows } = await db.query<EventRow>(
-    'SELECT * FROM events WHERE tenant_id = $1 AND environment = $2 AND id = $3',
-    [scope.tenantId, scope.environment, id],
-  );
-  return rows[0];
-}
+export const selectEvent = rowById<EventRow>('SELECT * FROM events');
 
 /**
  * One page, newest first: index events_page for every type (types null), events_by_type for

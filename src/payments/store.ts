@@ -1,5 +1,6 @@
 // SQL for payments. Every query takes the tenant and the environment.
 import type { Queryable } from '../db/pool.ts';
+import { rowById } from '../db/row-by-id.ts';
 import { keysetPage, type PagePosition } from '../paging.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { PaymentMethod } from './schemas.ts';
@@ -64,19 +65,7 @@ export async function insertPayment(
   return rows[0];
 }
 
-export async function selectPayment(
-  db: Queryable,
-  scope: TenantScope,
-  id: string,
-  options: { forUpdate?: boolean } = {},
-): Promise<PaymentRow | undefined> {
-  const { rows } = await db.query<PaymentRow>(
-    `SELECT ${COLUMNS} FROM payments WHERE tenant_id = $1 AND environment = $2 AND id = $3
-     ${options.forUpdate ? 'FOR UPDATE' : ''}`,
-    [scope.tenantId, scope.environment, id],
-  );
-  return rows[0];
-}
+export const selectPayment = rowById<PaymentRow>(`SELECT ${COLUMNS} FROM payments`);
 
 export async function markPaymentVoid(
   db: Queryable,

@@ -1,6 +1,7 @@
 // SQL for webhook endpoints, their deliveries (the outbox queue) and attempts. Every query
 // takes the tenant and the environment.
 import type { Queryable } from '../db/pool.ts';
+import { rowById } from '../db/row-by-id.ts';
 import { keysetPage, type PagePosition } from '../paging.ts';
 import type { Environment, TenantScope } from '../tenancy.ts';
 import type { EventType } from '../events/types.ts';
@@ -267,22 +268,12 @@ export async function insertEndpoint(
   return rows[0]!;
 }
 
-export async function selectEndpoint(
-  db: Queryable,
-  scope: TenantScope,
-  id: string,
-  options: { forUpdate?: boolean } = {},
-): Promise<EndpointRow | undefined> {
-  // An update locks FOR NO KEY UPDATE (it never changes the key), which leaves the foreign-key
-  // checks of new webhook deliveries free: an endpoint being changed (its URL checked, which
-  // may take a DNS lookup) holds up no invoice creation, nor any batch of them.
-  const { rows } = await db.query<EndpointRow>(
-    `SELECT * FROM webhook_endpoints WHERE tenant_id = $1 AND environment = $2 AND id = $3
-     ${options.forUpdate ? 'FOR NO KEY UPDATE' : ''}`,
-    [scope.tenantId, scope.environment, id],
-  );
-  return rows[0];
-}
+// An update locks FOR NO KEY UPDATE (it never changes the key), which leaves the foreign-key
+// checks of new webhook deliveries free: an endpoint being changed (its URL checked, which may
+// take a DNS lookup) holds up no invoice creation, nor any batch of them.
+export const selectEndpoint = rowById<EndpointRow>('SELECT * FROM webhook_endpoints', {
+  lock: 'FOR NO KEY UPDATE',
+});
 
 /** Changing the URL or re-enabling starts a fresh record of failures. */
 export async function updateEndpoint(
