@@ -25,7 +25,13 @@ const load = (file: string) => import(pathToFileURL(join(process.cwd(), 'src', f
 const { createPool } = (await load('db/pool.ts')) as { createPool(url: string, max: number): Pool };
 const { migrate } = (await load('db/migrate.ts')) as { migrate(db: Pool): Promise<unknown> };
 const { SCOPES } = (await load('keys/scopes.ts')) as { SCOPES: readonly string[] };
-const service = (await load('keys/service.ts')) as KeyService;
+// A checkout with a tenants module makes its tenants there; an older one, in keys.
+const keys = (await load('keys/service.ts')) as KeyService;
+const tenants = (await load('tenants/service.ts').catch(() => keys)) as Pick<
+  KeyService,
+  'createTenant'
+>;
+const service: KeyService = { ...keys, createTenant: tenants.createTenant };
 
 async function createKey(db: Pool, tenantId: string, name: string): Promise<string> {
   const issued = service.operator

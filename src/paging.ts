@@ -127,3 +127,38 @@ export function buildPage<Row extends { created_at: Date; id: string }, Item>(
   );
   return { data: pageRows.map(toItem), nextCursor };
 }
+
+/** The keyset part of one page's query (see keysetPage). */
+export interface KeysetPage {
+  /** `AND (created_at, id) < (…)` past the first page, else empty: appended to the WHERE. */
+  after: string;
+  /** `ORDER BY created_at DESC, id DESC LIMIT $n`: ends the query. */
+  orderBy: string;
+  /** The query's parameters: the store's own, the limit, then the position if any. */
+  values: unknown[];
+  /** 'First' or 'After', to name each variant's prepared statement apart. */
+  variant: 'First' | 'After';
+}
+
+/**
+ * The keyset part of a list's query, newest first by (created_at, id). The store writes its
+ * query with its own conditions on $1..$n (`values`: tenant, environment, then its filters),
+ * appends `after` to the WHERE and ends with `orderBy`; the limit becomes $n+1 and the
+ * position $n+2, $n+3. Both fragments are fixed, so each filter variant has two constant texts,
+ * and the position is a row comparison rather than "($n IS NULL OR …)": it is then a bound of
+ * the list's index (tenant_id, environment, [filter,] created_at, id), so a deep page costs
+ * what the first does, whatever plan (custom or generic) runs it.
+ */
+export function keysetPage(
+  values: readonly unknown[],
+  after: PagePosition | null,
+  limit: number,
+): KeysetPage {
+  const n = values.length;
+  return {
+    after: after ? `AND (created_at, id) < ($${n + 2}, $${n + 3})` : '',
+    orderBy: `ORDER BY created_at DESC, id DESC LIMIT $${n + 1}`,
+    values: after ? [...values, limit, after.createdAt, after.id] : [...values, limit],
+    variant: after ? 'After' : 'First',
+  };
+}

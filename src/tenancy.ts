@@ -3,7 +3,6 @@
 import type { Scope } from './keys/scopes.ts';
 
 export type Environment = 'live' | 'test';
-export const ENVIRONMENTS: readonly Environment[] = ['live', 'test'];
 
 export interface TenantScope {
   tenantId: string;

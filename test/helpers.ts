@@ -10,7 +10,6 @@ import { SCOPES } from '../src/keys/scopes.ts';
 import { writtenValue } from '../src/db/unit-of-work.ts';
 import {
   createApiKey,
-  createTenant,
   operator,
   revokeApiKey,
   rotateApiKey,
@@ -21,6 +20,7 @@ import type { SettingsUpdate } from '../src/settings/schemas.ts';
 import { updateSettings } from '../src/settings/service.ts';
 import { startServer, type RunningServer } from '../src/server.ts';
 import type { Environment } from '../src/tenancy.ts';
+import { createTenant } from '../src/tenants/service.ts';
 import { installResponseValidation, registerApiOrigin } from './openapi/conformance.ts';
 
 // Every response any test receives from the API is held to the OpenAPI document.

@@ -10,7 +10,8 @@ import { createDatabase, dropDatabase } from '../../src/db/admin.ts';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from '../../src/db/embedded.ts';
 import { writtenValue } from '../../src/db/unit-of-work.ts';
 import { SCOPES } from '../../src/keys/scopes.ts';
-import { createApiKey, createTenant, operator } from '../../src/keys/service.ts';
+import { createApiKey, operator } from '../../src/keys/service.ts';
+import { createTenant } from '../../src/tenants/service.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 
 export interface Reply {

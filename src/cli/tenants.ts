@@ -1,13 +1,8 @@
 // billing tenants create | list | update
 import type { Command } from 'commander';
 import { writtenValue } from '../db/unit-of-work.ts';
-import {
-  createTenant,
-  getTenant,
-  listTenants,
-  operator,
-  updateTenantName,
-} from '../keys/service.ts';
+import { operator } from '../keys/service.ts';
+import { createTenant, getTenant, listTenants, updateTenantName } from '../tenants/service.ts';
 import { updateSettings } from '../settings/service.ts';
 import { parseEnvironments, settingsPatch } from './settings-options.ts';
 import { withDatabase } from './database.ts';

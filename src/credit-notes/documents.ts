@@ -17,7 +17,7 @@ import { EinvoiceIncompleteError, ParameterMissingError, StateInvalidError } fro
 import { getInvoice, type InvoiceCreditNotes } from '../invoices/service.ts';
 import { queueMail, type MailKind } from '../mail/outbox.ts';
 import { getSettingsRow } from '../settings/service.ts';
-import { getTenant } from '../keys/service.ts';
+import { getTenant } from '../tenants/service.ts';
 import { operator, type TenantScope } from '../tenancy.ts';
 import { creditNoteDocumentModel } from './document.ts';
 import type { CreditNote } from './schemas.ts';

@@ -17,7 +17,7 @@ import type { Invoice } from '../invoices/schemas.ts';
 import { taxAmountFromStored } from '../taxes/service.ts';
 import type { RenderPool } from '../documents/render-pool.ts';
 import { sellerSnapshot } from '../invoices/snapshots.ts';
-import { getTenant } from '../keys/service.ts';
+import { getTenant } from '../tenants/service.ts';
 import { getSettingsRow } from '../settings/service.ts';
 import type { TenantScope } from '../tenancy.ts';
 import { renderIssuedCreditNote } from './documents.ts';

@@ -1,7 +1,8 @@
 // SQL for credit notes, their lines and their number counters. Every query takes the tenant
 // and the environment.
 import type { Queryable } from '../db/pool.ts';
-import type { PagePosition } from '../paging.ts';
+import { rowById } from '../db/row-by-id.ts';
+import { keysetPage, type PagePosition } from '../paging.ts';
 import type { SellerSnapshot } from '../invoices/schemas.ts';
 import type { TaxAmount } from '../taxes/schemas.ts';
 import type { StoredTaxAmount } from '../taxes/service.ts';
@@ -148,19 +149,7 @@ export async function insertCreditNoteLines(
   );
 }
 
-export async function selectCreditNote(
-  db: Queryable,
-  scope: TenantScope,
-  id: string,
-  options: { forUpdate?: boolean } = {},
-): Promise<CreditNoteRow | undefined> {
-  const { rows } = await db.query<CreditNoteRow>(
-    `SELECT ${COLUMNS} FROM credit_notes WHERE tenant_id = $1 AND environment = $2 AND id = $3
-     ${options.forUpdate ? 'FOR UPDATE' : ''}`,
-    [scope.tenantId, scope.environment, id],
-  );
-  return rows[0];
-}
+export const selectCreditNote = rowById<CreditNoteRow>(`SELECT ${COLUMNS} FROM credit_notes`);
 
 /** The lines of these credit notes, in their order on each. */
 export async function selectCreditNoteLines(
@@ -243,24 +232,6 @@ export async function takeNextCreditNoteNumber(db: Queryable, scope: TenantScope
   return rows[0]!.last_number;
 }
 
-// Fixed texts per filter variant, each served by its own index (see the migration), so the
-// keyset condition is an index bound at any depth.
-const PAGE_SQL = {
-  all: `SELECT ${COLUMNS} FROM credit_notes
-         WHERE tenant_id = $1 AND environment = $2
-         ORDER BY created_at DESC, id DESC LIMIT $3`,
-  allAfter: `SELECT ${COLUMNS} FROM credit_notes
-         WHERE tenant_id = $1 AND environment = $2 AND (created_at, id) < ($4, $5)
-         ORDER BY created_at DESC, id DESC LIMIT $3`,
-  invoice: `SELECT ${COLUMNS} FROM credit_notes
-         WHERE tenant_id = $1 AND environment = $2 AND invoice_id = $4
-         ORDER BY created_at DESC, id DESC LIMIT $3`,
-  invoiceAfter: `SELECT ${COLUMNS} FROM credit_notes
-         WHERE tenant_id = $1 AND environment = $2 AND invoice_id = $4
-           AND (created_at, id) < ($5, $6)
-         ORDER BY created_at DESC, id DESC LIMIT $3`,
-};
-
 /** One page, newest first: index credit_notes_page, or credit_notes_by_invoice filtered. */
 export async function selectCreditNotePage(
   db: Queryable,
@@ -269,12 +240,21 @@ export async function selectCreditNotePage(
   after: PagePosition | null,
   limit: number,
 ): Promise<CreditNoteRow[]> {
-  const values: unknown[] = [scope.tenantId, scope.environment, limit];
-  if (filters.invoiceId !== undefined) values.push(filters.invoiceId);
-  if (after) values.push(after.createdAt, after.id);
-  const variant = filters.invoiceId !== undefined ? 'invoice' : 'all';
-  const text = PAGE_SQL[after ? (`${variant}After` as const) : variant];
-  const { rows } = await db.query<CreditNoteRow>(text, values);
+  const byInvoice = filters.invoiceId !== undefined;
+  const page = keysetPage(
+    byInvoice
+      ? [scope.tenantId, scope.environment, filters.invoiceId]
+      : [scope.tenantId, scope.environment],
+    after,
+    limit,
+  );
+  const { rows } = await db.query<CreditNoteRow>(
+    `SELECT ${COLUMNS} FROM credit_notes
+      WHERE tenant_id = $1 AND environment = $2 ${byInvoice ? 'AND invoice_id = $3' : ''}
+        ${page.after}
+      ${page.orderBy}`,
+    page.values,
+  );
   return rows;
 }
 

@@ -1,6 +1,7 @@
 // SQL for customers. Every query takes the tenant and the environment.
 import type { Queryable } from '../db/pool.ts';
-import type { PagePosition } from '../paging.ts';
+import { rowById } from '../db/row-by-id.ts';
+import { keysetPage, type PagePosition } from '../paging.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { AddressOut, TaxIdValue } from './schemas.ts';
 
@@ -75,24 +76,13 @@ export async function insertCustomer(
   return rows[0]!;
 }
 
-export async function selectCustomer(
-  db: Queryable,
-  scope: TenantScope,
-  id: string,
-  options: { forUpdate?: boolean } = {},
-): Promise<CustomerRow | undefined> {
-  // Named (prepared once per connection): invoices read their customer on every create.
-  // An update locks FOR NO KEY UPDATE (it never changes the key), which leaves the foreign-key
-  // checks of invoices being created for the customer meanwhile free to go on.
-  const { rows } = await db.query<CustomerRow>({
-    name: options.forUpdate ? 'customer_for_update' : 'customer',
-    text: `SELECT ${ROW_COLUMNS} FROM customers
-            WHERE tenant_id = $1 AND environment = $2 AND id = $3
-           ${options.forUpdate ? 'FOR NO KEY UPDATE' : ''}`,
-    values: [scope.tenantId, scope.environment, id],
-  });
-  return rows[0];
-}
+// Named (prepared once per connection): invoices read their customer on every create. An
+// update locks FOR NO KEY UPDATE (it never changes the key), which leaves the foreign-key checks
+// of invoices being created for the customer meanwhile free to go on.
+export const selectCustomer = rowById<CustomerRow>(`SELECT ${ROW_COLUMNS} FROM customers`, {
+  lock: 'FOR NO KEY UPDATE',
+  name: 'customer',
+});
 
 /** The customers with these ids (primary key look-ups); unknown ids are left out. */
 export async function selectCustomers(
@@ -124,24 +114,6 @@ export async function updateCustomer(
   return rows[0]!;
 }
 
-// Four fixed texts rather than "($n IS NULL OR …)": a generic plan could not use the keyset
-// condition as an index bound, and deep pages would then cost as much as their depth.
-const PAGE_SQL = {
-  customers_page_all: `SELECT ${ROW_COLUMNS} FROM customers
-        WHERE tenant_id = $1 AND environment = $2
-        ORDER BY created_at DESC, id DESC LIMIT $3`,
-  customers_page_after: `SELECT ${ROW_COLUMNS} FROM customers
-        WHERE tenant_id = $1 AND environment = $2 AND (created_at, id) < ($4, $5)
-        ORDER BY created_at DESC, id DESC LIMIT $3`,
-  customers_page_email: `SELECT ${ROW_COLUMNS} FROM customers
-        WHERE tenant_id = $1 AND environment = $2 AND lower(email) = lower($4)
-        ORDER BY created_at DESC, id DESC LIMIT $3`,
-  customers_page_email_after: `SELECT ${ROW_COLUMNS} FROM customers
-        WHERE tenant_id = $1 AND environment = $2 AND lower(email) = lower($4)
-          AND (created_at, id) < ($5, $6)
-        ORDER BY created_at DESC, id DESC LIMIT $3`,
-};
-
 /** One page, newest first: index customers_page, or customers_by_email with the filter. */
 export async function selectCustomerPage(
   db: Queryable,
@@ -150,18 +122,22 @@ export async function selectCustomerPage(
   after: PagePosition | null,
   limit: number,
 ): Promise<CustomerRow[]> {
-  const values: unknown[] = [scope.tenantId, scope.environment, limit];
-  if (filters.email !== undefined) values.push(filters.email);
-  if (after) values.push(after.createdAt, after.id);
-  const name =
-    filters.email !== undefined
-      ? after
-        ? 'customers_page_email_after'
-        : 'customers_page_email'
-      : after
-        ? 'customers_page_after'
-        : 'customers_page_all';
+  const byEmail = filters.email !== undefined;
+  const page = keysetPage(
+    byEmail
+      ? [scope.tenantId, scope.environment, filters.email]
+      : [scope.tenantId, scope.environment],
+    after,
+    limit,
+  );
   // Named: prepared once per connection, so the hot list skips parsing and planning.
-  const { rows } = await db.query<CustomerRow>({ name, text: PAGE_SQL[name], values });
+  const { rows } = await db.query<CustomerRow>({
+    name: `customers_page${byEmail ? 'Email' : 'All'}${page.variant}`,
+    text: `SELECT ${ROW_COLUMNS} FROM customers
+            WHERE tenant_id = $1 AND environment = $2 ${byEmail ? 'AND lower(email) = lower($3)' : ''}
+              ${page.after}
+            ${page.orderBy}`,
+    values: page.values,
+  });
   return rows;
 }

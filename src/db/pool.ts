@@ -36,9 +36,8 @@ export function createPool(url: string, max = 20, options: PoolOptions = {}): Db
     // Sent when connecting, where PgBouncer refuses them (and a SET of them would stay on
     // whichever server connection ran it): behind a pooler both are the server's settings for
     // the app's role (docs/scaling.md). A statement that hangs (locks, an outage) must not
-    // hang the request forever. Timestamps are sent as UTC text whatever the server's default
-    // zone (src/db/text-rows.ts renders them without building a Date on that path, and takes
-    // the slow way for any other zone).
+    // hang the request forever. The session's zone is UTC whatever the server's default, so
+    // a timestamp PostgreSQL renders as text reads the same on every server.
     ...(pooler ? {} : { statement_timeout: 15000, options: '-c TimeZone=UTC' }),
   });
   // An idle client losing its connection (database restart) must not crash the process.

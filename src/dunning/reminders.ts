@@ -20,7 +20,8 @@ import {
   invoiceStateText,
   type InvoiceCreditNotes,
 } from '../invoices/service.ts';
-import { getTenant, operator } from '../keys/service.ts';
+import { operator } from '../keys/service.ts';
+import { getTenant } from '../tenants/service.ts';
 import { queueMail, type MailKind } from '../mail/outbox.ts';
 import {
   claimDueReminders,

@@ -29,10 +29,6 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-export function isEventType(value: string): value is EventType {
-  return (EVENT_TYPES as readonly string[]).includes(value);
-}
-
 const READ_SCOPE_BY_OBJECT: Record<string, Scope> = {
   customer: 'customers:read',
   invoice: 'invoices:read',

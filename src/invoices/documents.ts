@@ -14,7 +14,7 @@ import {
   type StoredDocument,
 } from '../documents/service.ts';
 import { StateInvalidError } from '../errors.ts';
-import { getTenant } from '../keys/service.ts';
+import { getTenant } from '../tenants/service.ts';
 import { getSettingsRow } from '../settings/service.ts';
 import type { TenantScope } from '../tenancy.ts';
 import { invoiceDocumentModel } from './document.ts';

@@ -11,7 +11,7 @@ import type { Queryable } from '../db/pool.ts';
 import { einvoiceGaps } from '../documents/einvoice/completeness.ts';
 import type { EinvoiceSyntax } from '../documents/einvoice/codes.ts';
 import type { DocumentModel } from '../documents/model.ts';
-import { getTenant } from '../keys/service.ts';
+import { getTenant } from '../tenants/service.ts';
 import { getSettingsRow, type SettingsRow } from '../settings/service.ts';
 import { EinvoiceIncompleteError } from '../errors.ts';
 import type { TenantScope } from '../tenancy.ts';

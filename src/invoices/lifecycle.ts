@@ -10,7 +10,7 @@ import {
 } from '../db/unit-of-work.ts';
 import { getCustomerRow } from '../customers/service.ts';
 import { ParameterMissingError } from '../errors.ts';
-import { getTenant } from '../keys/service.ts';
+import { getTenant } from '../tenants/service.ts';
 import { formatAmount, formatDate, resolveLocale, t } from '../documents/i18n.ts';
 import type { RenderPool } from '../documents/render-pool.ts';
 import type { HostedLinks } from '../hosted/links.ts';

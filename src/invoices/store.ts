@@ -1,7 +1,8 @@
 // SQL for invoices, their lines and their number counters. Every query takes the tenant and
 // the environment.
 import type { Queryable } from '../db/pool.ts';
-import type { PagePosition } from '../paging.ts';
+import { rowById } from '../db/row-by-id.ts';
+import { keysetPage, type PagePosition } from '../paging.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { TaxAmount } from '../taxes/schemas.ts';
 import type { Payment } from '../payments/schemas.ts';
@@ -9,7 +10,8 @@ import type { StoredTaxAmount } from '../taxes/service.ts';
 import type { CustomerSnapshot, SellerSnapshot } from './schemas.ts';
 import type { InvoiceStatus } from './state.ts';
 
-export interface InvoiceRow {
+/** An invoice as stored; its draft fields (DraftFields) are those a draft's edit changes. */
+export interface InvoiceRow extends DraftFields {
   tenant_id: string;
   environment: 'live' | 'test';
   id: string;
@@ -17,7 +19,6 @@ export interface InvoiceRow {
   number: string | null;
   status: InvoiceStatus;
   currency: string;
-  default_tax_rates: string[];
   tax_inclusive: boolean;
   subtotal: number;
   tax: number;
@@ -28,17 +29,6 @@ export interface InvoiceRow {
   amount_credited: number;
   out_of_band_amount: number;
   amount_remaining: number;
-  /** date columns are read as text (YYYY-MM-DD), see the SELECT lists. */
-  due_date: string | null;
-  days_until_due: number | null;
-  memo: string | null;
-  metadata: Record<string, string>;
-  /** Dates as text (YYYY-MM-DD). */
-  supply_date: string | null;
-  service_period_start: string | null;
-  service_period_end: string | null;
-  buyer_reference: string | null;
-  purchase_order: string | null;
   customer_snapshot: CustomerSnapshot | null;
   seller_snapshot: SellerSnapshot | null;
   issued_at: Date | null;
@@ -67,9 +57,10 @@ export interface LineRow {
   unit_code: string;
 }
 
-/** What a draft's edit and pricing change. */
+/** What a draft's edit and pricing change (an invoice's own fields, see InvoiceRow). */
 export interface DraftFields {
   default_tax_rates: string[];
+  /** Date columns are read as text (YYYY-MM-DD), see the SELECT lists. */
   due_date: string | null;
   days_until_due: number | null;
   memo: string | null;
@@ -196,19 +187,7 @@ export async function insertDraft(
   return rows[0]!;
 }
 
-export async function selectInvoice(
-  db: Queryable,
-  scope: TenantScope,
-  id: string,
-  options: { forUpdate?: boolean } = {},
-): Promise<InvoiceRow | undefined> {
-  const { rows } = await db.query<InvoiceRow>(
-    `SELECT ${COLUMNS} FROM invoices WHERE tenant_id = $1 AND environment = $2 AND id = $3
-     ${options.forUpdate ? 'FOR UPDATE' : ''}`,
-    [scope.tenantId, scope.environment, id],
-  );
-  return rows[0];
-}
+export const selectInvoice = rowById<InvoiceRow>(`SELECT ${COLUMNS} FROM invoices`);
 
 /** An invoice, its lines and its hosted link's token, in one statement. */
 export async function selectInvoiceWithLines(
@@ -537,31 +516,13 @@ export async function takeNextInvoiceNumber(db: Queryable, scope: TenantScope): 
   return rows[0]!.last_number;
 }
 
-// Fixed texts per filter variant, each served by its own index (see the migration), so the
-// keyset condition is an index bound at any depth.
+// Each filter variant has its own index (see the migration), which keysetPage's position bounds.
 const FILTERS = {
-  all: ['', 'invoices_page'],
-  customer: ['AND customer_id = $4', 'invoices_by_customer'],
-  status: ['AND status = $4', 'invoices_by_status'],
-  customerStatus: ['AND customer_id = $4 AND status = $5', 'invoices_by_customer_status'],
+  all: '', // invoices_page
+  customer: 'AND customer_id = $3', // invoices_by_customer
+  status: 'AND status = $3', // invoices_by_status
+  customerStatus: 'AND customer_id = $3 AND status = $4', // invoices_by_customer_status
 } as const;
-
-function pageSql(filter: keyof typeof FILTERS, after: boolean): string {
-  const [condition] = FILTERS[filter];
-  const next = filter === 'customerStatus' ? 6 : filter === 'all' ? 4 : 5;
-  return `SELECT ${COLUMNS}, ${LINES} AS lines, ${HOSTED_TOKEN} AS hosted_token_sealed
-            FROM invoices
-           WHERE tenant_id = $1 AND environment = $2 ${condition}
-           ${after ? `AND (created_at, id) < ($${next}, $${next + 1})` : ''}
-           ORDER BY created_at DESC, id DESC LIMIT $3`;
-}
-
-const PAGE_SQL = Object.fromEntries(
-  (Object.keys(FILTERS) as (keyof typeof FILTERS)[]).flatMap((f) => [
-    [f, pageSql(f, false)],
-    [`${f}After`, pageSql(f, true)],
-  ]),
-) as Record<string, string>;
 
 /** One page of invoices, newest first (index per variant: see FILTERS). */
 export async function selectInvoicePage(
@@ -571,10 +532,9 @@ export async function selectInvoicePage(
   after: PagePosition | null,
   limit: number,
 ): Promise<ShownInvoiceRow[]> {
-  const values: unknown[] = [scope.tenantId, scope.environment, limit];
+  const values: unknown[] = [scope.tenantId, scope.environment];
   if (filters.customerId !== undefined) values.push(filters.customerId);
   if (filters.status !== undefined) values.push(filters.status);
-  if (after) values.push(after.createdAt, after.id);
   const filter: keyof typeof FILTERS =
     filters.customerId !== undefined
       ? filters.status !== undefined
@@ -583,9 +543,13 @@ export async function selectInvoicePage(
       : filters.status !== undefined
         ? 'status'
         : 'all';
+  const page = keysetPage(values, after, limit);
   const { rows } = await db.query<ShownInvoiceRow>(
-    PAGE_SQL[after ? `${filter}After` : filter]!,
-    values,
+    `SELECT ${COLUMNS}, ${LINES} AS lines, ${HOSTED_TOKEN} AS hosted_token_sealed
+       FROM invoices
+      WHERE tenant_id = $1 AND environment = $2 ${FILTERS[filter]} ${page.after}
+      ${page.orderBy}`,
+    page.values,
   );
   return rows;
 }

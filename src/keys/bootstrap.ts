@@ -4,7 +4,8 @@ import type { Db } from '../db/pool.ts';
 import { SCOPES } from './scopes.ts';
 import { lockFirstStart, unlockFirstStart } from './store.ts';
 import { writtenValue } from '../db/unit-of-work.ts';
-import { createApiKey, createTenant, listTenants, operator, type IssuedApiKey } from './service.ts';
+import { createTenant, listTenants } from '../tenants/service.ts';
+import { createApiKey, operator, type IssuedApiKey } from './service.ts';
 
 export async function bootstrapFirstTenant(db: Db): Promise<IssuedApiKey | null> {
   // An advisory lock, so two instances starting together create one tenant.

@@ -1,5 +1,5 @@
 // API key schemas: they validate requests, type the handlers and feed the OpenAPI document.
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import {
   Environment,
   Nullable,
@@ -37,7 +37,6 @@ const ApiKeyFields = {
   revokedAt: NullableTimestamp,
 };
 export const ApiKey = Type.Object(ApiKeyFields, { title: 'ApiKey' });
-export type ApiKeyResource = Static<typeof ApiKey>;
 
 export const IssuedApiKey = Type.Object(
   {

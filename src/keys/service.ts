@@ -1,8 +1,7 @@
-// Tenants and API keys: one service behind both the operator CLI and /v1/api-keys.
-import type { Db, Queryable } from '../db/pool.ts';
+// API keys: one service behind both the operator CLI and /v1/api-keys.
+import type { Db } from '../db/pool.ts';
 import {
   unitOfWork,
-  writtenValue,
   type UnitOfWork,
   type WriteRequest,
   type Written,
@@ -15,34 +14,23 @@ import {
 } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { PageRequest } from '../paging.ts';
-import { operator, type Actor, type Environment, type TenantScope } from '../tenancy.ts';
+import type { Actor, Environment, TenantScope } from '../tenancy.ts';
 
 export { operator } from '../tenancy.ts';
-import { insertSettings } from '../settings/service.ts';
+import { findTenant } from '../tenants/service.ts';
 import { isScope, SCOPES, type Scope } from './scopes.ts';
 import { generateSecret, hashSecret, redactSecret } from './secret.ts';
 import {
   insertApiKey,
-  insertTenant,
   notifyKeyChanged,
   selectKeyById,
   selectKeyForUpdate,
   selectKeyPage,
   selectKeysOfTenant,
-  selectTenant,
-  selectTenants,
   setKeyExpiry,
   setKeyRevoked,
-  renameTenant,
   type ApiKeyRow,
-  type TenantRow,
 } from './store.ts';
-
-export interface Tenant {
-  id: string;
-  name: string;
-  createdAt: string;
-}
 
 export interface ApiKey {
   id: string;
@@ -64,10 +52,6 @@ export interface IssuedApiKey extends ApiKey {
   secret: string;
 }
 
-export function tenantFromRow(row: TenantRow): Tenant {
-  return { id: row.tenant_id, name: row.name, createdAt: row.created_at.toISOString() };
-}
-
 export function apiKeyFromRow(row: ApiKeyRow): ApiKey {
   return {
     id: row.id,
@@ -83,37 +67,6 @@ export function apiKeyFromRow(row: ApiKeyRow): ApiKey {
     expiresAt: row.expires_at?.toISOString() ?? null,
     revokedAt: row.revoked_at?.toISOString() ?? null,
   };
-}
-
-export async function createTenant(db: Db, name: string): Promise<Tenant> {
-  if (name.trim() === '') throw new ParameterInvalidError('name', 'A tenant needs a name.');
-  const id = newId('ten');
-  const written = await unitOfWork(db, { actor: operator(id) }, async ({ tx }) => {
-    const tenant = tenantFromRow(await insertTenant(tx, id, name));
-    await insertSettings(tx, id);
-    return tenant;
-  });
-  return writtenValue(written);
-}
-
-export async function listTenants(db: Db): Promise<Tenant[]> {
-  return (await selectTenants(db)).map(tenantFromRow);
-}
-
-export async function getTenant(db: Queryable, tenantId: string): Promise<Tenant> {
-  const row = await selectTenant(db, tenantId);
-  if (!row) throw new ResourceMissingError('tenant', tenantId);
-  return tenantFromRow(row);
-}
-
-export async function updateTenantName(db: Db, tenantId: string, name: string): Promise<Tenant> {
-  if (name.trim() === '') throw new ParameterInvalidError('name', 'A tenant needs a name.');
-  const written = await unitOfWork(db, { actor: operator(tenantId) }, async ({ tx }) => {
-    const row = await renameTenant(tx, tenantId, name);
-    if (!row) throw new ResourceMissingError('tenant', tenantId);
-    return tenantFromRow(row);
-  });
-  return writtenValue(written);
 }
 
 function checkScopes(requested: readonly string[], actor: Actor | null): Scope[] {
@@ -176,7 +129,7 @@ export function createApiKey(
   const { actor } = request;
   const scopes = checkScopes(input.scopes, actor);
   return unitOfWork(db, request, async (uow) => {
-    if (!(await selectTenant(uow.tx, actor.tenantId))) {
+    if (!(await findTenant(uow.tx, actor.tenantId))) {
       throw new ResourceMissingError('tenant', actor.tenantId, 'tenant');
     }
     const key = await issueKey(uow, {

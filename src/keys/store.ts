@@ -1,13 +1,8 @@
-// SQL for tenants and API keys.
+// SQL for API keys.
 import type { Queryable } from '../db/pool.ts';
+import { keysetPage, type PagePosition } from '../paging.ts';
 import type { Environment } from '../tenancy.ts';
 import type { Scope } from './scopes.ts';
-
-export interface TenantRow {
-  tenant_id: string;
-  name: string;
-  created_at: Date;
-}
 
 export interface ApiKeyRow {
   tenant_id: string;
@@ -26,43 +21,6 @@ export interface ApiKeyRow {
 
 const KEY_COLUMNS = `tenant_id, id, environment, name, scopes, redacted, rotated_from, lineage_id,
   created_at, expires_at, revoked_at, last_used_at`;
-
-export async function insertTenant(db: Queryable, id: string, name: string): Promise<TenantRow> {
-  const { rows } = await db.query<TenantRow>(
-    'INSERT INTO tenants (tenant_id, name) VALUES ($1, $2) RETURNING *',
-    [id, name],
-  );
-  return rows[0]!;
-}
-
-export async function selectTenants(db: Queryable): Promise<TenantRow[]> {
-  const { rows } = await db.query<TenantRow>(
-    'SELECT * FROM tenants ORDER BY created_at, tenant_id',
-  );
-  return rows;
-}
-
-export async function selectTenant(
-  db: Queryable,
-  tenantId: string,
-): Promise<TenantRow | undefined> {
-  const { rows } = await db.query<TenantRow>('SELECT * FROM tenants WHERE tenant_id = $1', [
-    tenantId,
-  ]);
-  return rows[0];
-}
-
-export async function renameTenant(
-  db: Queryable,
-  tenantId: string,
-  name: string,
-): Promise<TenantRow | undefined> {
-  const { rows } = await db.query<TenantRow>(
-    'UPDATE tenants SET name = $2 WHERE tenant_id = $1 RETURNING *',
-    [tenantId, name],
-  );
-  return rows[0];
-}
 
 /**
  * Inserts a key and its row in api_key_lookup (the look-up by hash). Two statements: the caller
@@ -164,21 +122,15 @@ export async function selectKeyPage(
   db: Queryable,
   tenantId: string,
   environment: Environment,
-  after: { createdAt: string; id: string } | null,
+  after: PagePosition | null,
   limit: number,
 ): Promise<ApiKeyRow[]> {
-  const { rows } = after
-    ? await db.query<ApiKeyRow>(
-        `SELECT ${KEY_COLUMNS} FROM api_keys
-          WHERE tenant_id = $1 AND environment = $2 AND (created_at, id) < ($4, $5)
-          ORDER BY created_at DESC, id DESC LIMIT $3`,
-        [tenantId, environment, limit, after.createdAt, after.id],
-      )
-    : await db.query<ApiKeyRow>(
-        `SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = $1 AND environment = $2
-          ORDER BY created_at DESC, id DESC LIMIT $3`,
-        [tenantId, environment, limit],
-      );
+  const page = keysetPage([tenantId, environment], after, limit);
+  const { rows } = await db.query<ApiKeyRow>(
+    `SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = $1 AND environment = $2 ${page.after}
+      ${page.orderBy}`,
+    page.values,
+  );
   return rows;
 }
 

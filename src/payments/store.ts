@@ -1,6 +1,7 @@
 // SQL for payments. Every query takes the tenant and the environment.
 import type { Queryable } from '../db/pool.ts';
-import type { PagePosition } from '../paging.ts';
+import { rowById } from '../db/row-by-id.ts';
+import { keysetPage, type PagePosition } from '../paging.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { PaymentMethod } from './schemas.ts';
 
@@ -64,19 +65,7 @@ export async function insertPayment(
   return rows[0];
 }
 
-export async function selectPayment(
-  db: Queryable,
-  scope: TenantScope,
-  id: string,
-  options: { forUpdate?: boolean } = {},
-): Promise<PaymentRow | undefined> {
-  const { rows } = await db.query<PaymentRow>(
-    `SELECT ${COLUMNS} FROM payments WHERE tenant_id = $1 AND environment = $2 AND id = $3
-     ${options.forUpdate ? 'FOR UPDATE' : ''}`,
-    [scope.tenantId, scope.environment, id],
-  );
-  return rows[0];
-}
+export const selectPayment = rowById<PaymentRow>(`SELECT ${COLUMNS} FROM payments`);
 
 export async function markPaymentVoid(
   db: Queryable,
@@ -92,32 +81,15 @@ export async function markPaymentVoid(
   return rows[0]!;
 }
 
-// Fixed texts per filter variant, each served by its own index (migration 0020), so the keyset
-// condition is an index bound at any depth. Both filters use the invoice's index (an invoice
-// has few payments) and check the customer on its rows.
+// Each filter variant has its own index (migration 0020), which keysetPage's position bounds.
+// Both filters use the invoice's index (an invoice has few payments) and check the customer on
+// its rows.
 const FILTERS = {
-  all: ['', 'payments_page'],
-  invoice: ['AND invoice_id = $4', 'payments_by_invoice'],
-  customer: ['AND customer_id = $4', 'payments_by_customer'],
-  invoiceCustomer: ['AND invoice_id = $4 AND customer_id = $5', 'payments_by_invoice'],
+  all: '', // payments_page
+  invoice: 'AND invoice_id = $3', // payments_by_invoice
+  customer: 'AND customer_id = $3', // payments_by_customer
+  invoiceCustomer: 'AND invoice_id = $3 AND customer_id = $4', // payments_by_invoice
 } as const;
-type Filter = keyof typeof FILTERS;
-
-function pageSql(filter: Filter, after: boolean): string {
-  const [condition] = FILTERS[filter];
-  const next = filter === 'invoiceCustomer' ? 6 : filter === 'all' ? 4 : 5;
-  return `SELECT ${COLUMNS} FROM payments
-           WHERE tenant_id = $1 AND environment = $2 ${condition}
-           ${after ? `AND (created_at, id) < ($${next}, $${next + 1})` : ''}
-           ORDER BY created_at DESC, id DESC LIMIT $3`;
-}
-
-const PAGE_SQL = Object.fromEntries(
-  (Object.keys(FILTERS) as Filter[]).flatMap((f) => [
-    [f, pageSql(f, false)],
-    [`${f}After`, pageSql(f, true)],
-  ]),
-) as Record<string, string>;
 
 /** One page of payments, newest first (index per variant: see FILTERS). */
 export async function selectPaymentPage(
@@ -127,11 +99,10 @@ export async function selectPaymentPage(
   after: PagePosition | null,
   limit: number,
 ): Promise<PaymentRow[]> {
-  const values: unknown[] = [scope.tenantId, scope.environment, limit];
+  const values: unknown[] = [scope.tenantId, scope.environment];
   if (filters.invoiceId !== undefined) values.push(filters.invoiceId);
   if (filters.customerId !== undefined) values.push(filters.customerId);
-  if (after) values.push(after.createdAt, after.id);
-  const filter: Filter =
+  const filter: keyof typeof FILTERS =
     filters.invoiceId !== undefined
       ? filters.customerId !== undefined
         ? 'invoiceCustomer'
@@ -139,6 +110,12 @@ export async function selectPaymentPage(
       : filters.customerId !== undefined
         ? 'customer'
         : 'all';
-  const { rows } = await db.query<PaymentRow>(PAGE_SQL[after ? `${filter}After` : filter]!, values);
+  const page = keysetPage(values, after, limit);
+  const { rows } = await db.query<PaymentRow>(
+    `SELECT ${COLUMNS} FROM payments
+      WHERE tenant_id = $1 AND environment = $2 ${FILTERS[filter]} ${page.after}
+      ${page.orderBy}`,
+    page.values,
+  );
   return rows;
 }

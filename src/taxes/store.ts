@@ -1,6 +1,7 @@
 // SQL for tax rates. Every query takes the tenant and the environment.
 import type { Queryable } from '../db/pool.ts';
-import type { PagePosition } from '../paging.ts';
+import { rowById } from '../db/row-by-id.ts';
+import { keysetPage, type PagePosition } from '../paging.ts';
 import type { VatCategory } from '../documents/model.ts';
 import type { TenantScope } from '../tenancy.ts';
 
@@ -39,6 +40,20 @@ export type TaxRateMutable = Pick<
   | 'metadata'
 >;
 
+/** The changeable fields in the order both the INSERT and the UPDATE list them. */
+function mutableValues(fields: TaxRateMutable): unknown[] {
+  return [
+    fields.display_name,
+    fields.exemption_reason,
+    fields.country,
+    fields.state,
+    fields.jurisdiction,
+    fields.description,
+    fields.active,
+    JSON.stringify(fields.metadata),
+  ];
+}
+
 export async function insertTaxRate(
   db: Queryable,
   scope: TenantScope,
@@ -59,32 +74,13 @@ export async function insertTaxRate(
       fixed.inclusive,
       fixed.tax_type,
       fixed.category,
-      fields.display_name,
-      fields.exemption_reason,
-      fields.country,
-      fields.state,
-      fields.jurisdiction,
-      fields.description,
-      fields.active,
-      JSON.stringify(fields.metadata),
+      ...mutableValues(fields),
     ],
   );
   return rows[0]!;
 }
 
-export async function selectTaxRate(
-  db: Queryable,
-  scope: TenantScope,
-  id: string,
-  options: { forUpdate?: boolean } = {},
-): Promise<TaxRateRow | undefined> {
-  const { rows } = await db.query<TaxRateRow>(
-    `SELECT * FROM tax_rates WHERE tenant_id = $1 AND environment = $2 AND id = $3
-     ${options.forUpdate ? 'FOR UPDATE' : ''}`,
-    [scope.tenantId, scope.environment, id],
-  );
-  return rows[0];
-}
+export const selectTaxRate = rowById<TaxRateRow>('SELECT * FROM tax_rates');
 
 /** The rates among `ids` that exist in this tenant and environment (primary key look-ups). */
 export async function selectTaxRates(
@@ -107,40 +103,14 @@ export async function updateTaxRate(
   fields: TaxRateMutable,
 ): Promise<TaxRateRow> {
   const { rows } = await db.query<TaxRateRow>(
-    `UPDATE tax_rates SET display_name = $4, country = $5, state = $6, jurisdiction = $7,
-            description = $8, active = $9, metadata = $10, exemption_reason = $11,
+    `UPDATE tax_rates SET display_name = $4, exemption_reason = $5, country = $6, state = $7,
+            jurisdiction = $8, description = $9, active = $10, metadata = $11,
             updated_at = clock_timestamp()
       WHERE tenant_id = $1 AND environment = $2 AND id = $3 RETURNING *`,
-    [
-      scope.tenantId,
-      scope.environment,
-      id,
-      fields.display_name,
-      fields.country,
-      fields.state,
-      fields.jurisdiction,
-      fields.description,
-      fields.active,
-      JSON.stringify(fields.metadata),
-      fields.exemption_reason,
-    ],
+    [scope.tenantId, scope.environment, id, ...mutableValues(fields)],
   );
   return rows[0]!;
 }
-
-// Fixed texts per variant, so the keyset condition is an index bound (see customers/store.ts).
-const PAGE_SQL = {
-  all: `SELECT * FROM tax_rates WHERE tenant_id = $1 AND environment = $2
-        ORDER BY created_at DESC, id DESC LIMIT $3`,
-  allAfter: `SELECT * FROM tax_rates WHERE tenant_id = $1 AND environment = $2
-               AND (created_at, id) < ($4, $5)
-             ORDER BY created_at DESC, id DESC LIMIT $3`,
-  active: `SELECT * FROM tax_rates WHERE tenant_id = $1 AND environment = $2 AND active = $4
-           ORDER BY created_at DESC, id DESC LIMIT $3`,
-  activeAfter: `SELECT * FROM tax_rates WHERE tenant_id = $1 AND environment = $2 AND active = $4
-                  AND (created_at, id) < ($5, $6)
-                ORDER BY created_at DESC, id DESC LIMIT $3`,
-};
 
 /** One page, newest first: index tax_rates_page, or tax_rates_by_active with the filter. */
 export async function selectTaxRatePage(
@@ -150,17 +120,19 @@ export async function selectTaxRatePage(
   after: PagePosition | null,
   limit: number,
 ): Promise<TaxRateRow[]> {
-  const values: unknown[] = [scope.tenantId, scope.environment, limit];
-  if (filters.active !== undefined) values.push(filters.active);
-  if (after) values.push(after.createdAt, after.id);
-  const text =
-    filters.active !== undefined
-      ? after
-        ? PAGE_SQL.activeAfter
-        : PAGE_SQL.active
-      : after
-        ? PAGE_SQL.allAfter
-        : PAGE_SQL.all;
-  const { rows } = await db.query<TaxRateRow>(text, values);
+  const byActive = filters.active !== undefined;
+  const page = keysetPage(
+    byActive
+      ? [scope.tenantId, scope.environment, filters.active]
+      : [scope.tenantId, scope.environment],
+    after,
+    limit,
+  );
+  const { rows } = await db.query<TaxRateRow>(
+    `SELECT * FROM tax_rates
+      WHERE tenant_id = $1 AND environment = $2 ${byActive ? 'AND active = $3' : ''} ${page.after}
+      ${page.orderBy}`,
+    page.values,
+  );
   return rows;
 }

@@ -23,7 +23,7 @@ import {
   selectEndpoint,
   setEndpointFailingSince,
   type DisabledReason,
-} from './store.ts';
+} from './endpoint-store.ts';
 import { FAILING_ENDPOINT_DISABLED_AFTER_MS, nextAttemptDelay } from './retry.ts';
 import type { WebhookDelivery } from './schemas.ts';
 import type { AttemptOutcome } from './sender.ts';

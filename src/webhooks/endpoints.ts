@@ -22,7 +22,7 @@ import {
   type EndpointFields,
   type EndpointSecretRow,
   type EndpointRow,
-} from './store.ts';
+} from './endpoint-store.ts';
 import type { WebhookEndpoint, WebhookEndpointCreate, WebhookEndpointUpdate } from './schemas.ts';
 
 export function endpointFromRow(row: EndpointRow): WebhookEndpoint {

@@ -1,7 +1,7 @@
-// SQL for webhook endpoints, their deliveries (the outbox queue) and attempts. Every query
-// takes the tenant and the environment.
+// SQL for webhook deliveries (the outbox queue) and their attempts; endpoints in
+// ./endpoint-store.ts. Every query takes the tenant and the environment, but the worker's claim.
 import type { Queryable } from '../db/pool.ts';
-import type { PagePosition } from '../paging.ts';
+import { keysetPage, type PagePosition } from '../paging.ts';
 import type { Environment, TenantScope } from '../tenancy.ts';
 import type { EventType } from '../events/types.ts';
 
@@ -179,14 +179,6 @@ export async function requeueDelivery(
   return rows[0]!;
 }
 
-const DELIVERY_PAGE_SQL = {
-  all: `SELECT * FROM webhook_deliveries WHERE tenant_id = $1 AND environment = $2 AND endpoint_id = $3
-        ORDER BY created_at DESC, id DESC LIMIT $4`,
-  after: `SELECT * FROM webhook_deliveries WHERE tenant_id = $1 AND environment = $2 AND endpoint_id = $3
-            AND (created_at, id) < ($5, $6)
-          ORDER BY created_at DESC, id DESC LIMIT $4`,
-};
-
 /** One page of an endpoint's deliveries, newest first (index webhook_deliveries_page). */
 export async function selectDeliveryPage(
   db: Queryable,
@@ -195,11 +187,12 @@ export async function selectDeliveryPage(
   after: PagePosition | null,
   limit: number,
 ): Promise<DeliveryRow[]> {
-  const params: unknown[] = [scope.tenantId, scope.environment, endpointId, limit];
-  if (after) params.push(after.createdAt, after.id);
+  const page = keysetPage([scope.tenantId, scope.environment, endpointId], after, limit);
   const { rows } = await db.query<DeliveryRow>(
-    after ? DELIVERY_PAGE_SQL.after : DELIVERY_PAGE_SQL.all,
-    params,
+    `SELECT * FROM webhook_deliveries
+      WHERE tenant_id = $1 AND environment = $2 AND endpoint_id = $3 ${page.after}
+      ${page.orderBy}`,
+    page.values,
   );
   return rows;
 }
@@ -219,213 +212,4 @@ export async function selectAttempts(
     [scope.tenantId, scope.environment, deliveryIds],
   );
   return rows;
-}
-
-// Webhook endpoints.
-
-export type DisabledReason = 'requested' | 'gone' | 'failing';
-
-export interface EndpointRow {
-  tenant_id: string;
-  environment: Environment;
-  id: string;
-  url: string;
-  description: string | null;
-  enabled_events: (EventType | '*')[];
-  secret: string;
-  disabled: boolean;
-  disabled_reason: DisabledReason | null;
-  failing_since: Date | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-export interface EndpointFields {
-  url: string;
-  description: string | null;
-  enabledEvents: string[];
-  disabled: boolean;
-  disabledReason: DisabledReason | null;
-}
-
-export async function insertEndpoint(
-  db: Queryable,
-  scope: TenantScope,
-  id: string,
-  secret: string,
-  fields: EndpointFields,
-): Promise<EndpointRow> {
-  const { rows } = await db.query<EndpointRow>(
-    `INSERT INTO webhook_endpoints (tenant_id, environment, id, secret, url, description,
-                                    enabled_events, disabled, disabled_reason)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
-    [
-      scope.tenantId,
-      scope.environment,
-      id,
-      secret,
-      fields.url,
-      fields.description,
-      fields.enabledEvents,
-      fields.disabled,
-      fields.disabledReason,
-    ],
-  );
-  return rows[0]!;
-}
-
-export async function selectEndpoint(
-  db: Queryable,
-  scope: TenantScope,
-  id: string,
-  options: { forUpdate?: boolean } = {},
-): Promise<EndpointRow | undefined> {
-  // An update locks FOR NO KEY UPDATE (it never changes the key), which leaves the foreign-key
-  // checks of new webhook deliveries free: an endpoint being changed (its URL checked, which
-  // may take a DNS lookup) holds up no invoice creation, nor any batch of them.
-  const { rows } = await db.query<EndpointRow>(
-    `SELECT * FROM webhook_endpoints WHERE tenant_id = $1 AND environment = $2 AND id = $3
-     ${options.forUpdate ? 'FOR NO KEY UPDATE' : ''}`,
-    [scope.tenantId, scope.environment, id],
-  );
-  return rows[0];
-}
-
-/** Changing the URL or re-enabling starts a fresh record of failures. */
-export async function updateEndpoint(
-  db: Queryable,
-  scope: TenantScope,
-  id: string,
-  fields: EndpointFields,
-  resetFailures: boolean,
-): Promise<EndpointRow> {
-  const { rows } = await db.query<EndpointRow>(
-    `UPDATE webhook_endpoints
-        SET url = $4, description = $5, enabled_events = $6, disabled = $7, disabled_reason = $8,
-            failing_since = CASE WHEN $9 THEN NULL ELSE failing_since END,
-            updated_at = clock_timestamp()
-      WHERE tenant_id = $1 AND environment = $2 AND id = $3 RETURNING *`,
-    [
-      scope.tenantId,
-      scope.environment,
-      id,
-      fields.url,
-      fields.description,
-      fields.enabledEvents,
-      fields.disabled,
-      fields.disabledReason,
-      resetFailures,
-    ],
-  );
-  return rows[0]!;
-}
-
-/** Deletes the endpoint with its deliveries and their attempts (ON DELETE CASCADE). */
-export async function deleteEndpoint(
-  db: Queryable,
-  scope: TenantScope,
-  id: string,
-): Promise<boolean> {
-  const { rowCount } = await db.query(
-    'DELETE FROM webhook_endpoints WHERE tenant_id = $1 AND environment = $2 AND id = $3',
-    [scope.tenantId, scope.environment, id],
-  );
-  return rowCount === 1;
-}
-
-/** The service disables an endpoint (410 Gone, 5 days of failures); a no-op if it already is. */
-export async function disableEndpoint(
-  db: Queryable,
-  scope: TenantScope,
-  id: string,
-  reason: DisabledReason,
-): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `UPDATE webhook_endpoints SET disabled = true, disabled_reason = $4, updated_at = clock_timestamp()
-      WHERE tenant_id = $1 AND environment = $2 AND id = $3 AND NOT disabled`,
-    [scope.tenantId, scope.environment, id, reason],
-  );
-  return rowCount === 1;
-}
-
-/** Records the start of a run of failures (once), or its end after a success. */
-export async function setEndpointFailingSince(
-  db: Queryable,
-  scope: TenantScope,
-  id: string,
-  since: Date | null,
-): Promise<void> {
-  await db.query(
-    since === null
-      ? `UPDATE webhook_endpoints SET failing_since = NULL
-          WHERE tenant_id = $1 AND environment = $2 AND id = $3 AND failing_since IS NOT NULL`
-      : `UPDATE webhook_endpoints SET failing_since = $4
-          WHERE tenant_id = $1 AND environment = $2 AND id = $3 AND failing_since IS NULL`,
-    since === null
-      ? [scope.tenantId, scope.environment, id]
-      : [scope.tenantId, scope.environment, id, since],
-  );
-}
-
-const ENDPOINT_PAGE_SQL = {
-  all: `SELECT * FROM webhook_endpoints WHERE tenant_id = $1 AND environment = $2
-        ORDER BY created_at DESC, id DESC LIMIT $3`,
-  after: `SELECT * FROM webhook_endpoints WHERE tenant_id = $1 AND environment = $2
-            AND (created_at, id) < ($4, $5)
-          ORDER BY created_at DESC, id DESC LIMIT $3`,
-};
-
-/** One page, newest first (index webhook_endpoints_page). */
-export async function selectEndpointPage(
-  db: Queryable,
-  scope: TenantScope,
-  after: PagePosition | null,
-  limit: number,
-): Promise<EndpointRow[]> {
-  const { rows } = await db.query<EndpointRow>(
-    after ? ENDPOINT_PAGE_SQL.after : ENDPOINT_PAGE_SQL.all,
-    after
-      ? [scope.tenantId, scope.environment, limit, after.createdAt, after.id]
-      : [scope.tenantId, scope.environment, limit],
-  );
-  return rows;
-}
-
-export interface EndpointSecretRow {
-  tenant_id: string;
-  environment: Environment;
-  id: string;
-  secret: string;
-}
-
-/** Every endpoint's sealed secret, a page at a time in primary-key order, across tenants. */
-export async function selectEndpointSecrets(
-  db: Queryable,
-  after: EndpointSecretRow | null,
-  limit: number,
-): Promise<EndpointSecretRow[]> {
-  // The resealing pass of every start and of `billing secrets reseal`.
-  const { rows } = await db.query<EndpointSecretRow>(
-    `-- spans tenants: endpoint secrets reseal
-     SELECT tenant_id, environment, id, secret FROM webhook_endpoints
-      WHERE (tenant_id, environment, id) > ($1, $2, $3)
-      ORDER BY tenant_id, environment, id LIMIT $4`,
-    [after?.tenant_id ?? '', after?.environment ?? '', after?.id ?? '', limit],
-  );
-  return rows;
-}
-
-/** Replaces a sealed secret, unless it changed meanwhile. */
-export async function updateEndpointSecret(
-  db: Queryable,
-  scope: TenantScope,
-  id: string,
-  before: string,
-  sealed: string,
-): Promise<void> {
-  await db.query(
-    `UPDATE webhook_endpoints SET secret = $5
-      WHERE tenant_id = $1 AND environment = $2 AND id = $3 AND secret = $4`,
-    [scope.tenantId, scope.environment, id, before, sealed],
-  );
 }

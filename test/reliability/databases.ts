@@ -13,7 +13,8 @@ import { migrate } from '../../src/db/migrate.ts';
 import { inSnapshot, type Db } from '../../src/db/pool.ts';
 import { SCOPES } from '../../src/keys/scopes.ts';
 import { writtenValue } from '../../src/db/unit-of-work.ts';
-import { createApiKey, createTenant, operator } from '../../src/keys/service.ts';
+import { createApiKey, operator } from '../../src/keys/service.ts';
+import { createTenant } from '../../src/tenants/service.ts';
 import type { Environment } from '../../src/tenancy.ts';
 import { testPartitions, testPool } from '../helpers.ts';
 
