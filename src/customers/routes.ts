@@ -1,7 +1,6 @@
 // HTTP for customers: schema, scope, call the service, shape the reply.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../app.ts';
+import type { RoutePlugin } from '../http/plugin.ts';
 import { sendWrite } from '../http/idempotency.ts';
 import { buildPage, listBinding, readPageRequest } from '../paging.ts';
 import { errorResponses, IdempotencyHeaders, IdParams, Page } from '../http/schemas.ts';
@@ -16,7 +15,7 @@ import {
 
 const tags = ['Customers'];
 
-export function registerCustomerRoutes(server: FastifyInstance, { db, cursors }: AppDeps): void {
+export const customerRoutes: RoutePlugin = async (server, { db, cursors }) => {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   app.post(
     '/v1/customers',
@@ -88,4 +87,4 @@ export function registerCustomerRoutes(server: FastifyInstance, { db, cursors }:
       return buildPage(cursors, rows, page, binding, customerFromRow);
     },
   );
-}
+};

@@ -1,7 +1,6 @@
 // HTTP for events: schema, scope, call the service, shape the reply.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../app.ts';
+import type { RoutePlugin } from '../http/plugin.ts';
 import { buildPage, listBinding, readPageRequest } from '../paging.ts';
 import { errorResponses, IdParams, Page } from '../http/schemas.ts';
 import { Event, EventListQuery } from './schemas.ts';
@@ -17,7 +16,7 @@ const asStored = () => (data: unknown) => JSON.stringify(data);
 const SCOPE_RULE =
   'An event is readable with the read scope of the object it describes: `customer.*` needs `customers:read`; `invoice.*`, `credit_note.*` and `tax_rate.*` need `invoices:read`; `api_key.*` needs `keys:read`.';
 
-export function registerEventRoutes(server: FastifyInstance, deps: AppDeps): void {
+export const eventRoutes: RoutePlugin = async (server, deps) => {
   const { db, cursors } = deps;
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -61,4 +60,4 @@ export function registerEventRoutes(server: FastifyInstance, deps: AppDeps): voi
     },
     async (request) => getEvent(db, request.actor, request.params.id),
   );
-}
+};

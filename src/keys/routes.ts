@@ -1,7 +1,6 @@
 // HTTP door to keys: whoami and /v1/api-keys. The CLI is the other door to the same service.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../app.ts';
+import type { RoutePlugin } from '../http/plugin.ts';
 import { sendWrite } from '../http/idempotency.ts';
 import { buildPage, listBinding, readPageRequest } from '../paging.ts';
 import {
@@ -17,7 +16,7 @@ import { apiKeyFromRow, createApiKey, listApiKeys, revokeApiKey, rotateApiKey } 
 
 const tags = ['API keys'];
 
-export function registerKeyRoutes(server: FastifyInstance, { db, cursors }: AppDeps): void {
+export const keyRoutes: RoutePlugin = async (server, { db, cursors }) => {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/v1/auth/whoami',
@@ -115,4 +114,4 @@ export function registerKeyRoutes(server: FastifyInstance, { db, cursors }: AppD
     async (request, reply) =>
       sendWrite(request, reply, 200, (write) => revokeApiKey(db, write, request.params.id)),
   );
-}
+};

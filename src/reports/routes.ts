@@ -1,8 +1,8 @@
 // HTTP for the reports: schema, scope, call the service, shape the reply (JSON or CSV).
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { TSchema } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { AppDeps } from '../app.ts';
+import type { FastifyReply } from 'fastify';
+import type { RoutePlugin } from '../http/plugin.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { ReceivablesQuery, ReceivablesReport, TaxReport, TaxReportQuery } from './schemas.ts';
 import { receivablesCsv, receivablesReport, taxCsv, taxReport } from './service.ts';
@@ -34,7 +34,7 @@ function sendCsv(reply: FastifyReply, filename: string, csv: string) {
     .send(csv);
 }
 
-export function registerReportRoutes(server: FastifyInstance, { db }: AppDeps): void {
+export const reportRoutes: RoutePlugin = async (server, { db }) => {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get(
@@ -85,4 +85,4 @@ export function registerReportRoutes(server: FastifyInstance, { db }: AppDeps): 
       return sendCsv(reply, `tax-${from}-${to}.csv`, taxCsv(report));
     },
   );
-}
+};

@@ -1,7 +1,6 @@
 // HTTP for tenant settings: schema, scope, call the service, shape the reply.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../app.ts';
+import type { RoutePlugin } from '../http/plugin.ts';
 import { sendWrite } from '../http/idempotency.ts';
 import { errorResponses, IdempotencyHeaders } from '../http/schemas.ts';
 import { Settings, SettingsUpdate } from './schemas.ts';
@@ -9,7 +8,7 @@ import { getSettings, updateSettings } from './service.ts';
 
 const tags = ['Settings'];
 
-export function registerSettingsRoutes(server: FastifyInstance, { db }: AppDeps): void {
+export const settingsRoutes: RoutePlugin = async (server, { db }) => {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/v1/settings',
@@ -41,4 +40,4 @@ export function registerSettingsRoutes(server: FastifyInstance, { db }: AppDeps)
     async (request, reply) =>
       sendWrite(request, reply, 200, (write) => updateSettings(db, write, request.body)),
   );
-}
+};

@@ -1,7 +1,6 @@
 // HTTP for tax rates: schema, scope, call the service, shape the reply.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../app.ts';
+import type { RoutePlugin } from '../http/plugin.ts';
 import { sendWrite } from '../http/idempotency.ts';
 import { buildPage, listBinding, readPageRequest } from '../paging.ts';
 import { errorResponses, IdempotencyHeaders, IdParams, Page } from '../http/schemas.ts';
@@ -16,7 +15,7 @@ import {
 
 const tags = ['Tax rates'];
 
-export function registerTaxRateRoutes(server: FastifyInstance, { db, cursors }: AppDeps): void {
+export const taxRateRoutes: RoutePlugin = async (server, { db, cursors }) => {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   app.post(
     '/v1/tax-rates',
@@ -93,4 +92,4 @@ export function registerTaxRateRoutes(server: FastifyInstance, { db, cursors }: 
       return buildPage(cursors, rows, page, binding, taxRateFromRow);
     },
   );
-}
+};

@@ -1,8 +1,7 @@
 // HTTP for webhook endpoints and their deliveries: schema, scope, call the service, shape the
 // reply.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../app.ts';
+import type { RoutePlugin } from '../http/plugin.ts';
 import { sendWrite } from '../http/idempotency.ts';
 import { buildPage, listBinding, readPageRequest } from '../paging.ts';
 import {
@@ -37,10 +36,10 @@ const tags = ['Webhooks'];
 const DELIVERY_RULES =
   'Deliveries follow Standard Webhooks: `POST` of `{ type, timestamp, data }` with the headers `webhook-id` (the event id, the same on every retry), `webhook-timestamp` and `webhook-signature`. A 2xx within 10 s succeeds; anything else (another status, a redirect, a timeout, a connection error) is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 % jitter), never sooner than a `Retry-After` from the receiver asks (up to 24 h). `410 Gone` disables the endpoint at once; so do 5 days of failures. Disabling cancels pending deliveries.';
 
-export function registerWebhookEndpointRoutes(
-  server: FastifyInstance,
-  { db, cursors, config, secrets }: AppDeps,
-): void {
+export const webhookEndpointRoutes: RoutePlugin = async (
+  server,
+  { db, cursors, config, secrets },
+) => {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   const allowLoopback = config.webhooksAllowLoopback;
 
@@ -178,4 +177,4 @@ export function registerWebhookEndpointRoutes(
         retryDelivery(db, write, request.params.id, request.params.deliveryId),
       ),
   );
-}
+};

@@ -1,0 +1,62 @@
+// The invoices service as the composition root makes it (src/composition.ts): the rules of
+// ./service.ts bound once to the database, the document renderer and the hosted links, so that
+// routes, the worker and the CLI call `invoices.issue(write, id)` and never pass them along.
+import type { Db } from '../db/pool.ts';
+import type { WriteRequest } from '../db/unit-of-work.ts';
+import type { RenderPool } from '../documents/render-pool.ts';
+import type { HostedLinks } from '../hosted/links.ts';
+import type { PageRequest } from '../paging.ts';
+import type { TenantScope } from '../tenancy.ts';
+import type { InvoiceCreate, InvoiceUpdate, LineCreate } from './schemas.ts';
+import {
+  addInvoiceLine,
+  createInvoice,
+  deleteDraftInvoice,
+  getInvoiceEinvoice,
+  getInvoicePdf,
+  issueInvoice,
+  listInvoices,
+  markInvoiceUncollectible,
+  removeInvoiceLine,
+  replaceHostedLink,
+  sendInvoice,
+  showInvoice,
+  updateInvoice,
+  voidInvoice,
+} from './service.ts';
+
+export interface InvoicesDeps {
+  db: Db;
+  renderer: RenderPool;
+  links: HostedLinks;
+}
+
+export function createInvoices({ db, renderer, links }: InvoicesDeps) {
+  return {
+    create: (write: WriteRequest, input: InvoiceCreate) => createInvoice(db, write, input),
+    show: (scope: TenantScope, id: string) => showInvoice(db, links, scope, id),
+    list: (
+      scope: TenantScope,
+      filters: { customerId?: string | undefined; status?: string | undefined },
+      page: PageRequest,
+    ) => listInvoices(db, links, scope, filters, page),
+    update: (write: WriteRequest, id: string, patch: InvoiceUpdate) =>
+      updateInvoice(db, links, write, id, patch),
+    deleteDraft: (write: WriteRequest, id: string) => deleteDraftInvoice(db, write, id),
+    addLine: (write: WriteRequest, id: string, input: LineCreate) =>
+      addInvoiceLine(db, write, id, input),
+    removeLine: (write: WriteRequest, id: string, lineId: string) =>
+      removeInvoiceLine(db, write, id, lineId),
+    issue: (write: WriteRequest, id: string) => issueInvoice(db, renderer, links, write, id),
+    void: (write: WriteRequest, id: string) => voidInvoice(db, links, write, id),
+    markUncollectible: (write: WriteRequest, id: string) =>
+      markInvoiceUncollectible(db, links, write, id),
+    send: (write: WriteRequest, id: string) => sendInvoice(db, links, write, id),
+    replaceHostedLink: (write: WriteRequest, id: string) => replaceHostedLink(db, links, write, id),
+    pdf: (scope: TenantScope, id: string) => getInvoicePdf(db, renderer, scope, id),
+    einvoice: (scope: TenantScope, id: string, format: 'ubl' | 'cii') =>
+      getInvoiceEinvoice(db, renderer, scope, id, format),
+  };
+}
+
+export type Invoices = ReturnType<typeof createInvoices>;
