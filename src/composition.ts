@@ -40,9 +40,10 @@ export interface Foundation {
 export function createHostedLinks(
   config: Config,
   secrets: SecretsKeyring,
+  clock: Clock,
   listening?: () => string | undefined,
 ): HostedLinks {
-  return new HostedLinks(secrets, publicBaseUrl(config, listening));
+  return new HostedLinks(secrets, publicBaseUrl(config, listening), clock);
 }
 
 /** The e-mails the outbox sends, by kind: made once, for every process that sends mail. */
@@ -110,7 +111,7 @@ export async function composeHttp(
 ): Promise<Composition> {
   const { config, db } = foundation;
   const log = createLogger(config, options.logStream);
-  const limits = await RateLimits.create(config, log);
-  const verifier = new KeyVerifier(db, config.keyCacheMs, options.listenDb ?? db);
+  const limits = await RateLimits.create(config, log, foundation.clock);
+  const verifier = new KeyVerifier(db, config.keyCacheMs, options.listenDb ?? db, foundation.clock);
   return { ...createServices(foundation), verifier, limits, log };
 }

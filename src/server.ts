@@ -57,7 +57,7 @@ export async function startServer(
     await resealEndpointSecrets(database.db, secrets);
     // Without PUBLIC_URL, links use the address the server listens on, known once it does.
     let listening: string | undefined = undefined;
-    const links = createHostedLinks(config, secrets, () => listening);
+    const links = createHostedLinks(config, secrets, clock, () => listening);
     // Only while a key rotation is under way: links are as many as issued invoices.
     if (secrets.rotating) await links.reseal(database.db);
     const renderer = createRenderPool();

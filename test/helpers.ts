@@ -147,6 +147,7 @@ export function drivenClock(start: Date = new Date()): DrivenClock {
   let at = start.getTime();
   return {
     now: () => new Date(at),
+    nowMs: () => at,
     advance: (ms) => void (at += ms),
     set: (instant) => void (at = instant.getTime()),
   };

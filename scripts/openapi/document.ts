@@ -29,7 +29,7 @@ export async function buildOpenApiDocument(overrides: Partial<Config> = {}): Pro
   // A pool connects on its first query only, and none is made.
   const db = createPool('postgres://nobody@127.0.0.1:1/none', 1);
   const secrets = await SecretsKeyring.load(config);
-  const links = createHostedLinks(config, secrets, () => 'http://127.0.0.1');
+  const links = createHostedLinks(config, secrets, systemClock, () => 'http://127.0.0.1');
   const foundation = { config, clock: systemClock, db, secrets, renderer: noRenderer, links };
   const app = await buildApp(await composeHttp(foundation));
   try {

@@ -45,10 +45,7 @@ export function einvoiceRefusal(
 export function assertIssuable(invoice: Invoice, seller: SellerSnapshot): void {
   const readiness = invoice.einvoice;
   if (!readiness || readiness.ready) return;
-  const model = invoiceDocumentModel(invoice, seller, invoice.customer!, {
-    draft: false,
-    now: new Date(),
-  });
+  const model = invoiceDocumentModel(invoice, seller, invoice.customer!, { draft: false });
   throw einvoiceRefusal(readiness.missing, model, { issuing: true });
 }
 
@@ -58,10 +55,7 @@ export function issuedReadiness(
   seller: SellerSnapshot | null,
 ): EinvoiceReadiness | null {
   if (invoice.status === 'draft' || !seller || !invoice.customer) return null;
-  const model = invoiceDocumentModel(invoice, seller, invoice.customer, {
-    draft: false,
-    now: new Date(),
-  });
+  const model = invoiceDocumentModel(invoice, seller, invoice.customer, { draft: false });
   return readinessOf(model);
 }
 

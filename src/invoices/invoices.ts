@@ -1,6 +1,7 @@
 // The invoices service as the composition root makes it (src/composition.ts): the rules of
 // ./service.ts bound once to the database, the document renderer and the hosted links, so that
 // routes, the worker and the CLI call `invoices.issue(write, id)` and never pass them along.
+import type { Clock } from '../clock.ts';
 import type { Db } from '../db/pool.ts';
 import type { WriteRequest } from '../db/unit-of-work.ts';
 import type { RenderPool } from '../documents/render-pool.ts';
@@ -27,11 +28,12 @@ import {
 
 export interface InvoicesDeps {
   db: Db;
+  clock: Clock;
   renderer: RenderPool;
   links: HostedLinks;
 }
 
-export function createInvoices({ db, renderer, links }: InvoicesDeps) {
+export function createInvoices({ db, clock, renderer, links }: InvoicesDeps) {
   return {
     create: (write: WriteRequest, input: InvoiceCreate) => createInvoice(db, write, input),
     show: (scope: TenantScope, id: string) => showInvoice(db, links, scope, id),
@@ -47,13 +49,13 @@ export function createInvoices({ db, renderer, links }: InvoicesDeps) {
       addInvoiceLine(db, write, id, input),
     removeLine: (write: WriteRequest, id: string, lineId: string) =>
       removeInvoiceLine(db, write, id, lineId),
-    issue: (write: WriteRequest, id: string) => issueInvoice(db, renderer, links, write, id),
+    issue: (write: WriteRequest, id: string) => issueInvoice(db, clock, renderer, links, write, id),
     void: (write: WriteRequest, id: string) => voidInvoice(db, links, write, id),
     markUncollectible: (write: WriteRequest, id: string) =>
       markInvoiceUncollectible(db, links, write, id),
     send: (write: WriteRequest, id: string) => sendInvoice(db, links, write, id),
     replaceHostedLink: (write: WriteRequest, id: string) => replaceHostedLink(db, links, write, id),
-    pdf: (scope: TenantScope, id: string) => getInvoicePdf(db, renderer, scope, id),
+    pdf: (scope: TenantScope, id: string) => getInvoicePdf(db, renderer, scope, id, clock.now()),
     einvoice: (scope: TenantScope, id: string, format: 'ubl' | 'cii') =>
       getInvoiceEinvoice(db, renderer, scope, id, format),
   };

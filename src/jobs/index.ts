@@ -35,9 +35,10 @@ export function startJobs(
     allowLoopback: config.webhooksAllowLoopback,
     secrets,
     onError,
+    clock,
   });
   const mail = new MailWorker(db, {
-    transport: createMailTransport(config, (message) => log.info(message)),
+    transport: createMailTransport(config, (message) => log.info(message), clock),
     kinds: services.mailKinds,
     onError,
   });
@@ -93,8 +94,9 @@ export async function runStandaloneWorker(
     const renderer = createRenderPool();
     // Alone, the worker knows no listening address: without PUBLIC_URL, links in e-mails use
     // HOST and PORT as configured.
-    const links = createHostedLinks(config, secrets);
-    const foundation = { config, clock: systemClock, db: database.db, secrets, renderer, links };
+    const clock = systemClock;
+    const links = createHostedLinks(config, secrets, clock);
+    const foundation = { config, clock, db: database.db, secrets, renderer, links };
     const jobs = startJobs(createServices(foundation), {
       info: log,
       error: (error, context) => log(`${context}: ${String(error)}`),

@@ -16,7 +16,7 @@ import { apiKeyFromRow, createApiKey, listApiKeys, revokeApiKey, rotateApiKey } 
 
 const tags = ['API keys'];
 
-export const keyRoutes: RoutePlugin = async (server, { db, cursors }) => {
+export const keyRoutes: RoutePlugin = async (server, { db, clock, cursors }) => {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/v1/auth/whoami',
@@ -92,9 +92,13 @@ export const keyRoutes: RoutePlugin = async (server, { db, cursors }) => {
     },
     async (request, reply) =>
       sendWrite(request, reply, 201, (write) =>
-        rotateApiKey(db, write, request.params.id, {
-          expireOldInSeconds: request.body.expireOldInSeconds ?? null,
-        }),
+        rotateApiKey(
+          db,
+          write,
+          request.params.id,
+          { expireOldInSeconds: request.body.expireOldInSeconds ?? null },
+          clock,
+        ),
       ),
   );
 

@@ -2,7 +2,7 @@
 // the invoice module's payment hooks), voiding one, events. Every write locks the invoice row
 // first: payments, voids and credit notes of one invoice queue on that lock, so the amounts
 // stay exact under concurrency. Lock order everywhere: invoice row, then payment row.
-import { epochMs, type Clock } from '../clock.ts';
+import type { Clock } from '../clock.ts';
 import type { Db, Queryable } from '../db/pool.ts';
 import {
   unitOfWork,
@@ -66,7 +66,7 @@ function receivedAtOf(clock: Clock, value: string | undefined): Date | null {
   if (
     Number.isNaN(date.getTime()) ||
     date.getTime() < 0 ||
-    date.getTime() > epochMs(clock) + FUTURE_SKEW_MS
+    date.getTime() > clock.nowMs() + FUTURE_SKEW_MS
   ) {
     throw new ParameterInvalidError(
       'receivedAt',

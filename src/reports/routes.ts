@@ -34,7 +34,7 @@ function sendCsv(reply: FastifyReply, filename: string, csv: string) {
     .send(csv);
 }
 
-export const reportRoutes: RoutePlugin = async (server, { db }) => {
+export const reportRoutes: RoutePlugin = async (server, { db, clock }) => {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get(
@@ -55,7 +55,7 @@ export const reportRoutes: RoutePlugin = async (server, { db }) => {
       },
     },
     async (request, reply) => {
-      const report = await receivablesReport(db, request.actor, request.query.asOf);
+      const report = await receivablesReport(db, clock, request.actor, request.query.asOf);
       if (request.query.format !== 'csv') return report;
       return sendCsv(reply, `receivables-${report.asOf}.csv`, receivablesCsv(report));
     },

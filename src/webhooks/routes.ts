@@ -38,7 +38,7 @@ const DELIVERY_RULES =
 
 export const webhookEndpointRoutes: RoutePlugin = async (
   server,
-  { db, cursors, config, secrets },
+  { db, clock, cursors, config, secrets },
 ) => {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   const allowLoopback = config.webhooksAllowLoopback;
@@ -174,7 +174,7 @@ export const webhookEndpointRoutes: RoutePlugin = async (
     },
     async (request, reply) =>
       sendWrite(request, reply, 200, (write) =>
-        retryDelivery(db, write, request.params.id, request.params.deliveryId),
+        retryDelivery(db, clock, write, request.params.id, request.params.deliveryId),
       ),
   );
 };
