@@ -18,9 +18,10 @@ import {
   sendError,
   toApiError,
 } from './http/error-handler.ts';
-import { MethodNotAllowedError, RouteNotFoundError, ServiceUnavailableError } from './errors.ts';
+import { RouteNotFoundError, ServiceUnavailableError } from './errors.ts';
 import { AccessLog } from './http/observability.ts';
-import { hasEmptyParam, registerPathParamGuard } from './http/path-params.ts';
+import { registerNotFound } from './http/not-found.ts';
+import { registerPathParamGuard } from './http/path-params.ts';
 import { describeRoute, finishDocument } from './http/openapi.ts';
 import {
   API_DESCRIPTION,
@@ -209,25 +210,7 @@ export async function buildApp(deps: Composition): Promise<FastifyInstance> {
     done(null, payload);
   });
 
-  app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0] ?? '/';
-    // 405 rather than 404 when the path exists for other methods: the router is asked.
-    const allowed = ['GET', 'POST', 'PATCH', 'DELETE', 'PUT'].filter((method) => {
-      const match = app.findRoute({ method, url: path });
-      return match !== null && !hasEmptyParam(match.params);
-    });
-    if (allowed.length > 0) {
-      reply.header('allow', allowed.join(', '));
-      return sendError(
-        request,
-        reply,
-        new MethodNotAllowedError(
-          `${request.method} is not allowed on ${path}; use ${allowed.join(', ')}.`,
-        ),
-      );
-    }
-    return sendError(request, reply, new RouteNotFoundError(`No route ${request.method} ${path}.`));
-  });
+  registerNotFound(app);
 
   await app.register(fastifySwagger, {
     openapi: {

@@ -104,6 +104,7 @@ export async function withDraftReadiness<T extends Invoice>(
   db: Queryable,
   scope: TenantScope,
   invoices: readonly T[],
+  now: Date,
   known: readonly CustomerRow[] = [],
 ): Promise<T[]> {
   const drafts = invoices.filter((i) => i.status === 'draft');
@@ -113,7 +114,6 @@ export async function withDraftReadiness<T extends Invoice>(
   const customers = new Map(known.map((c) => [c.id, c]));
   const unknown = [...new Set(drafts.map((d) => d.customerId))].filter((id) => !customers.has(id));
   for (const [id, row] of await getCustomerRows(db, scope, unknown)) customers.set(id, row);
-  const now = new Date();
   return invoices.map((invoice) => {
     const customer = customers.get(invoice.customerId);
     if (invoice.status !== 'draft' || !customer) return invoice;
@@ -127,7 +127,8 @@ export async function withReadiness(
   db: Queryable,
   scope: TenantScope,
   invoice: Invoice,
+  now: Date,
   customer?: CustomerRow,
 ): Promise<Invoice> {
-  return (await withDraftReadiness(db, scope, [invoice], customer ? [customer] : []))[0]!;
+  return (await withDraftReadiness(db, scope, [invoice], now, customer ? [customer] : []))[0]!;
 }

@@ -35,20 +35,20 @@ export interface InvoicesDeps {
 
 export function createInvoices({ db, clock, renderer, links }: InvoicesDeps) {
   return {
-    create: (write: WriteRequest, input: InvoiceCreate) => createInvoice(db, write, input),
-    show: (scope: TenantScope, id: string) => showInvoice(db, links, scope, id),
+    create: (write: WriteRequest, input: InvoiceCreate) => createInvoice(db, clock, write, input),
+    show: (scope: TenantScope, id: string) => showInvoice(db, clock, links, scope, id),
     list: (
       scope: TenantScope,
       filters: { customerId?: string | undefined; status?: string | undefined },
       page: PageRequest,
-    ) => listInvoices(db, links, scope, filters, page),
+    ) => listInvoices(db, clock, links, scope, filters, page),
     update: (write: WriteRequest, id: string, patch: InvoiceUpdate) =>
-      updateInvoice(db, links, write, id, patch),
-    deleteDraft: (write: WriteRequest, id: string) => deleteDraftInvoice(db, write, id),
+      updateInvoice(db, clock, links, write, id, patch),
+    deleteDraft: (write: WriteRequest, id: string) => deleteDraftInvoice(db, clock, write, id),
     addLine: (write: WriteRequest, id: string, input: LineCreate) =>
-      addInvoiceLine(db, write, id, input),
+      addInvoiceLine(db, clock, write, id, input),
     removeLine: (write: WriteRequest, id: string, lineId: string) =>
-      removeInvoiceLine(db, write, id, lineId),
+      removeInvoiceLine(db, clock, write, id, lineId),
     issue: (write: WriteRequest, id: string) => issueInvoice(db, clock, renderer, links, write, id),
     void: (write: WriteRequest, id: string) => voidInvoice(db, links, write, id),
     markUncollectible: (write: WriteRequest, id: string) =>

@@ -1,7 +1,6 @@
 // The scopes a key can hold. The first four come from the original specification; the others
 // are additive (webhooks, keys, settings).
 import { ScopeInsufficientError } from '../errors.ts';
-import type { Actor } from '../tenancy.ts';
 
 export const SCOPES = [
   'customers:read',
@@ -22,6 +21,6 @@ export function isScope(value: string): value is Scope {
 }
 
 /** For operations whose scope depends on the request (events): throws unless the actor holds it. */
-export function requireScope(actor: Actor, scope: Scope): void {
+export function requireScope(actor: { scopes: readonly Scope[] }, scope: Scope): void {
   if (!actor.scopes.includes(scope)) throw new ScopeInsufficientError(scope);
 }
