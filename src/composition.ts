@@ -22,6 +22,24 @@ import type { MailKind } from './mail/outbox.ts';
 import { CursorSigner } from './paging.ts';
 import { createPayments } from './payments/payments.ts';
 import type { SecretsKeyring } from './secrets/keyring.ts';
+import { createCustomer, getCustomer, listCustomers, updateCustomer } from './customers/service.ts';
+import { bindDb } from './db/bind.ts';
+import type { WriteRequest } from './db/unit-of-work.ts';
+import { getEvent, listEvents } from './events/service.ts';
+import { createApiKey, listApiKeys, revokeApiKey, rotateApiKey } from './keys/service.ts';
+import { receivablesReport, taxReport } from './reports/service.ts';
+import { getSettings, updateSettings } from './settings/service.ts';
+import { createTaxRate, getTaxRate, listTaxRates, updateTaxRate } from './taxes/service.ts';
+import type { TenantScope } from './tenancy.ts';
+import { listDeliveries, retryDelivery } from './webhooks/deliveries.ts';
+import {
+  changeEndpoint,
+  createEndpoint,
+  getEndpoint,
+  listEndpoints,
+  removeEndpoint,
+} from './webhooks/endpoints.ts';
+import type { WebhookEndpointCreate, WebhookEndpointUpdate } from './webhooks/schemas.ts';
 
 /** What every process builds first: configuration, time, the database, keys and renderer. */
 export interface Foundation {
@@ -60,8 +78,48 @@ export function createMailKinds({
 
 /** Every module's service, each made once from the foundation. */
 export function createServices(foundation: Foundation) {
+  const { config, clock, db, secrets } = foundation;
+  const allowLoopback = config.webhooksAllowLoopback;
   return {
     ...foundation,
+    customers: bindDb(db, {
+      create: createCustomer,
+      get: getCustomer,
+      list: listCustomers,
+      update: updateCustomer,
+    }),
+    taxRates: bindDb(db, {
+      create: createTaxRate,
+      get: getTaxRate,
+      list: listTaxRates,
+      update: updateTaxRate,
+    }),
+    apiKeys: {
+      ...bindDb(db, { create: createApiKey, list: listApiKeys, revoke: revokeApiKey }),
+      rotate: (write: WriteRequest, id: string, options: { expireOldInSeconds?: number | null }) =>
+        rotateApiKey(db, write, id, options, clock),
+    },
+    events: bindDb(db, { get: getEvent, list: listEvents }),
+    webhookEndpoints: {
+      ...bindDb(db, {
+        list: listEndpoints,
+        get: getEndpoint,
+        remove: removeEndpoint,
+        deliveries: listDeliveries,
+      }),
+      create: (write: WriteRequest, input: WebhookEndpointCreate) =>
+        createEndpoint(db, secrets, write, input, allowLoopback),
+      change: (write: WriteRequest, id: string, patch: WebhookEndpointUpdate) =>
+        changeEndpoint(db, write, id, patch, allowLoopback),
+      retryDelivery: (write: WriteRequest, endpointId: string, deliveryId: string) =>
+        retryDelivery(db, clock, write, endpointId, deliveryId),
+    },
+    reports: {
+      receivables: (scope: TenantScope, asOf: string | undefined) =>
+        receivablesReport(db, clock, scope, asOf),
+      tax: (scope: TenantScope, from: string, to: string) => taxReport(db, scope, from, to),
+    },
+    settings: bindDb(db, { get: getSettings, update: updateSettings }),
     cursors: new CursorSigner(foundation.secrets.derive('cursor signing')),
     invoices: createInvoices(foundation),
     creditNotes: createCreditNotes(foundation),

@@ -5,17 +5,11 @@ import { sendWrite } from '../http/idempotency.ts';
 import { buildPage, listBinding, readPageRequest } from '../paging.ts';
 import { errorResponses, IdempotencyHeaders, IdParams, Page } from '../http/schemas.ts';
 import { Customer, CustomerCreate, CustomerListQuery, CustomerUpdate } from './schemas.ts';
-import {
-  createCustomer,
-  customerFromRow,
-  getCustomer,
-  listCustomers,
-  updateCustomer,
-} from './service.ts';
+import { customerFromRow } from './service.ts';
 
 const tags = ['Customers'];
 
-export const customerRoutes: RoutePlugin = async (server, { db, cursors }) => {
+export const customerRoutes: RoutePlugin = async (server, { customers, cursors }) => {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   app.post(
     '/v1/customers',
@@ -30,7 +24,7 @@ export const customerRoutes: RoutePlugin = async (server, { db, cursors }) => {
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, 201, (write) => createCustomer(db, write, request.body)),
+      sendWrite(request, reply, 201, (write) => customers.create(write, request.body)),
   );
 
   app.get(
@@ -44,7 +38,7 @@ export const customerRoutes: RoutePlugin = async (server, { db, cursors }) => {
         response: { 200: Customer, ...errorResponses(404) },
       },
     },
-    async (request) => getCustomer(db, request.actor, request.params.id),
+    async (request) => customers.get(request.actor, request.params.id),
   );
 
   app.patch(
@@ -64,7 +58,7 @@ export const customerRoutes: RoutePlugin = async (server, { db, cursors }) => {
     },
     async (request, reply) =>
       sendWrite(request, reply, 200, (write) =>
-        updateCustomer(db, write, request.params.id, request.body),
+        customers.update(write, request.params.id, request.body),
       ),
   );
 
@@ -83,7 +77,7 @@ export const customerRoutes: RoutePlugin = async (server, { db, cursors }) => {
       const { email } = request.query;
       const binding = listBinding(request.actor, 'customers', { email: email?.toLowerCase() });
       const page = readPageRequest(cursors, request.query, binding);
-      const rows = await listCustomers(db, request.actor, { email }, page);
+      const rows = await customers.list(request.actor, { email }, page);
       return buildPage(cursors, rows, page, binding, customerFromRow);
     },
   );

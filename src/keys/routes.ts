@@ -12,11 +12,11 @@ import {
   Page,
 } from '../http/schemas.ts';
 import { ApiKey, ApiKeyCreate, ApiKeyRotate, Identity, IssuedApiKey } from './schemas.ts';
-import { apiKeyFromRow, createApiKey, listApiKeys, revokeApiKey, rotateApiKey } from './service.ts';
+import { apiKeyFromRow } from './service.ts';
 
 const tags = ['API keys'];
 
-export const keyRoutes: RoutePlugin = async (server, { db, clock, cursors }) => {
+export const keyRoutes: RoutePlugin = async (server, { apiKeys, cursors }) => {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/v1/auth/whoami',
@@ -50,7 +50,7 @@ export const keyRoutes: RoutePlugin = async (server, { db, clock, cursors }) => 
     async (request) => {
       const binding = listBinding(request.actor, 'api_keys');
       const page = readPageRequest(cursors, request.query, binding);
-      const rows = await listApiKeys(db, request.actor, page);
+      const rows = await apiKeys.list(request.actor, page);
       return buildPage(cursors, rows, page, binding, apiKeyFromRow);
     },
   );
@@ -71,7 +71,7 @@ export const keyRoutes: RoutePlugin = async (server, { db, clock, cursors }) => 
     },
     async (request, reply) =>
       sendWrite(request, reply, 201, (write) =>
-        createApiKey(db, write, { scopes: request.body.scopes, name: request.body.name ?? null }),
+        apiKeys.create(write, { scopes: request.body.scopes, name: request.body.name ?? null }),
       ),
   );
 
@@ -92,13 +92,9 @@ export const keyRoutes: RoutePlugin = async (server, { db, clock, cursors }) => 
     },
     async (request, reply) =>
       sendWrite(request, reply, 201, (write) =>
-        rotateApiKey(
-          db,
-          write,
-          request.params.id,
-          { expireOldInSeconds: request.body.expireOldInSeconds ?? null },
-          clock,
-        ),
+        apiKeys.rotate(write, request.params.id, {
+          expireOldInSeconds: request.body.expireOldInSeconds ?? null,
+        }),
       ),
   );
 
@@ -116,6 +112,6 @@ export const keyRoutes: RoutePlugin = async (server, { db, clock, cursors }) => 
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, 200, (write) => revokeApiKey(db, write, request.params.id)),
+      sendWrite(request, reply, 200, (write) => apiKeys.revoke(write, request.params.id)),
   );
 };

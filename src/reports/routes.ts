@@ -5,7 +5,7 @@ import type { FastifyReply } from 'fastify';
 import type { RoutePlugin } from '../http/plugin.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { ReceivablesQuery, ReceivablesReport, TaxReport, TaxReportQuery } from './schemas.ts';
-import { receivablesCsv, receivablesReport, taxCsv, taxReport } from './service.ts';
+import { receivablesCsv, taxCsv } from './service.ts';
 
 const tags = ['Reports'];
 const read = { scope: 'invoices:read' as const };
@@ -34,7 +34,7 @@ function sendCsv(reply: FastifyReply, filename: string, csv: string) {
     .send(csv);
 }
 
-export const reportRoutes: RoutePlugin = async (server, { db, clock }) => {
+export const reportRoutes: RoutePlugin = async (server, { reports }) => {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get(
@@ -55,7 +55,7 @@ export const reportRoutes: RoutePlugin = async (server, { db, clock }) => {
       },
     },
     async (request, reply) => {
-      const report = await receivablesReport(db, clock, request.actor, request.query.asOf);
+      const report = await reports.receivables(request.actor, request.query.asOf);
       if (request.query.format !== 'csv') return report;
       return sendCsv(reply, `receivables-${report.asOf}.csv`, receivablesCsv(report));
     },
@@ -80,7 +80,7 @@ export const reportRoutes: RoutePlugin = async (server, { db, clock }) => {
     },
     async (request, reply) => {
       const { from, to, format } = request.query;
-      const report = await taxReport(db, request.actor, from, to);
+      const report = await reports.tax(request.actor, from, to);
       if (format !== 'csv') return report;
       return sendCsv(reply, `tax-${from}-${to}.csv`, taxCsv(report));
     },

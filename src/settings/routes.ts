@@ -4,11 +4,10 @@ import type { RoutePlugin } from '../http/plugin.ts';
 import { sendWrite } from '../http/idempotency.ts';
 import { errorResponses, IdempotencyHeaders } from '../http/schemas.ts';
 import { Settings, SettingsUpdate } from './schemas.ts';
-import { getSettings, updateSettings } from './service.ts';
 
 const tags = ['Settings'];
 
-export const settingsRoutes: RoutePlugin = async (server, { db }) => {
+export const settingsRoutes: RoutePlugin = async (server, { settings }) => {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/v1/settings',
@@ -20,7 +19,7 @@ export const settingsRoutes: RoutePlugin = async (server, { db }) => {
         response: { 200: Settings, ...errorResponses() },
       },
     },
-    async (request) => getSettings(db, request.actor),
+    async (request) => settings.get(request.actor),
   );
 
   app.patch(
@@ -38,6 +37,6 @@ export const settingsRoutes: RoutePlugin = async (server, { db }) => {
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, 200, (write) => updateSettings(db, write, request.body)),
+      sendWrite(request, reply, 200, (write) => settings.update(write, request.body)),
   );
 };

@@ -5,17 +5,11 @@ import { sendWrite } from '../http/idempotency.ts';
 import { buildPage, listBinding, readPageRequest } from '../paging.ts';
 import { errorResponses, IdempotencyHeaders, IdParams, Page } from '../http/schemas.ts';
 import { TaxRate, TaxRateCreate, TaxRateListQuery, TaxRateUpdate } from './schemas.ts';
-import {
-  createTaxRate,
-  getTaxRate,
-  listTaxRates,
-  taxRateFromRow,
-  updateTaxRate,
-} from './service.ts';
+import { taxRateFromRow } from './service.ts';
 
 const tags = ['Tax rates'];
 
-export const taxRateRoutes: RoutePlugin = async (server, { db, cursors }) => {
+export const taxRateRoutes: RoutePlugin = async (server, { taxRates, cursors }) => {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   app.post(
     '/v1/tax-rates',
@@ -32,7 +26,7 @@ export const taxRateRoutes: RoutePlugin = async (server, { db, cursors }) => {
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, 201, (write) => createTaxRate(db, write, request.body)),
+      sendWrite(request, reply, 201, (write) => taxRates.create(write, request.body)),
   );
 
   app.get(
@@ -46,7 +40,7 @@ export const taxRateRoutes: RoutePlugin = async (server, { db, cursors }) => {
         response: { 200: TaxRate, ...errorResponses(404) },
       },
     },
-    async (request) => getTaxRate(db, request.actor, request.params.id),
+    async (request) => taxRates.get(request.actor, request.params.id),
   );
 
   app.patch(
@@ -66,7 +60,7 @@ export const taxRateRoutes: RoutePlugin = async (server, { db, cursors }) => {
     },
     async (request, reply) =>
       sendWrite(request, reply, 200, (write) =>
-        updateTaxRate(db, write, request.params.id, request.body),
+        taxRates.update(write, request.params.id, request.body),
       ),
   );
 
@@ -88,7 +82,7 @@ export const taxRateRoutes: RoutePlugin = async (server, { db, cursors }) => {
         active: active === undefined ? undefined : String(active),
       });
       const page = readPageRequest(cursors, query, binding);
-      const rows = await listTaxRates(db, request.actor, { active }, page);
+      const rows = await taxRates.list(request.actor, { active }, page);
       return buildPage(cursors, rows, page, binding, taxRateFromRow);
     },
   );
