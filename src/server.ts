@@ -7,16 +7,17 @@ import { openDatabase, type OpenDatabase } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { createRenderPool } from './documents/render-pool.ts';
 import { startJobs, type Jobs } from './jobs/index.ts';
-import { CursorSigner } from './paging.ts';
 import { checkSecretsKey } from './secrets/check.ts';
 import { SecretsKeyring } from './secrets/keyring.ts';
 import { useDnsServers } from './webhooks/destination.ts';
 import { resealEndpointSecrets } from './webhooks/endpoints.ts';
-import { HostedLinks } from './hosted/links.ts';
-import { listeningUrl, publicBaseUrl } from './hosted/public-url.ts';
+import type { HostedLinks } from './hosted/links.ts';
+import { listeningUrl } from './hosted/public-url.ts';
+import { systemClock, type Clock } from './clock.ts';
+import { composeHttp, createHostedLinks } from './composition.ts';
 import { bootstrapFirstTenant } from './keys/bootstrap.ts';
 import type { IssuedApiKey } from './keys/service.ts';
-import { KeyVerifier } from './keys/verifier.ts';
+import type { KeyVerifier } from './keys/verifier.ts';
 import { listenForMetrics, type MetricsListener } from './http/metrics.ts';
 
 export interface RunningServer {
@@ -40,6 +41,7 @@ export async function startServer(
   config: Config,
   log: (message: string) => void,
   logStream?: { write(line: string): void },
+  clock: Clock = systemClock,
 ): Promise<RunningServer> {
   useDnsServers(config.dnsServers);
   const database = await openDatabase(config, log);
@@ -55,28 +57,18 @@ export async function startServer(
     await resealEndpointSecrets(database.db, secrets);
     // Without PUBLIC_URL, links use the address the server listens on, known once it does.
     let listening: string | undefined = undefined;
-    const links = new HostedLinks(
-      secrets,
-      publicBaseUrl(config, () => listening),
-    );
+    const links = createHostedLinks(config, secrets, clock, () => listening);
     // Only while a key rotation is under way: links are as many as issued invoices.
     if (secrets.rotating) await links.reseal(database.db);
-    const cursors = new CursorSigner(secrets.derive('cursor signing'));
-    const verifier = new KeyVerifier(database.db, config.keyCacheMs, database.direct);
-    undo.push(() => verifier.close());
-    await verifier.start();
     const renderer = createRenderPool();
     undo.push(() => renderer.close());
-    const app = await buildApp({
-      config,
-      db: database.db,
-      cursors,
-      secrets,
-      renderer,
-      verifier,
-      links,
-      logStream,
-    });
+    const foundation = { config, clock, db: database.db, secrets, renderer, links };
+    const services = await composeHttp(foundation, { listenDb: database.direct, logStream });
+    const { verifier } = services;
+    undo.push(() => services.limits.close());
+    undo.push(() => verifier.close());
+    await verifier.start();
+    const app = await buildApp(services);
     undo.push(() => app.close());
     await app.listen({ port: config.port, host: config.host });
     const address = app.server.address();
@@ -95,7 +87,7 @@ export async function startServer(
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
 
     const jobs = config.runWorker
-      ? startJobs(database.db, config, secrets, renderer, links, {
+      ? startJobs(services, {
           info: (message) => app.log.info(message),
           error: (error, context) => app.log.error({ err: error }, context),
         })

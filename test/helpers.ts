@@ -2,6 +2,7 @@
 // server on it over real HTTP, and "a tenant with a key with these scopes".
 import { randomBytes } from 'node:crypto';
 import { after } from 'node:test';
+import type { Clock } from '../src/clock.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { createDatabase, dropDatabase, withDatabase } from '../src/db/admin.ts';
 import { migrate } from '../src/db/migrate.ts';
@@ -136,17 +137,38 @@ export function testConfig(databaseUrl: string, overrides: Partial<Config> = {})
   };
 }
 
+/** A clock a test drives (startTestServer's `clock`): it stands still until moved. */
+export interface DrivenClock extends Clock {
+  advance(ms: number): void;
+  set(at: Date): void;
+}
+
+export function drivenClock(start: Date = new Date()): DrivenClock {
+  let at = start.getTime();
+  return {
+    now: () => new Date(at),
+    nowMs: () => at,
+    advance: (ms) => void (at += ms),
+    set: (instant) => void (at = instant.getTime()),
+  };
+}
+
 export interface TestServer extends RunningServer {
   db: Db;
 }
 
-/** Starts the real server on the given database; closed when the file's tests end. */
+/**
+ * Starts the real server on the given database; closed when the file's tests end. With a
+ * `clock`, the server reads the time from it instead of the wall clock (src/clock.ts).
+ */
 export async function startTestServer(
   databaseUrl: string,
   overrides: Partial<Config> = {},
   logStream?: { write(line: string): void },
+  clock?: Clock,
 ): Promise<TestServer> {
-  const server = await startServer(testConfig(databaseUrl, overrides), () => undefined, logStream);
+  const config = testConfig(databaseUrl, overrides);
+  const server = await startServer(config, () => undefined, logStream, clock);
   registerApiOrigin(server.url);
   // Closed once, by whichever comes first: this hook, or its database's.
   let closing: Promise<void> | undefined;

@@ -3,11 +3,10 @@
 // lint:openapi`, the client's type generation and the tests' response validation.
 import { buildApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
+import { systemClock } from '../../src/clock.ts';
+import { composeHttp, createHostedLinks } from '../../src/composition.ts';
 import type { RenderPool } from '../../src/documents/render-pool.ts';
-import { HostedLinks } from '../../src/hosted/links.ts';
-import { KeyVerifier } from '../../src/keys/verifier.ts';
 import { createPool } from '../../src/db/pool.ts';
-import { CursorSigner } from '../../src/paging.ts';
 import { SecretsKeyring } from '../../src/secrets/keyring.ts';
 
 // Never asked to render: building the document runs no route.
@@ -30,15 +29,9 @@ export async function buildOpenApiDocument(overrides: Partial<Config> = {}): Pro
   // A pool connects on its first query only, and none is made.
   const db = createPool('postgres://nobody@127.0.0.1:1/none', 1);
   const secrets = await SecretsKeyring.load(config);
-  const app = await buildApp({
-    config,
-    db,
-    cursors: new CursorSigner(secrets.derive('cursor signing')),
-    secrets,
-    renderer: noRenderer,
-    verifier: new KeyVerifier(db, 0),
-    links: new HostedLinks(secrets, () => 'http://127.0.0.1'),
-  });
+  const links = createHostedLinks(config, secrets, systemClock, () => 'http://127.0.0.1');
+  const foundation = { config, clock: systemClock, db, secrets, renderer: noRenderer, links };
+  const app = await buildApp(await composeHttp(foundation));
   try {
     await app.ready();
     return app.swagger();

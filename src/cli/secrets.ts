@@ -3,8 +3,8 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config.ts';
 import { resealEndpointSecrets } from '../webhooks/endpoints.ts';
-import { HostedLinks } from '../hosted/links.ts';
-import { publicBaseUrl } from '../hosted/public-url.ts';
+import { systemClock } from '../clock.ts';
+import { createHostedLinks } from '../composition.ts';
 import { checkSecretsKey, resealKeyCheck } from '../secrets/check.ts';
 import { SecretsKeyring } from '../secrets/keyring.ts';
 import { withDatabase } from './database.ts';
@@ -22,7 +22,7 @@ export function registerSecretsCommands(program: Command): void {
       const resealed = await withDatabase(async (db) => {
         await checkSecretsKey(db, keyring);
         const webhookEndpoints = await resealEndpointSecrets(db, keyring);
-        const hostedInvoiceLinks = await new HostedLinks(keyring, publicBaseUrl(config)).reseal(db);
+        const hostedInvoiceLinks = await createHostedLinks(config, keyring, systemClock).reseal(db);
         await resealKeyCheck(db, keyring);
         return { webhookEndpoints, hostedInvoiceLinks };
       });

@@ -21,7 +21,7 @@ import { getTenant } from '../tenants/service.ts';
 import { operator, type TenantScope } from '../tenancy.ts';
 import { creditNoteDocumentModel } from './document.ts';
 import type { CreditNote } from './schemas.ts';
-import { creditNoteFromRow } from './service.ts';
+import { creditNoteFromRow } from './model.ts';
 import {
   selectCreditNote,
   selectCreditNoteLines,

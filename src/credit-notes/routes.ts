@@ -1,23 +1,17 @@
 // HTTP for credit-notes: schema, scope, call the service, shape the reply.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../app.ts';
+import type { RoutePlugin } from '../http/plugin.ts';
 import { sendWrite } from '../http/idempotency.ts';
 import { buildPage, listBinding, readPageRequest } from '../paging.ts';
 import { errorResponses, IdempotencyHeaders, IdParams, NoBody, Page } from '../http/schemas.ts';
 import { EinvoiceQuery } from '../invoices/schemas.ts';
-import { getCreditNoteEinvoice, getCreditNotePdf, sendCreditNote } from './documents.ts';
 import { CreditNote, CreditNoteCreate, CreditNoteListQuery } from './schemas.ts';
-import { createCreditNote, getCreditNote, listCreditNotes, voidCreditNote } from './service.ts';
 
 const tags = ['Credit notes'];
 const write = { scope: 'invoices:write' as const };
 const read = { scope: 'invoices:read' as const };
 
-export function registerCreditNoteRoutes(
-  server: FastifyInstance,
-  { db, cursors, renderer }: AppDeps,
-): void {
+export const creditNoteRoutes: RoutePlugin = async (server, { creditNotes, cursors }) => {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post(
@@ -35,9 +29,7 @@ export function registerCreditNoteRoutes(
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, 201, (write) =>
-        createCreditNote(db, renderer, write, request.body),
-      ),
+      sendWrite(request, reply, 201, (write) => creditNotes.create(write, request.body)),
   );
 
   app.get(
@@ -55,7 +47,7 @@ export function registerCreditNoteRoutes(
       const { invoiceId } = request.query;
       const binding = listBinding(request.actor, 'credit_notes', { invoiceId });
       const page = readPageRequest(cursors, request.query, binding);
-      const rows = await listCreditNotes(db, request.actor, { invoiceId }, page);
+      const rows = await creditNotes.list(request.actor, { invoiceId }, page);
       return buildPage(cursors, rows, page, binding, (r) => r.creditNote);
     },
   );
@@ -71,7 +63,7 @@ export function registerCreditNoteRoutes(
         response: { 200: CreditNote, ...errorResponses(404) },
       },
     },
-    async (request) => getCreditNote(db, request.actor, request.params.id),
+    async (request) => creditNotes.get(request.actor, request.params.id),
   );
 
   app.post(
@@ -90,7 +82,7 @@ export function registerCreditNoteRoutes(
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, 200, (write) => voidCreditNote(db, write, request.params.id)),
+      sendWrite(request, reply, 200, (write) => creditNotes.void(write, request.params.id)),
   );
 
   app.get(
@@ -113,12 +105,7 @@ export function registerCreditNoteRoutes(
       },
     },
     async (request, reply) => {
-      const { filename, pdf } = await getCreditNotePdf(
-        db,
-        renderer,
-        request.actor,
-        request.params.id,
-      );
+      const { filename, pdf } = await creditNotes.pdf(request.actor, request.params.id);
       return reply
         .type('application/pdf')
         .header('content-disposition', `inline; filename="${filename}"`)
@@ -147,9 +134,7 @@ export function registerCreditNoteRoutes(
       },
     },
     async (request, reply) => {
-      const { filename, xml } = await getCreditNoteEinvoice(
-        db,
-        renderer,
+      const { filename, xml } = await creditNotes.einvoice(
         request.actor,
         request.params.id,
         request.query.format ?? 'ubl',
@@ -177,6 +162,6 @@ export function registerCreditNoteRoutes(
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, 200, (write) => sendCreditNote(db, write, request.params.id)),
+      sendWrite(request, reply, 200, (write) => creditNotes.send(write, request.params.id)),
   );
-}
+};

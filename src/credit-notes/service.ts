@@ -14,13 +14,13 @@ import {
   reverseCreditOnInvoice,
 } from '../invoices/service.ts';
 import type { Invoice } from '../invoices/schemas.ts';
-import { taxAmountFromStored } from '../taxes/service.ts';
 import type { RenderPool } from '../documents/render-pool.ts';
 import { sellerSnapshot } from '../invoices/snapshots.ts';
 import { getTenant } from '../tenants/service.ts';
 import { getSettingsRow } from '../settings/service.ts';
 import type { TenantScope } from '../tenancy.ts';
 import { renderIssuedCreditNote } from './documents.ts';
+import { creditNoteFromRow } from './model.ts';
 import { nextCreditNoteNumber } from './numbering.ts';
 import { isTaxInclusive, planCredit } from './plan.ts';
 import type { CreditNote, CreditNoteCreate } from './schemas.ts';
@@ -34,51 +34,9 @@ import {
   selectCreditNotePage,
   selectIssuedCreditNotes,
   type CreditNoteLineRow,
-  type CreditNoteRow,
 } from './store.ts';
 
-export function creditNoteFromRow(
-  row: CreditNoteRow,
-  lines: readonly Omit<CreditNoteLineRow, 'credit_note_id'>[],
-): CreditNote {
-  return {
-    id: row.id,
-    object: 'credit_note',
-    number: row.number,
-    invoiceId: row.invoice_id,
-    customerId: row.customer_id,
-    status: row.status,
-    currency: row.currency,
-    amount: row.total,
-    subtotal: row.subtotal,
-    tax: row.tax,
-    totalExcludingTax: row.total_excluding_tax,
-    total: row.total,
-    taxAmounts: row.tax_amounts.map(taxAmountFromStored),
-    creditedAmount: row.credited_amount,
-    outOfBandAmount: row.out_of_band_amount,
-    lines: lines.map((l) => ({
-      id: l.id,
-      description: l.description,
-      amount: l.amount,
-      amountExcludingTax: l.amount_excluding_tax,
-      tax: l.tax,
-      invoiceLineId: l.invoice_line_id,
-    })),
-    reason: row.reason,
-    sentAt: row.sent_at?.toISOString() ?? null,
-    email: row.email_status && {
-      status: row.email_status,
-      attempts: row.email_attempts,
-      lastError: row.email_last_error,
-    },
-    memo: row.memo,
-    metadata: row.metadata,
-    environment: row.environment,
-    createdAt: row.created_at.toISOString(),
-    voidedAt: row.voided_at?.toISOString() ?? null,
-  };
-}
+export { creditNoteFromRow } from './model.ts';
 
 /** The invoice, locked for the transaction; 404 naming `invoiceId` when it is not ours. */
 async function lockInvoice(tx: Tx, scope: TenantScope, invoiceId: string): Promise<Invoice> {

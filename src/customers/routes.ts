@@ -1,22 +1,15 @@
 // HTTP for customers: schema, scope, call the service, shape the reply.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../app.ts';
+import type { RoutePlugin } from '../http/plugin.ts';
 import { sendWrite } from '../http/idempotency.ts';
 import { buildPage, listBinding, readPageRequest } from '../paging.ts';
 import { errorResponses, IdempotencyHeaders, IdParams, Page } from '../http/schemas.ts';
 import { Customer, CustomerCreate, CustomerListQuery, CustomerUpdate } from './schemas.ts';
-import {
-  createCustomer,
-  customerFromRow,
-  getCustomer,
-  listCustomers,
-  updateCustomer,
-} from './service.ts';
+import { customerFromRow } from './service.ts';
 
 const tags = ['Customers'];
 
-export function registerCustomerRoutes(server: FastifyInstance, { db, cursors }: AppDeps): void {
+export const customerRoutes: RoutePlugin = async (server, { customers, cursors }) => {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   app.post(
     '/v1/customers',
@@ -31,7 +24,7 @@ export function registerCustomerRoutes(server: FastifyInstance, { db, cursors }:
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, 201, (write) => createCustomer(db, write, request.body)),
+      sendWrite(request, reply, 201, (write) => customers.create(write, request.body)),
   );
 
   app.get(
@@ -45,7 +38,7 @@ export function registerCustomerRoutes(server: FastifyInstance, { db, cursors }:
         response: { 200: Customer, ...errorResponses(404) },
       },
     },
-    async (request) => getCustomer(db, request.actor, request.params.id),
+    async (request) => customers.get(request.actor, request.params.id),
   );
 
   app.patch(
@@ -65,7 +58,7 @@ export function registerCustomerRoutes(server: FastifyInstance, { db, cursors }:
     },
     async (request, reply) =>
       sendWrite(request, reply, 200, (write) =>
-        updateCustomer(db, write, request.params.id, request.body),
+        customers.update(write, request.params.id, request.body),
       ),
   );
 
@@ -84,8 +77,8 @@ export function registerCustomerRoutes(server: FastifyInstance, { db, cursors }:
       const { email } = request.query;
       const binding = listBinding(request.actor, 'customers', { email: email?.toLowerCase() });
       const page = readPageRequest(cursors, request.query, binding);
-      const rows = await listCustomers(db, request.actor, { email }, page);
+      const rows = await customers.list(request.actor, { email }, page);
       return buildPage(cursors, rows, page, binding, customerFromRow);
     },
   );
-}
+};

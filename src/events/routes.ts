@@ -1,11 +1,10 @@
 // HTTP for events: schema, scope, call the service, shape the reply.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../app.ts';
+import type { RoutePlugin } from '../http/plugin.ts';
 import { buildPage, listBinding, readPageRequest } from '../paging.ts';
 import { errorResponses, IdParams, Page } from '../http/schemas.ts';
 import { Event, EventListQuery } from './schemas.ts';
-import { eventFromRow, getEvent, listEvents } from './service.ts';
+import { eventFromRow } from './service.ts';
 import { EVENT_READ_SCOPES } from './types.ts';
 
 const tags = ['Events'];
@@ -17,8 +16,7 @@ const asStored = () => (data: unknown) => JSON.stringify(data);
 const SCOPE_RULE =
   'An event is readable with the read scope of the object it describes: `customer.*` needs `customers:read`; `invoice.*`, `credit_note.*` and `tax_rate.*` need `invoices:read`; `api_key.*` needs `keys:read`.';
 
-export function registerEventRoutes(server: FastifyInstance, deps: AppDeps): void {
-  const { db, cursors } = deps;
+export const eventRoutes: RoutePlugin = async (server, { events, cursors }) => {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get(
@@ -40,7 +38,7 @@ export function registerEventRoutes(server: FastifyInstance, deps: AppDeps): voi
       const query = request.query;
       const binding = listBinding(request.actor, 'events', { type: query.type });
       const page = readPageRequest(cursors, query, binding);
-      const rows = await listEvents(db, request.actor, query.type, page);
+      const rows = await events.list(request.actor, query.type, page);
       return buildPage(cursors, rows, page, binding, eventFromRow);
     },
   );
@@ -59,6 +57,6 @@ export function registerEventRoutes(server: FastifyInstance, deps: AppDeps): voi
         response: { 200: Event, ...errorResponses(404) },
       },
     },
-    async (request) => getEvent(db, request.actor, request.params.id),
+    async (request) => events.get(request.actor, request.params.id),
   );
-}
+};

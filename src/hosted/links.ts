@@ -13,6 +13,7 @@
 // - Valid until 120 days after the due date (the issue date when there is none), and never for
 //   less than 120 days from when the link was made, so a link replaced long after the due date
 //   still works. Replacing a link makes the old one stop at once (src/hosted/store.ts).
+import { systemClock, type Clock } from '../clock.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db, Queryable } from '../db/pool.ts';
 import { unitOfWork } from '../db/unit-of-work.ts';
@@ -67,11 +68,13 @@ export interface ResolvedLink {
 export class HostedLinks {
   readonly #secrets: SecretsKeyring;
   readonly #baseUrl: () => string;
+  readonly #clock: Clock;
 
   /** `baseUrl`: PUBLIC_URL, or the server's own address (./public-url.ts); read on each use. */
-  constructor(secrets: SecretsKeyring, baseUrl: () => string) {
+  constructor(secrets: SecretsKeyring, baseUrl: () => string, clock: Clock = systemClock) {
     this.#secrets = secrets;
     this.#baseUrl = baseUrl;
+    this.#clock = clock;
   }
 
   url(token: string): string {
@@ -86,7 +89,7 @@ export class HostedLinks {
     tx: Queryable,
     scope: TenantScope,
     invoice: LinkedInvoice,
-    now = new Date(),
+    now = this.#clock.now(),
   ): Promise<string> {
     const token = randomBytes(TOKEN_BYTES).toString('base64url');
     await upsertLink(tx, scope, {
@@ -106,7 +109,7 @@ export class HostedLinks {
     db: Queryable,
     scope: TenantScope,
     invoiceIds: readonly string[],
-    now = new Date(),
+    now = this.#clock.now(),
   ): Promise<Map<string, string>> {
     const urls = new Map<string, string>();
     for (const link of await selectLinks(db, scope, invoiceIds)) {
@@ -132,7 +135,11 @@ export class HostedLinks {
   }
 
   /** The invoice a token opens, or null: malformed, unknown, replaced or expired. */
-  async resolve(db: Queryable, token: string, now = new Date()): Promise<ResolvedLink | null> {
+  async resolve(
+    db: Queryable,
+    token: string,
+    now = this.#clock.now(),
+  ): Promise<ResolvedLink | null> {
     if (!TOKEN.test(token)) return null;
     const link = await selectLinkByHash(db, hashToken(token));
     if (!link || link.expiresAt <= now) return null;

@@ -12,11 +12,9 @@
 // unknown, replaced or expired, a malformed one, any other path under /i/) gets the same plain
 // 404 page in the reader's language (Accept-Language), and nothing more.
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
-import type { AppDeps } from '../app.ts';
+import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { RoutePlugin } from '../http/plugin.ts';
 import { ApiError } from '../errors.ts';
-import type { RateLimits } from '../http/rate-limit.ts';
-import { hostedCreditNoteDocument, hostedInvoiceDocument, hostedInvoicePage } from './service.ts';
 import { acceptedLocale, invoicePage, messagePage, STYLESHEET } from './views.ts';
 
 const PAGE_HEADERS: Record<string, string> = {
@@ -51,14 +49,7 @@ function notFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
     .send(messagePage(locale, 'hosted.linkInvalid', depthBelowPage(request)));
 }
 
-export async function registerHostedPage(
-  app: FastifyInstance,
-  deps: AppDeps,
-  limits: RateLimits,
-): Promise<void> {
-  const { db, renderer, links } = deps;
-  const pageDeps = { db, renderer, links };
-
+export const hostedPageRoutes: RoutePlugin = async (app, { hostedPage, limits }) => {
   const limited: onRequestHookHandler = (request, reply, done) => {
     limits.admitPageRequest(request.ip).then((retryAfter) => {
       if (retryAfter === 0) return done();
@@ -93,7 +84,7 @@ export async function registerHostedPage(
         { ...route, schema: { hide: true, params: TokenParams, querystring: AnyQuery } },
         async (request, reply) => {
           const { token } = request.params as { token: string };
-          const view = await hostedInvoicePage(pageDeps, token);
+          const view = await hostedPage.page(token);
           if (!view) return notFound(request, reply);
           return reply.type(HTML).header('content-language', view.lang).send(invoicePage(view));
         },
@@ -105,7 +96,7 @@ export async function registerHostedPage(
           { ...route, schema: { hide: true, params: TokenParams, querystring: AnyQuery } },
           async (request, reply) => {
             const { token } = request.params as { token: string };
-            const document = await hostedInvoiceDocument(pageDeps, token, format);
+            const document = await hostedPage.invoiceDocument(token, format);
             if (!document) return notFound(request, reply);
             return reply
               .type(document.contentType)
@@ -120,7 +111,7 @@ export async function registerHostedPage(
           { ...route, schema: { hide: true, params: CreditNoteParams, querystring: AnyQuery } },
           async (request, reply) => {
             const { token, number } = request.params as { token: string; number: string };
-            const document = await hostedCreditNoteDocument(pageDeps, token, number, format);
+            const document = await hostedPage.creditNoteDocument(token, number, format);
             if (!document) return notFound(request, reply);
             return reply
               .type(document.contentType)
@@ -144,4 +135,4 @@ export async function registerHostedPage(
     },
     { prefix: '/i' },
   );
-}
+};

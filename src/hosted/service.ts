@@ -120,3 +120,16 @@ export async function hostedCreditNoteDocument(
     throw error;
   }
 }
+
+/** The hosted page's service, bound once by the composition root (src/composition.ts). */
+export function createHostedPage(deps: HostedPageDeps) {
+  return {
+    page: (token: string) => hostedInvoicePage(deps, token),
+    invoiceDocument: (token: string, format: DocumentFormat) =>
+      hostedInvoiceDocument(deps, token, format),
+    creditNoteDocument: (token: string, number: string, format: DocumentFormat) =>
+      hostedCreditNoteDocument(deps, token, number, format),
+  };
+}
+
+export type HostedPage = ReturnType<typeof createHostedPage>;

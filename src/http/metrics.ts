@@ -23,7 +23,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { BlockList, isIP } from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import type { AppDeps } from '../app.ts';
+import type { RenderPool } from '../documents/render-pool.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/pool.ts';
 import {
@@ -136,8 +136,15 @@ function registerBacklogGauges(registry: Registry, db: Db, log: FastifyBaseLogge
   );
 }
 
+/** What the metrics read: the backlogs in the database, the render threads' CPU time. */
+export interface MetricsDeps {
+  config: Config;
+  db: Db;
+  renderer: RenderPool;
+}
+
 /** The registry /metrics shows; one per app (tests start several apps in one process). */
-function createMetricsRegistry(app: FastifyInstance, deps: AppDeps): Registry {
+function createMetricsRegistry(app: FastifyInstance, deps: MetricsDeps): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   registerRequestMetrics(app, registry);
@@ -164,7 +171,7 @@ export const METRICS_DESCRIPTION =
  */
 export function registerMetrics(
   app: FastifyInstance,
-  deps: AppDeps,
+  deps: MetricsDeps,
 ): (request: FastifyRequest) => Promise<string> {
   const registry = createMetricsRegistry(app, deps);
   app.decorate('metricsRegistry', registry);

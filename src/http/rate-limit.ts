@@ -24,6 +24,7 @@
 // not needed: while it is unreachable each instance counts in its own memory (the insurance
 // limiter of rate-limiter-flexible) and keeps serving, and should the limiter itself fail, the
 // request goes through rather than failing.
+import type { Clock } from '../clock.ts';
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import { Redis } from 'ioredis';
 import {
@@ -78,8 +79,11 @@ class LocalWindows {
 
   private readonly durationMs: number;
 
-  constructor(durationMs: number) {
+  private readonly clock: Clock;
+
+  constructor(durationMs: number, clock: Clock) {
     this.durationMs = durationMs;
+    this.clock = clock;
     this.sweeper = setInterval(() => this.sweep(), Math.max(durationMs, 10_000));
     this.sweeper.unref();
   }
@@ -102,7 +106,7 @@ class LocalWindows {
   }
 
   private sweep(): void {
-    const now = Date.now();
+    const now = this.clock.nowMs();
     for (const [key, window] of this.windows) if (window.endsAt <= now) this.windows.delete(key);
   }
 
@@ -149,14 +153,18 @@ export class RateLimits {
 
   private readonly redis: Redis | undefined;
 
+  private readonly clock: Clock;
+
   private constructor(
     config: Config,
 
     log: FastifyBaseLogger,
 
     redis: Redis | undefined,
+    clock: Clock,
   ) {
     this.config = config;
+    this.clock = clock;
 
     this.log = log;
 
@@ -164,12 +172,12 @@ export class RateLimits {
     this.synchronous = redis === undefined;
     this.keyLimits = { live: keyLimit(config.rateLimitLive), test: keyLimit(config.rateLimitTest) };
     if (redis === undefined) {
-      const perKey = new LocalWindows(KEY_WINDOW_SECONDS * 1000);
+      const perKey = new LocalWindows(KEY_WINDOW_SECONDS * 1000, clock);
       this.local = {
         // Keys are ids, unique across environments: one map serves both.
         perKey: { live: perKey, test: perKey },
-        authFailures: new LocalWindows(config.authFailureWindowSeconds * 1000),
-        hostedPage: new LocalWindows(HOSTED_PAGE_WINDOW_SECONDS * 1000),
+        authFailures: new LocalWindows(config.authFailureWindowSeconds * 1000, clock),
+        hostedPage: new LocalWindows(HOSTED_PAGE_WINDOW_SECONDS * 1000, clock),
       };
       return;
     }
@@ -201,8 +209,8 @@ export class RateLimits {
   }
 
   /** Connects to Redis when configured (waiting at most its connect timeout) and builds the limiters. */
-  static async create(config: Config, log: FastifyBaseLogger): Promise<RateLimits> {
-    if (!config.redisUrl) return new RateLimits(config, log, undefined);
+  static async create(config: Config, log: FastifyBaseLogger, clock: Clock): Promise<RateLimits> {
+    if (!config.redisUrl) return new RateLimits(config, log, undefined, clock);
     const redis = new Redis(config.redisUrl, REDIS_OPTIONS);
     let shared: boolean | undefined;
     redis.on('ready', () => {
@@ -230,7 +238,7 @@ export class RateLimits {
       redis.once('ready', done);
       redis.once('error', done);
     });
-    return new RateLimits(config, log, redis);
+    return new RateLimits(config, log, redis, clock);
   }
 
   private limiter(redis: Redis, options: LimiterOptions): RateLimiterAbstract {
@@ -249,7 +257,7 @@ export class RateLimits {
   admitKey(keyId: string, environment: Environment, reply: FastifyReply): void | Promise<void> {
     const limit = this.keyLimits[environment];
     if (this.local) {
-      const now = Date.now();
+      const now = this.clock.nowMs();
       const window = this.local.perKey[environment].add(keyId, 1, now);
       this.answer(reply, limit, window.points, window.endsAt - now);
       return;
@@ -296,7 +304,7 @@ export class RateLimits {
    */
   refuseIfBlocked(address: string): void | Promise<void> {
     if (this.local) {
-      const now = Date.now();
+      const now = this.clock.nowMs();
       const window = this.local.authFailures.peek(address, now);
       if (window) this.refuseAddress(window.points, window.endsAt - now);
       return;
@@ -333,7 +341,7 @@ export class RateLimits {
    */
   async countAuthFailure(address: string): Promise<void> {
     if (this.local) {
-      const now = Date.now();
+      const now = this.clock.nowMs();
       const window = this.local.authFailures.add(address, 1, now);
       this.refuseFailure(window.points, window.endsAt - now);
       return;
@@ -360,7 +368,7 @@ export class RateLimits {
   async admitPageRequest(address: string): Promise<number> {
     const limit = this.config.hostedPageRateLimit;
     if (this.local) {
-      const now = Date.now();
+      const now = this.clock.nowMs();
       const window = this.local.hostedPage.add(address, 1, now);
       return window.points > limit ? Math.max(1, secondsUntil(window.endsAt - now)) : 0;
     }

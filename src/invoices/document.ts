@@ -70,13 +70,18 @@ export function givenBuyerReference(
   return reference && reference !== invoice.customerId ? reference : null;
 }
 
+function previewTimeMissing(): never {
+  throw new Error("A draft invoice's document model needs the time it is previewed at.");
+}
+
 export function invoiceDocumentModel(
   invoice: Invoice,
   seller: SellerSnapshot,
   customer: CustomerSnapshot,
-  options: { draft: boolean; now: Date },
+  options: { draft: boolean; now?: Date },
 ): DocumentModel {
-  const issuedAt = invoice.issuedAt ?? options.now.toISOString();
+  // An issued invoice's dates are frozen; only a draft's preview is dated by the caller's now.
+  const issuedAt = invoice.issuedAt ?? (options.now ?? previewTimeMissing()).toISOString();
   const locale = resolveLocale(customer.locale);
   const inclusive = invoice.taxAmounts[0]?.inclusive ?? false;
   const rated = new Set(invoice.taxAmounts.map((t) => t.taxRateId));

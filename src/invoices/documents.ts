@@ -23,11 +23,15 @@ import { loadInvoiceRow, withLines } from './model.ts';
 import type { Invoice, SellerSnapshot } from './schemas.ts';
 import { customerSnapshot, sellerSnapshot } from './snapshots.ts';
 
-/** The invoice's document model: as frozen at issue, or (a draft) as things are now. */
+/**
+ * The invoice's document model: as frozen at issue, or (a draft) as things are `now` (a
+ * draft's preview needs it; an issued invoice's dates are frozen).
+ */
 export async function invoiceModel(
   db: Queryable,
   scope: TenantScope,
   id: string,
+  now?: Date,
 ): Promise<{ invoice: Invoice; model: DocumentModel }> {
   const row = await loadInvoiceRow(db, scope, id);
   const invoice = await withLines(db, scope, row);
@@ -41,7 +45,7 @@ export async function invoiceModel(
     draft || !invoice.customer
       ? customerSnapshot(await getCustomerRow(db, scope, row.customer_id), settings!)
       : invoice.customer;
-  const model = invoiceDocumentModel(invoice, seller, customer, { draft, now: new Date() });
+  const model = invoiceDocumentModel(invoice, seller, customer, { draft, now });
   return { invoice, model };
 }
 
@@ -58,14 +62,18 @@ function issuedOrPreview(
   });
 }
 
-/** The invoice's PDF: a draft's preview, or the issued invoice's stored document. */
+/**
+ * The invoice's PDF: a draft's preview (dated `now`, which only a draft needs), or the issued
+ * invoice's stored document.
+ */
 export async function getInvoicePdf(
   db: Db,
   renderer: RenderPool,
   scope: TenantScope,
   id: string,
+  now?: Date,
 ): Promise<{ filename: string; pdf: Buffer }> {
-  const { invoice, model } = await invoiceModel(db, scope, id);
+  const { invoice, model } = await invoiceModel(db, scope, id, now);
   if (invoice.status === 'draft') {
     return { filename: `${invoice.id}-draft.pdf`, pdf: await renderer.renderPdf(model) };
   }
@@ -122,9 +130,6 @@ export async function renderIssuedInvoice(
   invoice: Invoice,
   seller: SellerSnapshot,
 ): Promise<void> {
-  const model = invoiceDocumentModel(invoice, seller, invoice.customer!, {
-    draft: false,
-    now: new Date(),
-  });
+  const model = invoiceDocumentModel(invoice, seller, invoice.customer!, { draft: false });
   await renderIssued(db, renderer, scope, invoice.id, model).catch(() => undefined);
 }

@@ -45,10 +45,7 @@ export function einvoiceRefusal(
 export function assertIssuable(invoice: Invoice, seller: SellerSnapshot): void {
   const readiness = invoice.einvoice;
   if (!readiness || readiness.ready) return;
-  const model = invoiceDocumentModel(invoice, seller, invoice.customer!, {
-    draft: false,
-    now: new Date(),
-  });
+  const model = invoiceDocumentModel(invoice, seller, invoice.customer!, { draft: false });
   throw einvoiceRefusal(readiness.missing, model, { issuing: true });
 }
 
@@ -58,10 +55,7 @@ export function issuedReadiness(
   seller: SellerSnapshot | null,
 ): EinvoiceReadiness | null {
   if (invoice.status === 'draft' || !seller || !invoice.customer) return null;
-  const model = invoiceDocumentModel(invoice, seller, invoice.customer, {
-    draft: false,
-    now: new Date(),
-  });
+  const model = invoiceDocumentModel(invoice, seller, invoice.customer, { draft: false });
   return readinessOf(model);
 }
 
@@ -110,6 +104,7 @@ export async function withDraftReadiness<T extends Invoice>(
   db: Queryable,
   scope: TenantScope,
   invoices: readonly T[],
+  now: Date,
   known: readonly CustomerRow[] = [],
 ): Promise<T[]> {
   const drafts = invoices.filter((i) => i.status === 'draft');
@@ -119,7 +114,6 @@ export async function withDraftReadiness<T extends Invoice>(
   const customers = new Map(known.map((c) => [c.id, c]));
   const unknown = [...new Set(drafts.map((d) => d.customerId))].filter((id) => !customers.has(id));
   for (const [id, row] of await getCustomerRows(db, scope, unknown)) customers.set(id, row);
-  const now = new Date();
   return invoices.map((invoice) => {
     const customer = customers.get(invoice.customerId);
     if (invoice.status !== 'draft' || !customer) return invoice;
@@ -133,7 +127,8 @@ export async function withReadiness(
   db: Queryable,
   scope: TenantScope,
   invoice: Invoice,
+  now: Date,
   customer?: CustomerRow,
 ): Promise<Invoice> {
-  return (await withDraftReadiness(db, scope, [invoice], customer ? [customer] : []))[0]!;
+  return (await withDraftReadiness(db, scope, [invoice], now, customer ? [customer] : []))[0]!;
 }

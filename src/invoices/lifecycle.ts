@@ -1,6 +1,7 @@
 // The invoice lifecycle after the draft: issue, void, mark uncollectible, send. Every move is
 // checked against the state machine (state.ts) on the locked row. Paying is a payment
 // (src/payments/, through ./payments.ts).
+import type { Clock } from '../clock.ts';
 import type { Db } from '../db/pool.ts';
 import {
   unitOfWork,
@@ -34,6 +35,7 @@ import { applyTransition, markIssued, selectLines, updateInvoiceEmail } from './
  */
 export async function issueInvoice(
   db: Db,
+  clock: Clock,
   renderer: RenderPool,
   links: HostedLinks,
   request: WriteRequest,
@@ -59,7 +61,7 @@ export async function issueInvoice(
     );
     const settings = await getSettingsRow(tx, scope);
     const tenant = await getTenant(tx, scope.tenantId);
-    const issuedAt = new Date();
+    const issuedAt = clock.now();
     // Taken last: the counter row stays locked until this transaction ends.
     const number = await nextInvoiceNumber(tx, scope, settings.invoice_prefix);
     const frozen = frozenAtIssue(row, customer, settings, tenant.name, issuedAt);

@@ -1,7 +1,6 @@
 // HTTP for invoices: schema, scope, call the service, shape the reply.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../app.ts';
+import type { RoutePlugin } from '../http/plugin.ts';
 import type { WriteRequest } from '../db/unit-of-work.ts';
 import { sendWrite } from '../http/idempotency.ts';
 import { buildPage, listBinding, readPageRequest } from '../paging.ts';
@@ -17,29 +16,12 @@ import {
   LineCreate,
   LineParams,
 } from './schemas.ts';
-import {
-  addInvoiceLine,
-  createInvoice,
-  deleteDraftInvoice,
-  getInvoiceEinvoice,
-  getInvoicePdf,
-  issueInvoice,
-  listInvoices,
-  markInvoiceUncollectible,
-  removeInvoiceLine,
-  replaceHostedLink,
-  sendInvoice,
-  showInvoice,
-  updateInvoice,
-  voidInvoice,
-} from './service.ts';
 
 const tags = ['Invoices'];
 const write = { scope: 'invoices:write' as const };
 const read = { scope: 'invoices:read' as const };
 
-export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): void {
-  const { db, cursors, renderer, links } = deps;
+export const invoiceRoutes: RoutePlugin = async (server, { invoices, cursors }) => {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post(
@@ -57,7 +39,7 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, 201, (write) => createInvoice(db, write, request.body)),
+      sendWrite(request, reply, 201, (write) => invoices.create(write, request.body)),
   );
 
   app.get(
@@ -75,7 +57,7 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
       const { customerId, status } = request.query;
       const binding = listBinding(request.actor, 'invoices', { customerId, status });
       const page = readPageRequest(cursors, request.query, binding);
-      const rows = await listInvoices(db, links, request.actor, { customerId, status }, page);
+      const rows = await invoices.list(request.actor, { customerId, status }, page);
       return buildPage(cursors, rows, page, binding, (r) => r.invoice);
     },
   );
@@ -91,7 +73,7 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
         response: { 200: Invoice, ...errorResponses(404) },
       },
     },
-    async (request) => showInvoice(db, links, request.actor, request.params.id),
+    async (request) => invoices.show(request.actor, request.params.id),
   );
 
   app.patch(
@@ -112,7 +94,7 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
     },
     async (request, reply) =>
       sendWrite(request, reply, 200, (write) =>
-        updateInvoice(db, links, write, request.params.id, request.body),
+        invoices.update(write, request.params.id, request.body),
       ),
   );
 
@@ -130,7 +112,7 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, 200, (write) => deleteDraftInvoice(db, write, request.params.id)),
+      sendWrite(request, reply, 200, (write) => invoices.deleteDraft(write, request.params.id)),
   );
 
   app.post(
@@ -149,7 +131,7 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
     },
     async (request, reply) =>
       sendWrite(request, reply, 200, (write) =>
-        addInvoiceLine(db, write, request.params.id, request.body),
+        invoices.addLine(write, request.params.id, request.body),
       ),
   );
 
@@ -168,7 +150,7 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
     },
     async (request, reply) =>
       sendWrite(request, reply, 200, (write) =>
-        removeInvoiceLine(db, write, request.params.id, request.params.lineId),
+        invoices.removeLine(write, request.params.id, request.params.lineId),
       ),
   );
 
@@ -177,19 +159,19 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
       'issue',
       'Issue a draft',
       'Assigns the next number (gapless per tenant and environment) and freezes the seller (the settings), the customer and the tax breakdown; the date of supply is the issue date unless the invoice has one or a service period. Its PDF/A-3 and e-invoices are rendered from that frozen data once and never change, and it gets its hosted page (`hostedInvoiceUrl`). A total of 0 goes straight to paid. With the setting `einvoiceRequired`, a draft whose `einvoice` is not ready is 409 einvoice_incomplete (`missing`, as the draft shows it) and stays a draft: no number is taken.',
-      (write: WriteRequest, id: string) => issueInvoice(db, renderer, links, write, id),
+      (write: WriteRequest, id: string) => invoices.issue(write, id),
     ],
     [
       'void',
       'Void an invoice',
       'For open or uncollectible invoices. The hosted page stays and shows the invoice as void.',
-      (write: WriteRequest, id: string) => voidInvoice(db, links, write, id),
+      (write: WriteRequest, id: string) => invoices.void(write, id),
     ],
     [
       'mark-uncollectible',
       'Mark an invoice uncollectible',
       'For open invoices.',
-      (write: WriteRequest, id: string) => markInvoiceUncollectible(db, links, write, id),
+      (write: WriteRequest, id: string) => invoices.markUncollectible(write, id),
     ],
   ] as const;
   for (const [action, summary, description, run] of actions) {
@@ -229,7 +211,7 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, 200, (write) => sendInvoice(db, links, write, request.params.id)),
+      sendWrite(request, reply, 200, (write) => invoices.send(write, request.params.id)),
   );
 
   app.post(
@@ -250,7 +232,7 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
     },
     async (request, reply) =>
       sendWrite(request, reply, 200, (write) =>
-        replaceHostedLink(db, links, write, request.params.id),
+        invoices.replaceHostedLink(write, request.params.id),
       ),
   );
 
@@ -274,7 +256,7 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
       },
     },
     async (request, reply) => {
-      const { filename, pdf } = await getInvoicePdf(db, renderer, request.actor, request.params.id);
+      const { filename, pdf } = await invoices.pdf(request.actor, request.params.id);
       return reply
         .type('application/pdf')
         .header('content-disposition', `inline; filename="${filename}"`)
@@ -304,17 +286,11 @@ export function registerInvoiceRoutes(server: FastifyInstance, deps: AppDeps): v
     },
     async (request, reply) => {
       const format = request.query.format ?? 'ubl';
-      const { filename, xml } = await getInvoiceEinvoice(
-        db,
-        renderer,
-        request.actor,
-        request.params.id,
-        format,
-      );
+      const { filename, xml } = await invoices.einvoice(request.actor, request.params.id, format);
       return reply
         .type('application/xml')
         .header('content-disposition', `attachment; filename="${filename}"`)
         .send(xml);
     },
   );
-}
+};

@@ -2,18 +2,18 @@
 // lifecycle (issue, void, send, PDF) is in lifecycle.ts, the credit-note hooks in credits.ts
 // and the payment and overdue hooks in payments.ts; this file is the module's public face and
 // re-exports them.
+import type { Clock } from '../clock.ts';
 import type { Db, Tx } from '../db/pool.ts';
 import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
 import { getCustomerRow } from '../customers/service.ts';
 import { ParameterInvalidError, ResourceMissingError, StateInvalidError } from '../errors.ts';
 import { checkedDate as checkedCalendarDate } from '../dates.ts';
-import type { PageRequest } from '../paging.ts';
 import { newId } from '../ids.ts';
 import { isCurrency } from '../money/currency.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { HostedLinks } from '../hosted/links.ts';
 import { shownByWrite } from './hosted-link.ts';
-import { withDraftReadiness, withReadiness } from './einvoice-readiness.ts';
+import { withReadiness } from './einvoice-readiness.ts';
 import { checkedLineAmount, priceWithRates } from './pricing.ts';
 import {
   MAX_LINES,
@@ -29,8 +29,6 @@ import {
   deleteLine,
   insertDraft,
   insertLines,
-  selectInvoicePage,
-  selectInvoiceWithLines,
   selectLines,
   updateDraft,
   updateMetadata,
@@ -57,6 +55,7 @@ export {
   type MailedCreditNote,
 } from './mail.ts';
 export { invoiceFromRow, todayUtc } from './model.ts';
+export { getInvoice, listInvoices, showInvoice } from './reading.ts';
 export { replaceHostedLink, shownByWrite } from './hosted-link.ts';
 export {
   applyPaymentToInvoice,
@@ -134,6 +133,7 @@ async function saveDraft(
   fields: DraftFields,
   lines: readonly LineRow[],
   change: { newlyUsed: ReadonlySet<string>; param: string },
+  now: Date,
 ): Promise<Invoice> {
   const customer = await getCustomerRow(tx, scope, row.customer_id);
   const totals = await priceWithRates(
@@ -145,11 +145,12 @@ async function saveDraft(
     change,
   );
   const saved = await updateDraft(tx, scope, row.id, fields, totals);
-  return withReadiness(tx, scope, invoiceFromRow(saved, lines), customer);
+  return withReadiness(tx, scope, invoiceFromRow(saved, lines), now, customer);
 }
 
 export function createInvoice(
   db: Db,
+  clock: Clock,
   request: WriteRequest,
   input: InvoiceCreate,
 ): Promise<Written<Invoice>> {
@@ -186,35 +187,21 @@ export function createInvoice(
     const draft = { id: newId('inv'), customer_id: input.customerId, currency: input.currency };
     const row = await insertDraft(tx, scope, draft, fields, totals, lines);
     const lineRows = lines.map((l) => ({ ...l, invoice_id: row.id }));
-    const invoice = await withReadiness(tx, scope, invoiceFromRow(row, lineRows), customer);
+    const invoice = await withReadiness(
+      tx,
+      scope,
+      invoiceFromRow(row, lineRows),
+      clock.now(),
+      customer,
+    );
     uow.event('invoice.created', invoice);
     return invoice;
   });
 }
 
-export async function getInvoice(db: Db | Tx, scope: TenantScope, id: string): Promise<Invoice> {
-  // One statement, so one snapshot: the totals and the lines always belong together.
-  const row = await selectInvoiceWithLines(db, scope, id);
-  if (!row) throw new ResourceMissingError('invoice', id);
-  return invoiceFromRow(row, row.lines);
-}
-
-/** The invoice as the API shows it: with its hosted URL. */
-export async function showInvoice(
-  db: Db,
-  links: HostedLinks,
-  scope: TenantScope,
-  id: string,
-): Promise<Invoice> {
-  // One statement: the invoice, its lines and its hosted link.
-  const row = await selectInvoiceWithLines(db, scope, id);
-  if (!row) throw new ResourceMissingError('invoice', id);
-  const invoice = await withReadiness(db, scope, invoiceFromRow(row, row.lines));
-  return { ...invoice, hostedInvoiceUrl: links.urlOf(scope, row.id, row.hosted_token_sealed) };
-}
-
 export function updateInvoice(
   db: Db,
+  clock: Clock,
   links: HostedLinks,
   request: WriteRequest,
   id: string,
@@ -284,10 +271,18 @@ export function updateInvoice(
         lines = replaced.map((l) => ({ ...l, invoice_id: id }));
       }
       const after = rateIdsOf(fields.default_tax_rates, lines);
-      invoice = await saveDraft(tx, scope, row, fields, lines, {
-        newlyUsed: new Set([...after].filter((r) => !before.has(r))),
-        param: patch.lines !== undefined ? 'lines' : 'defaultTaxRates',
-      });
+      invoice = await saveDraft(
+        tx,
+        scope,
+        row,
+        fields,
+        lines,
+        {
+          newlyUsed: new Set([...after].filter((r) => !before.has(r))),
+          param: patch.lines !== undefined ? 'lines' : 'defaultTaxRates',
+        },
+        clock.now(),
+      );
     }
     uow.event('invoice.updated', invoice);
     return shownByWrite(uow, links, invoice);
@@ -296,6 +291,7 @@ export function updateInvoice(
 
 export function deleteDraftInvoice(
   db: Db,
+  clock: Clock,
   request: WriteRequest,
   id: string,
 ): Promise<Written<{ id: string; object: 'invoice'; deleted: true }>> {
@@ -303,7 +299,7 @@ export function deleteDraftInvoice(
     const { tx, actor: scope } = uow;
     const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
     assertAllowed(row, 'delete');
-    const invoice = await withReadiness(tx, scope, await withLines(tx, scope, row));
+    const invoice = await withReadiness(tx, scope, await withLines(tx, scope, row), clock.now());
     await deleteInvoice(tx, scope, id);
     uow.event('invoice.deleted', invoice);
     return { id, object: 'invoice', deleted: true };
@@ -327,6 +323,7 @@ function draftFields(row: InvoiceRow): DraftFields {
 
 export function addInvoiceLine(
   db: Db,
+  clock: Clock,
   request: WriteRequest,
   id: string,
   input: LineCreate,
@@ -354,6 +351,7 @@ export function addInvoiceLine(
         newlyUsed: new Set((input.taxRates ?? []).filter((r) => !before.has(r))),
         param: 'taxRates',
       },
+      clock.now(),
     );
     uow.event('invoice.updated', invoice);
     return invoice;
@@ -362,6 +360,7 @@ export function addInvoiceLine(
 
 export function removeInvoiceLine(
   db: Db,
+  clock: Clock,
   request: WriteRequest,
   id: string,
   lineId: string,
@@ -374,33 +373,19 @@ export function removeInvoiceLine(
       throw new ResourceMissingError('invoice line', lineId);
     }
     const lines = await selectLines(tx, scope, [id]);
-    const invoice = await saveDraft(tx, scope, row, draftFields(row), lines, {
-      newlyUsed: new Set(),
-      param: 'lines',
-    });
+    const invoice = await saveDraft(
+      tx,
+      scope,
+      row,
+      draftFields(row),
+      lines,
+      {
+        newlyUsed: new Set(),
+        param: 'lines',
+      },
+      clock.now(),
+    );
     uow.event('invoice.updated', invoice);
     return invoice;
   });
-}
-
-export async function listInvoices(
-  db: Db,
-  links: HostedLinks,
-  scope: TenantScope,
-  filters: { customerId?: string | undefined; status?: string | undefined },
-  page: PageRequest,
-): Promise<{ id: string; created_at: Date; invoice: Invoice }[]> {
-  // The page, its lines and its hosted links in one statement (primary key prefix look-ups).
-  const rows = await selectInvoicePage(db, scope, filters, page.after, page.limit + 1);
-  // Drafts' e-invoice readiness: at most three reads for the page (./einvoice-readiness.ts).
-  const shown = rows.map((row) => invoiceFromRow(row, row.lines));
-  const invoices = await withDraftReadiness(db, scope, shown);
-  return rows.map((row, i) => ({
-    id: row.id,
-    created_at: row.created_at,
-    invoice: {
-      ...invoices[i]!,
-      hostedInvoiceUrl: links.urlOf(scope, row.id, row.hosted_token_sealed),
-    },
-  }));
 }

@@ -5,19 +5,15 @@
 import type { Config } from '../config.ts';
 import { openDatabase } from '../db/database.ts';
 import { migrate } from '../db/migrate.ts';
-import type { Db } from '../db/pool.ts';
+import { systemClock, todayUtcOf } from '../clock.ts';
+import { createHostedLinks, createServices, type Services } from '../composition.ts';
 import { purgeExpiredIdempotencyKeys } from '../db/unit-of-work.ts';
-import { createRenderPool, type RenderPool } from '../documents/render-pool.ts';
+import { createRenderPool } from '../documents/render-pool.ts';
 import { useDnsServers } from '../webhooks/destination.ts';
 import { WebhookWorker } from '../webhooks/worker.ts';
-import { HostedLinks } from '../hosted/links.ts';
-import { publicBaseUrl } from '../hosted/public-url.ts';
-import { creditNoteMail, CREDIT_NOTE_MAIL, invoiceCreditNotes } from '../credit-notes/documents.ts';
-import { invoiceMail, INVOICE_MAIL, todayUtc } from '../invoices/service.ts';
 import { createMailTransport } from '../mail/transport.ts';
 import { MailWorker } from '../mail/worker.ts';
 import { runDunning } from '../dunning/service.ts';
-import { reminderMail, REMINDER_MAIL } from '../dunning/reminders.ts';
 import { checkSecretsKey } from '../secrets/check.ts';
 import { SecretsKeyring } from '../secrets/keyring.ts';
 
@@ -30,26 +26,20 @@ export interface Jobs {
 }
 
 export function startJobs(
-  db: Db,
-  config: Config,
-  secrets: SecretsKeyring,
-  renderer: RenderPool,
-  links: HostedLinks,
+  services: Pick<Services, 'config' | 'clock' | 'db' | 'secrets' | 'mailKinds'>,
   log: { info(message: string): void; error(error: unknown, context: string): void },
 ): Jobs {
+  const { config, clock, db, secrets } = services;
   const onError = (error: unknown, context: string) => log.error(error, context);
   const webhooks = new WebhookWorker(db, {
     allowLoopback: config.webhooksAllowLoopback,
     secrets,
     onError,
+    clock,
   });
   const mail = new MailWorker(db, {
-    transport: createMailTransport(config, (message) => log.info(message)),
-    kinds: {
-      [INVOICE_MAIL]: invoiceMail(renderer, links, invoiceCreditNotes(renderer)),
-      [CREDIT_NOTE_MAIL]: creditNoteMail(renderer),
-      [REMINDER_MAIL]: reminderMail(renderer, links, invoiceCreditNotes(renderer)),
-    },
+    transport: createMailTransport(config, (message) => log.info(message), clock),
+    kinds: services.mailKinds,
     onError,
   });
   webhooks.start();
@@ -63,7 +53,7 @@ export function startJobs(
   let dunningRun: Promise<void> = Promise.resolve();
   let stopped = false;
   const dun = () => {
-    dunningRun = runDunning(db, todayUtc())
+    dunningRun = runDunning(db, todayUtcOf(clock))
       .then(({ reminders }) => {
         if (reminders > 0) mail.poke();
       })
@@ -104,8 +94,10 @@ export async function runStandaloneWorker(
     const renderer = createRenderPool();
     // Alone, the worker knows no listening address: without PUBLIC_URL, links in e-mails use
     // HOST and PORT as configured.
-    const links = new HostedLinks(secrets, publicBaseUrl(config));
-    const jobs = startJobs(database.db, config, secrets, renderer, links, {
+    const clock = systemClock;
+    const links = createHostedLinks(config, secrets, clock);
+    const foundation = { config, clock, db: database.db, secrets, renderer, links };
+    const jobs = startJobs(createServices(foundation), {
       info: log,
       error: (error, context) => log(`${context}: ${String(error)}`),
     });

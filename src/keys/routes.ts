@@ -1,7 +1,6 @@
 // HTTP door to keys: whoami and /v1/api-keys. The CLI is the other door to the same service.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../app.ts';
+import type { RoutePlugin } from '../http/plugin.ts';
 import { sendWrite } from '../http/idempotency.ts';
 import { buildPage, listBinding, readPageRequest } from '../paging.ts';
 import {
@@ -13,11 +12,11 @@ import {
   Page,
 } from '../http/schemas.ts';
 import { ApiKey, ApiKeyCreate, ApiKeyRotate, Identity, IssuedApiKey } from './schemas.ts';
-import { apiKeyFromRow, createApiKey, listApiKeys, revokeApiKey, rotateApiKey } from './service.ts';
+import { apiKeyFromRow } from './service.ts';
 
 const tags = ['API keys'];
 
-export function registerKeyRoutes(server: FastifyInstance, { db, cursors }: AppDeps): void {
+export const keyRoutes: RoutePlugin = async (server, { apiKeys, cursors }) => {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/v1/auth/whoami',
@@ -51,7 +50,7 @@ export function registerKeyRoutes(server: FastifyInstance, { db, cursors }: AppD
     async (request) => {
       const binding = listBinding(request.actor, 'api_keys');
       const page = readPageRequest(cursors, request.query, binding);
-      const rows = await listApiKeys(db, request.actor, page);
+      const rows = await apiKeys.list(request.actor, page);
       return buildPage(cursors, rows, page, binding, apiKeyFromRow);
     },
   );
@@ -72,7 +71,7 @@ export function registerKeyRoutes(server: FastifyInstance, { db, cursors }: AppD
     },
     async (request, reply) =>
       sendWrite(request, reply, 201, (write) =>
-        createApiKey(db, write, { scopes: request.body.scopes, name: request.body.name ?? null }),
+        apiKeys.create(write, { scopes: request.body.scopes, name: request.body.name ?? null }),
       ),
   );
 
@@ -93,7 +92,7 @@ export function registerKeyRoutes(server: FastifyInstance, { db, cursors }: AppD
     },
     async (request, reply) =>
       sendWrite(request, reply, 201, (write) =>
-        rotateApiKey(db, write, request.params.id, {
+        apiKeys.rotate(write, request.params.id, {
           expireOldInSeconds: request.body.expireOldInSeconds ?? null,
         }),
       ),
@@ -113,6 +112,6 @@ export function registerKeyRoutes(server: FastifyInstance, { db, cursors }: AppD
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, 200, (write) => revokeApiKey(db, write, request.params.id)),
+      sendWrite(request, reply, 200, (write) => apiKeys.revoke(write, request.params.id)),
   );
-}
+};

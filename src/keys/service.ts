@@ -1,4 +1,5 @@
 // API keys: one service behind both the operator CLI and /v1/api-keys.
+import { systemClock, type Clock } from '../clock.ts';
 import type { Db } from '../db/pool.ts';
 import {
   unitOfWork,
@@ -165,8 +166,8 @@ export async function listApiKeysOfTenant(db: Db, tenantId: string): Promise<Api
   return (await selectKeysOfTenant(db, tenantId)).map(apiKeyFromRow);
 }
 
-function isActive(row: ApiKeyRow): boolean {
-  return row.revoked_at === null && (row.expires_at === null || row.expires_at > new Date());
+function isActive(row: ApiKeyRow, now: Date): boolean {
+  return row.revoked_at === null && (row.expires_at === null || row.expires_at > now);
 }
 
 /** The key, locked; a key may act on keys holding only scopes it holds itself. */
@@ -196,17 +197,19 @@ export function rotateApiKey(
   request: WriteRequest,
   keyId: string,
   options: { expireOldInSeconds?: number | null },
+  clock: Clock = systemClock,
 ): Promise<Written<IssuedApiKey>> {
   return unitOfWork(db, request, async (uow) => {
     const old = await lockKey(uow, keyId, 'rotate');
-    if (!isActive(old)) {
+    const now = clock.now();
+    if (!isActive(old, now)) {
       throw new StateInvalidError(
         `This API key is ${old.revoked_at ? 'revoked' : 'expired'}; only an active key can be rotated.`,
       );
     }
     let oldRow = old;
     if (options.expireOldInSeconds !== undefined && options.expireOldInSeconds !== null) {
-      const expiresAt = new Date(Date.now() + options.expireOldInSeconds * 1000);
+      const expiresAt = new Date(now.getTime() + options.expireOldInSeconds * 1000);
       if (!old.expires_at || old.expires_at > expiresAt) {
         oldRow = await setKeyExpiry(uow.tx, old.tenant_id, keyId, expiresAt);
         await notifyKeyChanged(uow.tx, keyId);

@@ -2,6 +2,7 @@
 // verified keys are kept in memory for at most `cacheMs` (1 s by default); a revocation also
 // reaches every instance at once through PostgreSQL LISTEN/NOTIFY, and the expiry is the
 // safety net when a notification is missed. Either way a revoked key is refused within 2 s.
+import { systemClock, type Clock } from '../clock.ts';
 import type pg from 'pg';
 import type { Db } from '../db/pool.ts';
 import { ApiKeyInvalidError, ApiKeyRevokedError } from '../errors.ts';
@@ -55,8 +56,11 @@ export class KeyVerifier {
   /** Where the LISTEN connection comes from: not a transaction pooler, which would lend it on. */
   private readonly listenDb: Db;
 
-  constructor(db: Db, cacheMs: number, listenDb: Db = db) {
+  private readonly clock: Clock;
+
+  constructor(db: Db, cacheMs: number, listenDb: Db = db, clock: Clock = systemClock) {
     this.db = db;
+    this.clock = clock;
     this.cacheMs = cacheMs;
     this.listenDb = listenDb;
   }
@@ -121,7 +125,7 @@ export class KeyVerifier {
    * verify() gives the answer. Synchronous: the common request needs no promise.
    */
   verifyCached(secret: string): VerifiedKey | undefined {
-    const now = Date.now();
+    const now = this.clock.nowMs();
     const entry = this.freshEntry(secretDigest(secret), now);
     const key = entry?.key;
     if (!key || !isActive(key, now)) return undefined;
@@ -131,7 +135,7 @@ export class KeyVerifier {
 
   /** The key a secret stands for; throws api_key_invalid / api_key_revoked. */
   async verify(secret: string): Promise<VerifiedKey> {
-    const now = Date.now();
+    const now = this.clock.nowMs();
     // Everything works on the SHA-256 of the secret, never on the secret: the map's hashing and
     // string comparisons, like the index look-up, can then reveal nothing of the secret's
     // content through their timing. Unknown keys are cached exactly like known and revoked

@@ -1,6 +1,7 @@
 // How messages leave: with SMTP_URL, to that server; without it (local development), as .eml
 // files in DATA_DIR/outbox/, so sending works out of the box and a message can be opened in
 // any mail program. Either way through nodemailer.
+import { systemClock, type Clock } from '../clock.ts';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer, { type SendMailOptions } from 'nodemailer';
@@ -41,6 +42,7 @@ function message(from: string, mail: OutgoingMail): SendMailOptions {
 export function createMailTransport(
   config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'dataDir'>,
   log: (message: string) => void,
+  clock: Clock = systemClock,
 ): MailTransport {
   if (config.smtpUrl) {
     // Short timeouts: a worker's lease on the message outlasts them (src/mail/worker.ts).
@@ -62,7 +64,7 @@ export function createMailTransport(
     async send(mail) {
       const info = await transport.sendMail(message(config.mailFrom, mail));
       await mkdir(outbox, { recursive: true });
-      const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+      const stamp = clock.now().toISOString().replace(/[:.]/g, '-');
       const base = (mail.attachments[0]?.filename ?? 'message')
         .replace(/\.pdf$/, '')
         .replace(/[^A-Za-z0-9._-]/g, '_');

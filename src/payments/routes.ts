@@ -1,7 +1,6 @@
 // HTTP for payments: schema, scope, call the service, shape the reply.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../app.ts';
+import type { RoutePlugin } from '../http/plugin.ts';
 import { sendWrite } from '../http/idempotency.ts';
 import { errorResponses, IdempotencyHeaders, IdParams, NoBody, Page } from '../http/schemas.ts';
 import { HOSTED_URL_REPLAY, Invoice } from '../invoices/schemas.ts';
@@ -13,23 +12,12 @@ import {
   PaymentListQuery,
   RecordedPayment,
 } from './schemas.ts';
-import {
-  createPayment,
-  getPayment,
-  listPayments,
-  payInvoice,
-  paymentFromRow,
-  voidPayment,
-} from './service.ts';
 
 const tags = ['Payments'];
 const write = { scope: 'invoices:write' as const };
 const read = { scope: 'invoices:read' as const };
 
-export function registerPaymentRoutes(
-  server: FastifyInstance,
-  { db, cursors, links }: AppDeps,
-): void {
+export const paymentRoutes: RoutePlugin = async (server, { payments, cursors }) => {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post(
@@ -49,7 +37,7 @@ export function registerPaymentRoutes(
     },
     async (request, reply) =>
       sendWrite(request, reply, 201, (write) =>
-        createPayment(db, write, request.params.id, request.body),
+        payments.create(write, request.params.id, request.body),
       ),
   );
 
@@ -71,7 +59,7 @@ export function registerPaymentRoutes(
     },
     async (request, reply) =>
       sendWrite(request, reply, 200, (write) =>
-        payInvoice(db, links, write, request.params.id, request.body),
+        payments.payInvoice(write, request.params.id, request.body),
       ),
   );
 
@@ -91,8 +79,8 @@ export function registerPaymentRoutes(
       const { invoiceId, customerId } = request.query;
       const binding = listBinding(request.actor, 'payments', { invoiceId, customerId });
       const page = readPageRequest(cursors, request.query, binding);
-      const rows = await listPayments(db, request.actor, { invoiceId, customerId }, page);
-      return buildPage(cursors, rows, page, binding, paymentFromRow);
+      const rows = await payments.list(request.actor, { invoiceId, customerId }, page);
+      return buildPage(cursors, rows, page, binding, payments.fromRow);
     },
   );
 
@@ -107,7 +95,7 @@ export function registerPaymentRoutes(
         response: { 200: Payment, ...errorResponses(404) },
       },
     },
-    async (request) => getPayment(db, request.actor, request.params.id),
+    async (request) => payments.get(request.actor, request.params.id),
   );
 
   app.post(
@@ -126,6 +114,6 @@ export function registerPaymentRoutes(
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, 200, (write) => voidPayment(db, write, request.params.id)),
+      sendWrite(request, reply, 200, (write) => payments.void(write, request.params.id)),
   );
-}
+};

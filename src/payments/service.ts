@@ -2,6 +2,7 @@
 // the invoice module's payment hooks), voiding one, events. Every write locks the invoice row
 // first: payments, voids and credit notes of one invoice queue on that lock, so the amounts
 // stay exact under concurrency. Lock order everywhere: invoice row, then payment row.
+import type { Clock } from '../clock.ts';
 import type { Db, Queryable } from '../db/pool.ts';
 import {
   unitOfWork,
@@ -59,13 +60,13 @@ export function paymentFromRow(row: PaymentRow): Payment {
   };
 }
 
-function receivedAtOf(value: string | undefined): Date | null {
+function receivedAtOf(clock: Clock, value: string | undefined): Date | null {
   if (value === undefined) return null;
   const date = new Date(value);
   if (
     Number.isNaN(date.getTime()) ||
     date.getTime() < 0 ||
-    date.getTime() > Date.now() + FUTURE_SKEW_MS
+    date.getTime() > clock.nowMs() + FUTURE_SKEW_MS
   ) {
     throw new ParameterInvalidError(
       'receivedAt',
@@ -135,11 +136,12 @@ async function recordPayment(
  */
 export function createPayment(
   db: Db,
+  clock: Clock,
   request: WriteRequest,
   invoiceId: string,
   input: PaymentCreate,
 ): Promise<Written<RecordedPayment>> {
-  const receivedAt = receivedAtOf(input.receivedAt);
+  const receivedAt = receivedAtOf(clock, input.receivedAt);
   return unitOfWork(db, request, async (uow) => {
     const { payment, invoice } = await recordPayment(uow, invoiceId, {
       amount: input.amount,
@@ -161,12 +163,13 @@ export function createPayment(
  */
 export function payInvoice(
   db: Db,
+  clock: Clock,
   links: HostedLinks,
   request: WriteRequest,
   invoiceId: string,
   input: InvoicePay = {},
 ) {
-  const receivedAt = receivedAtOf(input.receivedAt);
+  const receivedAt = receivedAtOf(clock, input.receivedAt);
   return unitOfWork(db, request, async (uow) => {
     const { invoice } = await recordPayment(uow, invoiceId, {
       amount: null,

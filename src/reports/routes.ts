@@ -1,11 +1,11 @@
 // HTTP for the reports: schema, scope, call the service, shape the reply (JSON or CSV).
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { TSchema } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { AppDeps } from '../app.ts';
+import type { FastifyReply } from 'fastify';
+import type { RoutePlugin } from '../http/plugin.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { ReceivablesQuery, ReceivablesReport, TaxReport, TaxReportQuery } from './schemas.ts';
-import { receivablesCsv, receivablesReport, taxCsv, taxReport } from './service.ts';
+import { receivablesCsv, taxCsv } from './service.ts';
 
 const tags = ['Reports'];
 const read = { scope: 'invoices:read' as const };
@@ -34,7 +34,7 @@ function sendCsv(reply: FastifyReply, filename: string, csv: string) {
     .send(csv);
 }
 
-export function registerReportRoutes(server: FastifyInstance, { db }: AppDeps): void {
+export const reportRoutes: RoutePlugin = async (server, { reports }) => {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get(
@@ -55,7 +55,7 @@ export function registerReportRoutes(server: FastifyInstance, { db }: AppDeps): 
       },
     },
     async (request, reply) => {
-      const report = await receivablesReport(db, request.actor, request.query.asOf);
+      const report = await reports.receivables(request.actor, request.query.asOf);
       if (request.query.format !== 'csv') return report;
       return sendCsv(reply, `receivables-${report.asOf}.csv`, receivablesCsv(report));
     },
@@ -80,9 +80,9 @@ export function registerReportRoutes(server: FastifyInstance, { db }: AppDeps): 
     },
     async (request, reply) => {
       const { from, to, format } = request.query;
-      const report = await taxReport(db, request.actor, from, to);
+      const report = await reports.tax(request.actor, from, to);
       if (format !== 'csv') return report;
       return sendCsv(reply, `tax-${from}-${to}.csv`, taxCsv(report));
     },
   );
-}
+};

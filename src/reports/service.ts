@@ -1,10 +1,10 @@
 // The receivables and tax reports (docs/api.md, "Reports"): what customers owed at the end of a day,
 // aged; and the tax of the documents issued in a period, per rate — the data of a VAT return.
 // Both are exact sums of integer minor units and add up to the documents they cover.
+import { todayUtcOf, type Clock } from '../clock.ts';
 import type { Queryable } from '../db/pool.ts';
 import { ParameterInvalidError } from '../errors.ts';
 import { checkedDate } from '../dates.ts';
-import { todayUtc } from '../invoices/service.ts';
 import { toDecimalString } from '../money/format.ts';
 import type { TenantScope } from '../tenancy.ts';
 import { toCsv, type CsvColumn } from './csv.ts';
@@ -33,10 +33,11 @@ function amount(text: string): number {
  */
 export async function receivablesReport(
   db: Queryable,
+  clock: Clock,
   scope: TenantScope,
   asOf: string | undefined,
 ): Promise<ReceivablesReport> {
-  const day = asOf === undefined ? todayUtc() : checkedDate(asOf, 'asOf');
+  const day = asOf === undefined ? todayUtcOf(clock) : checkedDate(asOf, 'asOf');
   const rows = await selectReceivables(db, scope, day);
   const data = rows.map((r) => ({
     currency: r.currency,

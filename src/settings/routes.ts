@@ -1,15 +1,13 @@
 // HTTP for tenant settings: schema, scope, call the service, shape the reply.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../app.ts';
+import type { RoutePlugin } from '../http/plugin.ts';
 import { sendWrite } from '../http/idempotency.ts';
 import { errorResponses, IdempotencyHeaders } from '../http/schemas.ts';
 import { Settings, SettingsUpdate } from './schemas.ts';
-import { getSettings, updateSettings } from './service.ts';
 
 const tags = ['Settings'];
 
-export function registerSettingsRoutes(server: FastifyInstance, { db }: AppDeps): void {
+export const settingsRoutes: RoutePlugin = async (server, { settings }) => {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/v1/settings',
@@ -21,7 +19,7 @@ export function registerSettingsRoutes(server: FastifyInstance, { db }: AppDeps)
         response: { 200: Settings, ...errorResponses() },
       },
     },
-    async (request) => getSettings(db, request.actor),
+    async (request) => settings.get(request.actor),
   );
 
   app.patch(
@@ -39,6 +37,6 @@ export function registerSettingsRoutes(server: FastifyInstance, { db }: AppDeps)
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, 200, (write) => updateSettings(db, write, request.body)),
+      sendWrite(request, reply, 200, (write) => settings.update(write, request.body)),
   );
-}
+};

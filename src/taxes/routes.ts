@@ -1,22 +1,15 @@
 // HTTP for tax rates: schema, scope, call the service, shape the reply.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../app.ts';
+import type { RoutePlugin } from '../http/plugin.ts';
 import { sendWrite } from '../http/idempotency.ts';
 import { buildPage, listBinding, readPageRequest } from '../paging.ts';
 import { errorResponses, IdempotencyHeaders, IdParams, Page } from '../http/schemas.ts';
 import { TaxRate, TaxRateCreate, TaxRateListQuery, TaxRateUpdate } from './schemas.ts';
-import {
-  createTaxRate,
-  getTaxRate,
-  listTaxRates,
-  taxRateFromRow,
-  updateTaxRate,
-} from './service.ts';
+import { taxRateFromRow } from './service.ts';
 
 const tags = ['Tax rates'];
 
-export function registerTaxRateRoutes(server: FastifyInstance, { db, cursors }: AppDeps): void {
+export const taxRateRoutes: RoutePlugin = async (server, { taxRates, cursors }) => {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   app.post(
     '/v1/tax-rates',
@@ -33,7 +26,7 @@ export function registerTaxRateRoutes(server: FastifyInstance, { db, cursors }: 
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, 201, (write) => createTaxRate(db, write, request.body)),
+      sendWrite(request, reply, 201, (write) => taxRates.create(write, request.body)),
   );
 
   app.get(
@@ -47,7 +40,7 @@ export function registerTaxRateRoutes(server: FastifyInstance, { db, cursors }: 
         response: { 200: TaxRate, ...errorResponses(404) },
       },
     },
-    async (request) => getTaxRate(db, request.actor, request.params.id),
+    async (request) => taxRates.get(request.actor, request.params.id),
   );
 
   app.patch(
@@ -67,7 +60,7 @@ export function registerTaxRateRoutes(server: FastifyInstance, { db, cursors }: 
     },
     async (request, reply) =>
       sendWrite(request, reply, 200, (write) =>
-        updateTaxRate(db, write, request.params.id, request.body),
+        taxRates.update(write, request.params.id, request.body),
       ),
   );
 
@@ -89,8 +82,8 @@ export function registerTaxRateRoutes(server: FastifyInstance, { db, cursors }: 
         active: active === undefined ? undefined : String(active),
       });
       const page = readPageRequest(cursors, query, binding);
-      const rows = await listTaxRates(db, request.actor, { active }, page);
+      const rows = await taxRates.list(request.actor, { active }, page);
       return buildPage(cursors, rows, page, binding, taxRateFromRow);
     },
   );
-}
+};

@@ -1,5 +1,6 @@
 // Delivery rules: what an attempt's outcome does to the delivery and its endpoint (retry
 // schedule, Retry-After, 410 Gone, 5 days of failure), listing, and the manual retry.
+import type { Clock } from '../clock.ts';
 import { inSnapshot, type Db } from '../db/pool.ts';
 import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
 import { ResourceMissingError, StateInvalidError } from '../errors.ts';
@@ -83,6 +84,7 @@ export async function listDeliveries(
  */
 export function retryDelivery(
   db: Db,
+  clock: Clock,
   request: WriteRequest,
   endpointId: string,
   deliveryId: string,
@@ -96,7 +98,7 @@ export function retryDelivery(
     if (endpoint.disabled) {
       throw new StateInvalidError('The webhook endpoint is disabled; enable it before retrying.');
     }
-    const leased = delivery.lease_token !== null && delivery.next_attempt_at > new Date();
+    const leased = delivery.lease_token !== null && delivery.next_attempt_at > clock.now();
     if (leased && delivery.status === 'pending') {
       throw new StateInvalidError('This delivery is being attempted right now.');
     }
@@ -110,6 +112,7 @@ export async function recordAttemptOutcome(
   db: Db,
   delivery: ClaimedDelivery,
   outcome: AttemptOutcome,
+  clock: Clock,
 ): Promise<void> {
   const scope: TenantScope = { tenantId: delivery.tenant_id, environment: delivery.environment };
   const endpointId = delivery.endpoint_id;
@@ -132,7 +135,7 @@ export async function recordAttemptOutcome(
       const delay =
         disable === null ? nextAttemptDelay(delivery.attempt_count, outcome.retryAfterMs) : null;
       status = delay === null ? 'failed' : 'pending';
-      nextAttemptAt = delay === null ? null : new Date(Date.now() + delay);
+      nextAttemptAt = delay === null ? null : new Date(clock.nowMs() + delay);
     }
     if (disable) await disableEndpoint(tx, scope, endpointId, disable);
     await releaseDelivery(tx, scope, delivery.id, delivery.lease_token!, status, nextAttemptAt);

@@ -1,8 +1,7 @@
 // HTTP for webhook endpoints and their deliveries: schema, scope, call the service, shape the
 // reply.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../app.ts';
+import type { RoutePlugin } from '../http/plugin.ts';
 import { sendWrite } from '../http/idempotency.ts';
 import { buildPage, listBinding, readPageRequest } from '../paging.ts';
 import {
@@ -13,15 +12,8 @@ import {
   NoBody,
   Page,
 } from '../http/schemas.ts';
-import { deliveryFromRow, listDeliveries, retryDelivery } from './deliveries.ts';
-import {
-  changeEndpoint,
-  createEndpoint,
-  endpointFromRow,
-  getEndpoint,
-  listEndpoints,
-  removeEndpoint,
-} from './endpoints.ts';
+import { deliveryFromRow } from './deliveries.ts';
+import { endpointFromRow } from './endpoints.ts';
 import {
   DeletedWebhookEndpoint,
   DeliveryParams,
@@ -37,12 +29,8 @@ const tags = ['Webhooks'];
 const DELIVERY_RULES =
   'Deliveries follow Standard Webhooks: `POST` of `{ type, timestamp, data }` with the headers `webhook-id` (the event id, the same on every retry), `webhook-timestamp` and `webhook-signature`. A 2xx within 10 s succeeds; anything else (another status, a redirect, a timeout, a connection error) is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±10 % jitter), never sooner than a `Retry-After` from the receiver asks (up to 24 h). `410 Gone` disables the endpoint at once; so do 5 days of failures. Disabling cancels pending deliveries.';
 
-export function registerWebhookEndpointRoutes(
-  server: FastifyInstance,
-  { db, cursors, config, secrets }: AppDeps,
-): void {
+export const webhookEndpointRoutes: RoutePlugin = async (server, { webhookEndpoints, cursors }) => {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
-  const allowLoopback = config.webhooksAllowLoopback;
 
   app.post(
     '/v1/webhook-endpoints',
@@ -58,9 +46,7 @@ export function registerWebhookEndpointRoutes(
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, 201, (write) =>
-        createEndpoint(db, secrets, write, request.body, allowLoopback),
-      ),
+      sendWrite(request, reply, 201, (write) => webhookEndpoints.create(write, request.body)),
   );
 
   app.get(
@@ -77,7 +63,7 @@ export function registerWebhookEndpointRoutes(
     async (request) => {
       const binding = listBinding(request.actor, 'webhook_endpoints');
       const page = readPageRequest(cursors, request.query, binding);
-      const rows = await listEndpoints(db, request.actor, page);
+      const rows = await webhookEndpoints.list(request.actor, page);
       return buildPage(cursors, rows, page, binding, endpointFromRow);
     },
   );
@@ -93,7 +79,7 @@ export function registerWebhookEndpointRoutes(
         response: { 200: WebhookEndpoint, ...errorResponses(404) },
       },
     },
-    async (request) => getEndpoint(db, request.actor, request.params.id),
+    async (request) => webhookEndpoints.get(request.actor, request.params.id),
   );
 
   app.patch(
@@ -113,7 +99,7 @@ export function registerWebhookEndpointRoutes(
     },
     async (request, reply) =>
       sendWrite(request, reply, 200, (write) =>
-        changeEndpoint(db, write, request.params.id, request.body, allowLoopback),
+        webhookEndpoints.change(write, request.params.id, request.body),
       ),
   );
 
@@ -131,7 +117,7 @@ export function registerWebhookEndpointRoutes(
       },
     },
     async (request, reply) =>
-      sendWrite(request, reply, 200, (write) => removeEndpoint(db, write, request.params.id)),
+      sendWrite(request, reply, 200, (write) => webhookEndpoints.remove(write, request.params.id)),
   );
 
   app.get(
@@ -151,7 +137,11 @@ export function registerWebhookEndpointRoutes(
       const endpointId = request.params.id;
       const binding = listBinding(request.actor, 'webhook_deliveries', { endpointId });
       const page = readPageRequest(cursors, request.query, binding);
-      const { rows, attemptsOf } = await listDeliveries(db, request.actor, endpointId, page);
+      const { rows, attemptsOf } = await webhookEndpoints.deliveries(
+        request.actor,
+        endpointId,
+        page,
+      );
       return buildPage(cursors, rows, page, binding, (row) =>
         deliveryFromRow(row, attemptsOf(row)),
       );
@@ -175,7 +165,7 @@ export function registerWebhookEndpointRoutes(
     },
     async (request, reply) =>
       sendWrite(request, reply, 200, (write) =>
-        retryDelivery(db, write, request.params.id, request.params.deliveryId),
+        webhookEndpoints.retryDelivery(write, request.params.id, request.params.deliveryId),
       ),
   );
-}
+};

@@ -1,6 +1,7 @@
 // One delivery attempt over HTTP, signed the Standard Webhooks way: headers webhook-id (the
 // event id, the same on every retry), webhook-timestamp (this attempt) and webhook-signature
 // (HMAC-SHA256 of "id.timestamp.body" with the endpoint's whsec_ secret).
+import { systemClock, type Clock } from '../clock.ts';
 import http from 'node:http';
 import https from 'node:https';
 import { Webhook } from 'standardwebhooks';
@@ -109,8 +110,9 @@ export async function sendWebhook(
   message: WebhookMessage,
   policy: DestinationPolicy,
   timeoutMs = ATTEMPT_TIMEOUT_MS,
+  clock: Clock = systemClock,
 ): Promise<AttemptOutcome> {
-  const attemptedAt = new Date();
+  const attemptedAt = clock.now();
   const started = performance.now();
   const outcome = (fields: Partial<AttemptOutcome>): AttemptOutcome => ({
     ok: false,
@@ -140,7 +142,7 @@ export async function sendWebhook(
       error: ok ? null : `the receiver answered ${response.status}`,
       // PostgreSQL text cannot hold NUL; an excerpt is for reading anyway.
       responseBody: response.body.toString('utf8').replace(/\0/g, ''),
-      retryAfterMs: ok ? null : parseRetryAfter(response.retryAfter, Date.now()),
+      retryAfterMs: ok ? null : parseRetryAfter(response.retryAfter, clock.nowMs()),
     });
   } catch (error) {
     if (error instanceof DestinationRefusedError) return outcome({ error: error.message });

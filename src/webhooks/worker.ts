@@ -2,6 +2,7 @@
 // (`billing worker`). It claims due deliveries in a short transaction (FOR UPDATE SKIP LOCKED,
 // with a lease), sends them outside any transaction, then records each attempt; so any number
 // of workers on one database share the queue without sending one attempt twice.
+import { systemClock, type Clock } from '../clock.ts';
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/pool.ts';
 import type { SecretsKeyring } from '../secrets/keyring.ts';
@@ -23,6 +24,8 @@ export interface WorkerOptions {
   /** Per attempt: no answer within this is a failure. */
   timeoutMs?: number;
   onError?: (error: unknown, context: string) => void;
+  /** Where attempts read the time (src/clock.ts); the system clock by default. */
+  clock?: Clock;
 }
 
 // Longer than an attempt can take (DNS, then the 10 s timeout), so a lease only lapses when
@@ -81,10 +84,11 @@ export class WebhookWorker {
       { id: delivery.event_id, body },
       { environment: delivery.environment, allowLoopback: this.#options.allowLoopback },
       timeoutMs,
+      this.#options.clock,
     );
     this.attemptsMade++;
     try {
-      await recordAttemptOutcome(this.#db, delivery, outcome);
+      await recordAttemptOutcome(this.#db, delivery, outcome, this.#options.clock ?? systemClock);
     } catch (error) {
       // The lease lapses and the delivery is attempted again: at least once.
       this.#options.onError?.(error, 'recording a webhook attempt');

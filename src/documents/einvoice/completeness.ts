@@ -15,7 +15,7 @@ import {
 } from './codes.ts';
 import { clean } from './semantic.ts';
 import { peppolGaps } from './peppol.ts';
-import { vatGaps } from './vat-rules.ts';
+import { vatGaps, type Add } from './vat-rules.ts';
 import { vatBreakdown } from './vat.ts';
 
 export interface EinvoiceGap {
@@ -216,8 +216,6 @@ function totalGaps(model: DocumentModel, syntax: EinvoiceSyntax, add: Add): void
     );
   }
 }
-
-export type Add = (field: string, rule: string, reason: string) => void;
 
 /** Every gap, for one syntax or (without one) for both. */
 export function einvoiceGaps(model: DocumentModel, syntax?: EinvoiceSyntax): EinvoiceGap[] {

@@ -2,10 +2,12 @@
 // rate per group, the tax each category allows, exemption reasons, the VAT ids each category
 // needs (BR-S-02 … BR-AG-02, BR-AE-02, BR-IC-02), and the "not subject to VAT" rules (BR-O-*).
 import type { DocumentModel, TaxBreakdownEntry, VatCategory } from '../model.ts';
-import type { Add } from './completeness.ts';
 import { clean } from './semantic.ts';
 import { taxMatchesRate } from './tax-check.ts';
 import { EXEMPTION_CATEGORIES, vatBreakdown, type VatGroup } from './vat.ts';
+
+/** Records a gap: the field that is missing or wrong, the EN 16931 rule, and why. */
+export type Add = (field: string, rule: string, reason: string) => void;
 
 /** The rule family of a category in the rule ids (BR-S-…; BR-IC-… for K, BR-AF-… for L). */
 const FAMILY: Record<VatCategory, string> = {

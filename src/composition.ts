@@ -1,0 +1,175 @@
+// The one composition root: every dependency (database, clock, keyring, hosted links, render
+// pool, key verifier, cursor signer, rate limits, mail kinds) and every module's service is
+// built here once, and handed to the HTTP layer (app.ts), the worker (jobs/) and the CLI alike.
+// Nothing else constructs them, so no caller passes a renderer or the links along a call.
+import type { FastifyBaseLogger } from 'fastify';
+import { pino } from 'pino';
+import type { Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import { createCreditNotes } from './credit-notes/credit-notes.ts';
+import { creditNoteMail, CREDIT_NOTE_MAIL, invoiceCreditNotes } from './credit-notes/documents.ts';
+import type { Db } from './db/pool.ts';
+import type { RenderPool } from './documents/render-pool.ts';
+import { reminderMail, REMINDER_MAIL } from './dunning/reminders.ts';
+import { HostedLinks } from './hosted/links.ts';
+import { publicBaseUrl } from './hosted/public-url.ts';
+import { createHostedPage } from './hosted/service.ts';
+import { RateLimits } from './http/rate-limit.ts';
+import { createInvoices } from './invoices/invoices.ts';
+import { invoiceMail, INVOICE_MAIL } from './invoices/mail.ts';
+import { KeyVerifier } from './keys/verifier.ts';
+import type { MailKind } from './mail/outbox.ts';
+import { CursorSigner } from './paging.ts';
+import { createPayments } from './payments/payments.ts';
+import type { SecretsKeyring } from './secrets/keyring.ts';
+import { createCustomer, getCustomer, listCustomers, updateCustomer } from './customers/service.ts';
+import { bindDb } from './db/bind.ts';
+import type { WriteRequest } from './db/unit-of-work.ts';
+import { getEvent, listEvents } from './events/service.ts';
+import { createApiKey, listApiKeys, revokeApiKey, rotateApiKey } from './keys/service.ts';
+import { receivablesReport, taxReport } from './reports/service.ts';
+import { getSettings, updateSettings } from './settings/service.ts';
+import { createTaxRate, getTaxRate, listTaxRates, updateTaxRate } from './taxes/service.ts';
+import type { TenantScope } from './tenancy.ts';
+import { listDeliveries, retryDelivery } from './webhooks/deliveries.ts';
+import {
+  changeEndpoint,
+  createEndpoint,
+  getEndpoint,
+  listEndpoints,
+  removeEndpoint,
+} from './webhooks/endpoints.ts';
+import type { WebhookEndpointCreate, WebhookEndpointUpdate } from './webhooks/schemas.ts';
+
+/** What every process builds first: configuration, time, the database, keys and renderer. */
+export interface Foundation {
+  config: Config;
+  clock: Clock;
+  db: Db;
+  secrets: SecretsKeyring;
+  renderer: RenderPool;
+  links: HostedLinks;
+}
+
+/**
+ * The hosted links, with the address they point at: PUBLIC_URL, else the address the server
+ * listens on once it does (`listening`), else HOST and PORT as configured.
+ */
+export function createHostedLinks(
+  config: Config,
+  secrets: SecretsKeyring,
+  clock: Clock,
+  listening?: () => string | undefined,
+): HostedLinks {
+  return new HostedLinks(secrets, publicBaseUrl(config, listening), clock);
+}
+
+/** The e-mails the outbox sends, by kind: made once, for every process that sends mail. */
+export function createMailKinds({
+  renderer,
+  links,
+}: Pick<Foundation, 'renderer' | 'links'>): Readonly<Record<string, MailKind>> {
+  return {
+    [INVOICE_MAIL]: invoiceMail(renderer, links, invoiceCreditNotes(renderer)),
+    [CREDIT_NOTE_MAIL]: creditNoteMail(renderer),
+    [REMINDER_MAIL]: reminderMail(renderer, links, invoiceCreditNotes(renderer)),
+  };
+}
+
+/** Every module's service, each made once from the foundation. */
+export function createServices(foundation: Foundation) {
+  const { config, clock, db, secrets } = foundation;
+  const allowLoopback = config.webhooksAllowLoopback;
+  return {
+    ...foundation,
+    customers: bindDb(db, {
+      create: createCustomer,
+      get: getCustomer,
+      list: listCustomers,
+      update: updateCustomer,
+    }),
+    taxRates: bindDb(db, {
+      create: createTaxRate,
+      get: getTaxRate,
+      list: listTaxRates,
+      update: updateTaxRate,
+    }),
+    apiKeys: {
+      ...bindDb(db, { create: createApiKey, list: listApiKeys, revoke: revokeApiKey }),
+      rotate: (write: WriteRequest, id: string, options: { expireOldInSeconds?: number | null }) =>
+        rotateApiKey(db, write, id, options, clock),
+    },
+    events: bindDb(db, { get: getEvent, list: listEvents }),
+    webhookEndpoints: {
+      ...bindDb(db, {
+        list: listEndpoints,
+        get: getEndpoint,
+        remove: removeEndpoint,
+        deliveries: listDeliveries,
+      }),
+      create: (write: WriteRequest, input: WebhookEndpointCreate) =>
+        createEndpoint(db, secrets, write, input, allowLoopback),
+      change: (write: WriteRequest, id: string, patch: WebhookEndpointUpdate) =>
+        changeEndpoint(db, write, id, patch, allowLoopback),
+      retryDelivery: (write: WriteRequest, endpointId: string, deliveryId: string) =>
+        retryDelivery(db, clock, write, endpointId, deliveryId),
+    },
+    reports: {
+      receivables: (scope: TenantScope, asOf: string | undefined) =>
+        receivablesReport(db, clock, scope, asOf),
+      tax: (scope: TenantScope, from: string, to: string) => taxReport(db, scope, from, to),
+    },
+    settings: bindDb(db, { get: getSettings, update: updateSettings }),
+    cursors: new CursorSigner(foundation.secrets.derive('cursor signing')),
+    invoices: createInvoices(foundation),
+    creditNotes: createCreditNotes(foundation),
+    payments: createPayments(foundation),
+    hostedPage: createHostedPage(foundation),
+    mailKinds: createMailKinds(foundation),
+  };
+}
+
+export type Services = ReturnType<typeof createServices>;
+
+/** What the HTTP layer is given: the services, the key verifier, rate limits and the logger. */
+export interface Composition extends Services {
+  verifier: KeyVerifier;
+  limits: RateLimits;
+  log: FastifyBaseLogger;
+}
+
+/** The process's JSON logger (pino), on standard output unless a stream is given. */
+export function createLogger(
+  config: Config,
+  stream?: { write(line: string): void },
+): FastifyBaseLogger {
+  if (config.logLevel === 'silent') return pino({ enabled: false });
+  const options = {
+    level: config.logLevel,
+    // Never a key, a secret or a body: no request headers or bodies are logged at all, and
+    // these paths are redacted should an error carry them.
+    redact: ['req.headers.authorization', 'headers.authorization', 'secret', '*.secret'],
+  };
+  // Standard output written asynchronously (pino's sonic-boom): a line never waits for the
+  // pipe, and lines written while a write is pending leave together. Measured under the mixed
+  // load, synchronous writes were 5 % of the event loop's time.
+  return pino(
+    options,
+    stream ? (stream as pino.DestinationStream) : pino.destination({ dest: 1, sync: false }),
+  );
+}
+
+/**
+ * The HTTP layer's composition. `listenDb` carries the verifier's LISTEN connection (a direct
+ * one when the pool goes through a transaction pooler); the verifier is started by the caller.
+ */
+export async function composeHttp(
+  foundation: Foundation,
+  options: { listenDb?: Db; logStream?: { write(line: string): void } } = {},
+): Promise<Composition> {
+  const { config, db } = foundation;
+  const log = createLogger(config, options.logStream);
+  const limits = await RateLimits.create(config, log, foundation.clock);
+  const verifier = new KeyVerifier(db, config.keyCacheMs, options.listenDb ?? db, foundation.clock);
+  return { ...createServices(foundation), verifier, limits, log };
+}

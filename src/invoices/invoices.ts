@@ -1,0 +1,64 @@
+// The invoices service as the composition root makes it (src/composition.ts): the rules of
+// ./service.ts bound once to the database, the document renderer and the hosted links, so that
+// routes, the worker and the CLI call `invoices.issue(write, id)` and never pass them along.
+import type { Clock } from '../clock.ts';
+import type { Db } from '../db/pool.ts';
+import type { WriteRequest } from '../db/unit-of-work.ts';
+import type { RenderPool } from '../documents/render-pool.ts';
+import type { HostedLinks } from '../hosted/links.ts';
+import type { PageRequest } from '../paging.ts';
+import type { TenantScope } from '../tenancy.ts';
+import type { InvoiceCreate, InvoiceUpdate, LineCreate } from './schemas.ts';
+import {
+  addInvoiceLine,
+  createInvoice,
+  deleteDraftInvoice,
+  getInvoiceEinvoice,
+  getInvoicePdf,
+  issueInvoice,
+  listInvoices,
+  markInvoiceUncollectible,
+  removeInvoiceLine,
+  replaceHostedLink,
+  sendInvoice,
+  showInvoice,
+  updateInvoice,
+  voidInvoice,
+} from './service.ts';
+
+export interface InvoicesDeps {
+  db: Db;
+  clock: Clock;
+  renderer: RenderPool;
+  links: HostedLinks;
+}
+
+export function createInvoices({ db, clock, renderer, links }: InvoicesDeps) {
+  return {
+    create: (write: WriteRequest, input: InvoiceCreate) => createInvoice(db, clock, write, input),
+    show: (scope: TenantScope, id: string) => showInvoice(db, clock, links, scope, id),
+    list: (
+      scope: TenantScope,
+      filters: { customerId?: string | undefined; status?: string | undefined },
+      page: PageRequest,
+    ) => listInvoices(db, clock, links, scope, filters, page),
+    update: (write: WriteRequest, id: string, patch: InvoiceUpdate) =>
+      updateInvoice(db, clock, links, write, id, patch),
+    deleteDraft: (write: WriteRequest, id: string) => deleteDraftInvoice(db, clock, write, id),
+    addLine: (write: WriteRequest, id: string, input: LineCreate) =>
+      addInvoiceLine(db, clock, write, id, input),
+    removeLine: (write: WriteRequest, id: string, lineId: string) =>
+      removeInvoiceLine(db, clock, write, id, lineId),
+    issue: (write: WriteRequest, id: string) => issueInvoice(db, clock, renderer, links, write, id),
+    void: (write: WriteRequest, id: string) => voidInvoice(db, links, write, id),
+    markUncollectible: (write: WriteRequest, id: string) =>
+      markInvoiceUncollectible(db, links, write, id),
+    send: (write: WriteRequest, id: string) => sendInvoice(db, links, write, id),
+    replaceHostedLink: (write: WriteRequest, id: string) => replaceHostedLink(db, links, write, id),
+    pdf: (scope: TenantScope, id: string) => getInvoicePdf(db, renderer, scope, id, clock.now()),
+    einvoice: (scope: TenantScope, id: string, format: 'ubl' | 'cii') =>
+      getInvoiceEinvoice(db, renderer, scope, id, format),
+  };
+}
+
+export type Invoices = ReturnType<typeof createInvoices>;
