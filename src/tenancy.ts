@@ -4,6 +4,9 @@ import type { Scope } from './keys/scopes.ts';
 
 export type Environment = 'live' | 'test';
 
+/** Both environments, for what an operator runs over all of a tenant's data. */
+export const ENVIRONMENTS: readonly Environment[] = ['live', 'test'];
+
 export interface TenantScope {
   tenantId: string;
   environment: Environment;

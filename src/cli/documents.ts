@@ -6,12 +6,10 @@ import { creditNoteModel } from '../credit-notes/documents.ts';
 import { createRenderPool } from '../documents/render-pool.ts';
 import { repairStoredDocuments } from '../documents/repair.ts';
 import { invoiceModel } from '../invoices/documents.ts';
-import type { Environment, TenantScope } from '../tenancy.ts';
+import { ENVIRONMENTS, type TenantScope } from '../tenancy.ts';
 import { getTenant, listTenants } from '../tenants/service.ts';
 import { withDatabase } from './database.ts';
 import { print } from './output.ts';
-
-const ENVIRONMENTS: readonly Environment[] = ['live', 'test'];
 
 export function registerDocumentCommands(program: Command): void {
   const documents = program.command('documents').description('issued documents');

@@ -1,12 +1,12 @@
 // The settings options of `billing tenants update`, as the PATCH /v1/settings body they stand
 // for: one validation for both doors (the service checks what the schema does not).
 import type { SettingsUpdate } from '../settings/schemas.ts';
-import type { Environment } from '../tenancy.ts';
+import { ENVIRONMENTS, type Environment } from '../tenancy.ts';
 
 type Options = Record<string, string | boolean | undefined>;
 
 export function parseEnvironments(value: unknown): Environment[] {
-  if (value === undefined) return ['live', 'test'];
+  if (value === undefined) return [...ENVIRONMENTS];
   if (value === 'live' || value === 'test') return [value];
   throw new Error('--environment must be live or test');
 }
