@@ -4,7 +4,7 @@
 // the same text. Characters XML 1.0 cannot carry are U+FFFD in both (docs/einvoices.md).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { pageTexts, PdfFile } from './pdf-reader.ts';
+import { embeddedFacturX, pageTexts } from './pdf-reader.ts';
 import { allTexts, readXmlStrictly } from './strict-xml.ts';
 import { credit } from '../credit-notes/fixtures.ts';
 import { createCustomer, createTaxRate, startInvoiceApp, tenantApi } from '../invoices/fixtures.ts';
@@ -46,13 +46,6 @@ async function bytes(secret: string, path: string): Promise<Buffer> {
   const body = Buffer.from(await res.arrayBuffer());
   assert.equal(res.status, 200, `${path}: ${body.toString()}`);
   return body;
-}
-
-function embeddedFacturX(pdf: Buffer): string {
-  const file = new PdfFile(pdf);
-  const spec = file.object(file.refs(file.catalog, 'AF')[0]!).dictionary;
-  assert.match(spec, /\/F \(factur-x\.xml\)/);
-  return file.object(/\/EF <<\s*\/F (\d+ 0 R)/.exec(spec)![1]!).stream!.toString('utf8');
 }
 
 async function hostileTenant() {

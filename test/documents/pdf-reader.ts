@@ -88,3 +88,13 @@ export async function pageTexts(pdf: Buffer): Promise<string[]> {
   const { text } = await extractText(document, { mergePages: false });
   return text.map((page) => page.replace(/[\u00a0\u202f]/g, ' '));
 }
+
+/** The text of the Factur-X attachment a PDF/A-3 carries (its first associated file). */
+export function embeddedFacturX(pdf: Buffer): string {
+  const file = new PdfFile(pdf);
+  const spec = file.object(file.refs(file.catalog, 'AF')[0]!).dictionary;
+  if (!/\/F \(factur-x\.xml\)/.test(spec)) {
+    throw new Error(`the associated file is not factur-x.xml: ${spec}`);
+  }
+  return file.object(/\/EF <<\s*\/F (\d+ 0 R)/.exec(spec)![1]!).stream!.toString('utf8');
+}

@@ -17,7 +17,7 @@ import type { TenantScope } from '../../src/tenancy.ts';
 import { credit } from '../credit-notes/fixtures.ts';
 import { databaseEnv } from '../helpers.ts';
 import { createCustomer, createTaxRate, startInvoiceApp, tenantApi } from '../invoices/fixtures.ts';
-import { PdfFile } from './pdf-reader.ts';
+import { embeddedFacturX } from './pdf-reader.ts';
 import { readXmlStrictly } from './strict-xml.ts';
 
 const server = await startInvoiceApp();
@@ -33,12 +33,6 @@ async function bytes(secret: string, path: string): Promise<Buffer> {
   const body = Buffer.from(await res.arrayBuffer());
   assert.equal(res.status, 200, `${path}: ${body.toString()}`);
   return body;
-}
-
-function embeddedFacturX(pdf: Buffer): string {
-  const file = new PdfFile(pdf);
-  const spec = file.object(file.refs(file.catalog, 'AF')[0]!).dictionary;
-  return file.object(/\/EF <<\s*\/F (\d+ 0 R)/.exec(spec)![1]!).stream!.toString('utf8');
 }
 
 /** A seller whose e-invoices can be made, named as the old code could not write. */
