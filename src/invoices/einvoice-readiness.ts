@@ -8,7 +8,7 @@
 import { getCustomerRows } from '../customers/service.ts';
 import type { CustomerRow } from '../customers/store.ts';
 import type { Queryable } from '../db/pool.ts';
-import { einvoiceGaps } from '../documents/einvoice/completeness.ts';
+import { einvoiceGaps, gapFields } from '../documents/einvoice/completeness.ts';
 import type { EinvoiceSyntax } from '../documents/einvoice/codes.ts';
 import type { DocumentModel } from '../documents/model.ts';
 import { getTenant } from '../tenants/service.ts';
@@ -19,9 +19,9 @@ import { invoiceDocumentModel } from './document.ts';
 import type { EinvoiceReadiness, Invoice, SellerSnapshot } from './schemas.ts';
 import { frozenAtIssue } from './snapshots.ts';
 
-/** The fields the model lacks for both e-invoices: the UBL's gaps first, then the CII's. */
+/** The fields the model lacks for either e-invoice, sorted by path. */
 export function readinessOf(model: DocumentModel): EinvoiceReadiness {
-  const missing = [...new Set(einvoiceGaps(model).map((g) => g.field))];
+  const missing = gapFields(einvoiceGaps(model));
   return { ready: missing.length === 0, missing };
 }
 

@@ -91,6 +91,24 @@ export class UpdateCustomer extends Step {
       expected[k] = v ?? (k === 'metadata' ? {} : null);
     assert.deepEqual(reply.body, expected, 'PATCH changes exactly the fields it names');
     known.body = reply.body;
+    // The customer's invoices: an issued one froze its customer and does not change; a
+    // draft's e-invoice readiness is judged on the customer as it is now, so only that may.
+    for (const [invoiceId, invoice] of model.invoices) {
+      if (invoice.body.customerId !== id || invoice.status === 'deleted') continue;
+      const read = await call(world, actor, 'GET', `/v1/invoices/${invoiceId}`);
+      assert.equal(read.status, 200, read.text);
+      const draft = invoice.status === 'draft';
+      const einvoice = read.body.einvoice;
+      assert.deepEqual(
+        draft ? { ...read.body, einvoice: invoice.body.einvoice } : read.body,
+        invoice.body,
+        `${invoiceId} changes at most its draft readiness when its customer changes`,
+      );
+      assert.equal(einvoice.ready, einvoice.missing.length === 0, `${invoiceId} readiness`);
+      const sorted = [...einvoice.missing].sort(new Intl.Collator('en', { numeric: true }).compare);
+      assert.deepEqual(einvoice.missing, sorted, `${invoiceId} names what is missing in order`);
+      invoice.body = read.body;
+    }
   }
   override toString() {
     return `UpdateCustomer(${this.actor}, ${JSON.stringify(this.pick)}, ${JSON.stringify(this.patch)})`;

@@ -27,18 +27,25 @@ export interface EinvoiceGap {
   reason: string;
 }
 
+const fieldOrder = new Intl.Collator('en', { numeric: true });
+/**
+ * The fields the gaps name, each once, sorted by path (`lines[2]` before `lines[10]`): the
+ * same set always reads the same, whichever syntax or rule found each field first.
+ */
+export function gapFields(gaps: readonly EinvoiceGap[]): string[] {
+  return [...new Set(gaps.map((g) => g.field))].sort(fieldOrder.compare);
+}
+
 /** An e-invoice was asked for a document that lacks data (see `missing`). */
 export class EinvoiceDataMissingError extends Error {
   override name = 'EinvoiceDataMissingError';
   readonly gaps: EinvoiceGap[];
   constructor(gaps: EinvoiceGap[]) {
-    super(
-      `The document lacks data EN 16931 requires: ${[...new Set(gaps.map((g) => g.field))].join(', ')}.`,
-    );
+    super(`The document lacks data EN 16931 requires: ${gapFields(gaps).join(', ')}.`);
     this.gaps = gaps;
   }
   get missing(): string[] {
-    return [...new Set(this.gaps.map((g) => g.field))];
+    return gapFields(this.gaps);
   }
 }
 
@@ -240,7 +247,7 @@ export function einvoiceGaps(model: DocumentModel, syntax?: EinvoiceSyntax): Ein
  * the one named); [] when toUbl / toCii produce a valid document.
  */
 export function missingEinvoiceData(model: DocumentModel, syntax?: EinvoiceSyntax): string[] {
-  return [...new Set(einvoiceGaps(model, syntax).map((g) => g.field))];
+  return gapFields(einvoiceGaps(model, syntax));
 }
 
 export function assertEinvoiceComplete(model: DocumentModel, syntax: EinvoiceSyntax): void {

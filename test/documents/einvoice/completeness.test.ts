@@ -4,6 +4,7 @@ import { toCii } from '../../../src/documents/einvoice/cii.ts';
 import {
   EinvoiceDataMissingError,
   einvoiceGaps,
+  gapFields,
   missingEinvoiceData,
 } from '../../../src/documents/einvoice/completeness.ts';
 import { toUbl } from '../../../src/documents/einvoice/ubl.ts';
@@ -160,13 +161,13 @@ describe('missingEinvoiceData', () => {
       lines: [{ description: 'Part', quantity: 1, unitAmount: 1235 }],
     });
     assert.deepEqual(missing(fils, 'cii'), [
-      'lines[0].amount',
-      'taxAmounts[0].taxableAmount',
-      'taxAmounts[0].amount',
-      'totalExcludingTax',
-      'tax',
-      'total',
       'amountRemaining',
+      'lines[0].amount',
+      'tax',
+      'taxAmounts[0].amount',
+      'taxAmounts[0].taxableAmount',
+      'total',
+      'totalExcludingTax',
     ]);
     const whole = model({
       currency: 'kwd',
@@ -190,7 +191,7 @@ describe('missingEinvoiceData', () => {
       seller: { ...seller, electronicAddress: { scheme: 'EM', value: 'billing@dupont.example' } },
       buyer: { ...buyer, electronicAddress: null },
     });
-    assert.deepEqual(missing(m, 'ubl'), ['seller.electronicAddress', 'customer.electronicAddress']);
+    assert.deepEqual(missing(m, 'ubl'), ['customer.electronicAddress', 'seller.electronicAddress']);
     assert.deepEqual(missing(m, 'cii'), []);
     const badGln = model({
       buyer: { ...buyer, electronicAddress: { scheme: '0088', value: '4098765432100' } },
@@ -256,6 +257,27 @@ describe('missingEinvoiceData', () => {
     const m = model();
     const broken = { ...m, totals: { ...m.totals, total: m.totals.total + 1 } };
     assert.deepEqual(missing(broken).sort(), ['amountRemaining', 'total']);
+  });
+});
+
+describe('gapFields', () => {
+  it('names each field once, sorted by path with line numbers in numeric order', () => {
+    const gap = (field: string, rule: string) => ({ field, rule, reason: '' });
+    const found = [
+      gap('seller.electronicAddress', 'PEPPOL-EN16931-R020'),
+      gap('lines[10].taxRates', 'BR-CO-04'),
+      gap('customer.electronicAddress', 'PEPPOL-EN16931-R010'),
+      gap('lines[2].taxRates', 'BR-CO-04'),
+      gap('customer.electronicAddress', 'PEPPOL-EN16931-CL008'),
+    ];
+    const expected = [
+      'customer.electronicAddress',
+      'lines[2].taxRates',
+      'lines[10].taxRates',
+      'seller.electronicAddress',
+    ];
+    assert.deepEqual(gapFields(found), expected);
+    assert.deepEqual(gapFields([...found].reverse()), expected);
   });
 });
 

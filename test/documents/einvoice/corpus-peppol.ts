@@ -137,7 +137,7 @@ export const peppolCorpus: CorpusEntry[] = [
     }),
     refused: {
       ubl: {
-        missing: ['seller.electronicAddress', 'customer.electronicAddress'],
+        missing: ['customer.electronicAddress', 'seller.electronicAddress'],
         rules: ['PEPPOL-EN16931-CL008', 'PEPPOL-EN16931-R010'],
       },
     },
