@@ -2,7 +2,7 @@
 // server on it over real HTTP, and "a tenant with a key with these scopes".
 import { randomBytes } from 'node:crypto';
 import { after } from 'node:test';
-import type { Clock } from '../src/clock.ts';
+import { systemClock, type Clock } from '../src/clock.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { createDatabase, dropDatabase, withDatabase } from '../src/db/admin.ts';
 import { migrate } from '../src/db/migrate.ts';
@@ -137,24 +137,58 @@ export function testConfig(databaseUrl: string, overrides: Partial<Config> = {})
   };
 }
 
-/** A clock a test drives (startTestServer's `clock`): it stands still until moved. */
+/**
+ * A clock a test drives (startTestServer's `clock`): it stands still until moved, and what
+ * sleeps on it (the worker's polls, dunning runs, purges) wakes when a move reaches its time.
+ */
 export interface DrivenClock extends Clock {
   advance(ms: number): void;
   set(at: Date): void;
+  /** How many sleeps are waiting on this clock (a test can wait for the worker to settle). */
+  sleepers(): number;
 }
 
 export function drivenClock(start: Date = new Date()): DrivenClock {
   let at = start.getTime();
+  const sleeping = new Set<{ until: number; wake: () => void }>();
+  const moved = () => {
+    for (const sleeper of [...sleeping].sort((a, b) => a.until - b.until))
+      if (sleeper.until <= at) sleeper.wake();
+  };
   return {
     now: () => new Date(at),
     nowMs: () => at,
-    advance: (ms) => void (at += ms),
-    set: (instant) => void (at = instant.getTime()),
+    sleep: (ms, signal) =>
+      new Promise((resolve) => {
+        if (signal?.aborted) return resolve();
+        const sleeper = {
+          until: at + ms,
+          wake: () => {
+            sleeping.delete(sleeper);
+            signal?.removeEventListener('abort', sleeper.wake);
+            resolve();
+          },
+        };
+        sleeping.add(sleeper);
+        signal?.addEventListener('abort', sleeper.wake, { once: true });
+        if (ms <= 0) sleeper.wake();
+      }),
+    advance: (ms) => {
+      at += ms;
+      moved();
+    },
+    set: (instant) => {
+      at = instant.getTime();
+      moved();
+    },
+    sleepers: () => sleeping.size,
   };
 }
 
 export interface TestServer extends RunningServer {
   db: Db;
+  /** The clock the server reads the time from (the system clock unless the test gave one). */
+  clock: Clock;
 }
 
 /**
@@ -175,6 +209,7 @@ export async function startTestServer(
   const close = server.close.bind(server);
   const started = Object.assign(server, {
     db: server.database.db,
+    clock: clock ?? systemClock,
     close: () => (closing ??= close()),
   });
   serversOn.get(new URL(databaseUrl).pathname.slice(1))?.push(started);

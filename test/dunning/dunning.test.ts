@@ -232,8 +232,18 @@ function startMailWorker(db: Db): MailWorker {
       () => undefined,
     ),
     kinds: {
-      [INVOICE_MAIL]: invoiceMail(renderer, server.links, invoiceCreditNotes(renderer)),
-      [REMINDER_MAIL]: reminderMail(renderer, server.links, invoiceCreditNotes(renderer)),
+      [INVOICE_MAIL]: invoiceMail(
+        renderer,
+        server.links,
+        invoiceCreditNotes(renderer),
+        server.clock,
+      ),
+      [REMINDER_MAIL]: reminderMail(
+        renderer,
+        server.links,
+        invoiceCreditNotes(renderer),
+        server.clock,
+      ),
     },
     pollMs: 50,
   });

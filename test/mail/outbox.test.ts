@@ -40,7 +40,14 @@ function startWorker(): MailWorker {
       { smtpUrl: smtp.url, mailFrom: 'billing@acme.test', dataDir: '.' },
       () => undefined,
     ),
-    kinds: { [INVOICE_MAIL]: invoiceMail(renderer, server.links, invoiceCreditNotes(renderer)) },
+    kinds: {
+      [INVOICE_MAIL]: invoiceMail(
+        renderer,
+        server.links,
+        invoiceCreditNotes(renderer),
+        server.clock,
+      ),
+    },
     pollMs: 50,
     retrySeconds: [0.2, 0.2, 0.2],
   });
