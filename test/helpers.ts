@@ -1,6 +1,7 @@
 // Test helpers: a fresh database per test file on the real PostgreSQL the run uses, the real
 // server on it over real HTTP, and "a tenant with a key with these scopes".
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { after } from 'node:test';
 import { systemClock, type Clock } from '../src/clock.ts';
 import { loadConfig, type Config } from '../src/config.ts';
@@ -258,9 +259,10 @@ export async function rotateKey(
   db: Db,
   key: TestKey,
   options: { expireOldInSeconds?: number | null } = {},
+  clock: Clock = systemClock,
 ): Promise<IssuedApiKey> {
   const request = { actor: operator(key.tenantId, key.environment) };
-  return writtenValue(await rotateApiKey(db, request, key.keyId, options));
+  return writtenValue(await rotateApiKey(db, request, key.keyId, options, clock));
 }
 
 /** Changes a tenant's settings as the operator does (billing tenants update), in one or both environments. */
@@ -327,4 +329,39 @@ export function client(baseUrl: string, key: string) {
   };
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * Real waiting, for what only real time shows (a child process's or a socket's behaviour, a
+ * load's pace): each caller says why. Time the server reads comes from a clock the test drives
+ * (drivenClock), and a state the test expects is waited for (waitFor), never slept for.
+ */
+export { sleep };
+
+/**
+ * Polls `check` every `intervalMs` until it returns a truthy value; false once `timeoutMs` of
+ * real time have passed without one (the bound a test gives an observable state to arrive).
+ */
+export async function waitUntil(
+  check: () => unknown,
+  timeoutMs = 10_000,
+  intervalMs = 50,
+): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() > deadline) return false;
+    await sleep(intervalMs); // the poll of a bounded wait on a condition
+  }
+}
+
+/** Polls until `check` returns a truthy value, and returns it; throws after `timeoutMs`. */
+export async function waitFor<T>(
+  check: () => T | Promise<T>,
+  what: string,
+  timeoutMs = 10_000,
+  intervalMs = 50,
+): Promise<NonNullable<T>> {
+  let value: T | undefined;
+  const seen = await waitUntil(async () => (value = await check()), timeoutMs, intervalMs);
+  if (!seen) throw new Error(`timed out waiting for ${what}`);
+  return value as NonNullable<T>;
+}

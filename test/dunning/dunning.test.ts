@@ -13,9 +13,8 @@ import { createMailTransport } from '../../src/mail/transport.ts';
 import { MailWorker } from '../../src/mail/worker.ts';
 import { runDunning } from '../../src/dunning/service.ts';
 import { reminderMail, REMINDER_MAIL } from '../../src/dunning/reminders.ts';
-import { waitFor } from '../webhooks/receiver.ts';
 import { startSmtp } from '../mail/smtp.ts';
-import { testPool } from '../helpers.ts';
+import { testPool, waitFor } from '../helpers.ts';
 import {
   createCustomer,
   issuedInvoice,

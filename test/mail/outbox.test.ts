@@ -10,8 +10,7 @@ import { invoiceCreditNotes } from '../../src/credit-notes/documents.ts';
 import { invoiceMail, INVOICE_MAIL } from '../../src/invoices/mail.ts';
 import { createMailTransport } from '../../src/mail/transport.ts';
 import { MailWorker } from '../../src/mail/worker.ts';
-import { waitFor } from '../webhooks/receiver.ts';
-import { databaseEnv, testPool } from '../helpers.ts';
+import { databaseEnv, testPool, waitFor } from '../helpers.ts';
 import {
   createCustomer,
   createInvoice,
