@@ -68,11 +68,12 @@ export function createHostedLinks(
 export function createMailKinds({
   renderer,
   links,
-}: Pick<Foundation, 'renderer' | 'links'>): Readonly<Record<string, MailKind>> {
+  clock,
+}: Pick<Foundation, 'renderer' | 'links' | 'clock'>): Readonly<Record<string, MailKind>> {
   return {
-    [INVOICE_MAIL]: invoiceMail(renderer, links, invoiceCreditNotes(renderer)),
+    [INVOICE_MAIL]: invoiceMail(renderer, links, invoiceCreditNotes(renderer), clock),
     [CREDIT_NOTE_MAIL]: creditNoteMail(renderer),
-    [REMINDER_MAIL]: reminderMail(renderer, links, invoiceCreditNotes(renderer)),
+    [REMINDER_MAIL]: reminderMail(renderer, links, invoiceCreditNotes(renderer), clock),
   };
 }
 

@@ -59,6 +59,10 @@ function incremented(digits: string): string {
 }
 
 export function newId(prefix: IdPrefix): string {
+  // The wall clock, deliberately not the Clock (src/clock.ts): the time prefix only orders ids
+  // (and spreads index inserts), it means no business time. An id made under a test clock set
+  // years ahead would otherwise sort after every id made later in real time, and ids are
+  // cursors (src/paging.ts) that must follow the order rows were written in.
   const now = Date.now();
   if (now > lastMs) {
     lastMs = now;

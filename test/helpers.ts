@@ -1,8 +1,9 @@
 // Test helpers: a fresh database per test file on the real PostgreSQL the run uses, the real
 // server on it over real HTTP, and "a tenant with a key with these scopes".
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { after } from 'node:test';
-import type { Clock } from '../src/clock.ts';
+import { systemClock, type Clock } from '../src/clock.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { createDatabase, dropDatabase, withDatabase } from '../src/db/admin.ts';
 import { migrate } from '../src/db/migrate.ts';
@@ -137,24 +138,58 @@ export function testConfig(databaseUrl: string, overrides: Partial<Config> = {})
   };
 }
 
-/** A clock a test drives (startTestServer's `clock`): it stands still until moved. */
+/**
+ * A clock a test drives (startTestServer's `clock`): it stands still until moved, and what
+ * sleeps on it (the worker's polls, dunning runs, purges) wakes when a move reaches its time.
+ */
 export interface DrivenClock extends Clock {
   advance(ms: number): void;
   set(at: Date): void;
+  /** How many sleeps are waiting on this clock (a test can wait for the worker to settle). */
+  sleepers(): number;
 }
 
 export function drivenClock(start: Date = new Date()): DrivenClock {
   let at = start.getTime();
+  const sleeping = new Set<{ until: number; wake: () => void }>();
+  const moved = () => {
+    for (const sleeper of [...sleeping].sort((a, b) => a.until - b.until))
+      if (sleeper.until <= at) sleeper.wake();
+  };
   return {
     now: () => new Date(at),
     nowMs: () => at,
-    advance: (ms) => void (at += ms),
-    set: (instant) => void (at = instant.getTime()),
+    sleep: (ms, signal) =>
+      new Promise((resolve) => {
+        if (signal?.aborted) return resolve();
+        const sleeper = {
+          until: at + ms,
+          wake: () => {
+            sleeping.delete(sleeper);
+            signal?.removeEventListener('abort', sleeper.wake);
+            resolve();
+          },
+        };
+        sleeping.add(sleeper);
+        signal?.addEventListener('abort', sleeper.wake, { once: true });
+        if (ms <= 0) sleeper.wake();
+      }),
+    advance: (ms) => {
+      at += ms;
+      moved();
+    },
+    set: (instant) => {
+      at = instant.getTime();
+      moved();
+    },
+    sleepers: () => sleeping.size,
   };
 }
 
 export interface TestServer extends RunningServer {
   db: Db;
+  /** The clock the server reads the time from (the system clock unless the test gave one). */
+  clock: Clock;
 }
 
 /**
@@ -175,6 +210,7 @@ export async function startTestServer(
   const close = server.close.bind(server);
   const started = Object.assign(server, {
     db: server.database.db,
+    clock: clock ?? systemClock,
     close: () => (closing ??= close()),
   });
   serversOn.get(new URL(databaseUrl).pathname.slice(1))?.push(started);
@@ -223,9 +259,10 @@ export async function rotateKey(
   db: Db,
   key: TestKey,
   options: { expireOldInSeconds?: number | null } = {},
+  clock: Clock = systemClock,
 ): Promise<IssuedApiKey> {
   const request = { actor: operator(key.tenantId, key.environment) };
-  return writtenValue(await rotateApiKey(db, request, key.keyId, options));
+  return writtenValue(await rotateApiKey(db, request, key.keyId, options, clock));
 }
 
 /** Changes a tenant's settings as the operator does (billing tenants update), in one or both environments. */
@@ -292,4 +329,39 @@ export function client(baseUrl: string, key: string) {
   };
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * Real waiting, for what only real time shows (a child process's or a socket's behaviour, a
+ * load's pace): each caller says why. Time the server reads comes from a clock the test drives
+ * (drivenClock), and a state the test expects is waited for (waitFor), never slept for.
+ */
+export { sleep };
+
+/**
+ * Polls `check` every `intervalMs` until it returns a truthy value; false once `timeoutMs` of
+ * real time have passed without one (the bound a test gives an observable state to arrive).
+ */
+export async function waitUntil(
+  check: () => unknown,
+  timeoutMs = 10_000,
+  intervalMs = 50,
+): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() > deadline) return false;
+    await sleep(intervalMs); // the poll of a bounded wait on a condition
+  }
+}
+
+/** Polls until `check` returns a truthy value, and returns it; throws after `timeoutMs`. */
+export async function waitFor<T>(
+  check: () => T | Promise<T>,
+  what: string,
+  timeoutMs = 10_000,
+  intervalMs = 50,
+): Promise<NonNullable<T>> {
+  let value: T | undefined;
+  const seen = await waitUntil(async () => (value = await check()), timeoutMs, intervalMs);
+  if (!seen) throw new Error(`timed out waiting for ${what}`);
+  return value as NonNullable<T>;
+}

@@ -1,6 +1,7 @@
 // billing documents repair: finds stored e-invoices that are not well-formed XML (stored before
 // every text was escaped) and replaces them, and the PDFs that embed them, by the same
 // documents rendered again from the data frozen at issue (src/documents/repair.ts).
+import { systemClock } from '../clock.ts';
 import type { Command } from 'commander';
 import { creditNoteModel } from '../credit-notes/documents.ts';
 import { createRenderPool } from '../documents/render-pool.ts';
@@ -36,7 +37,7 @@ export function registerDocumentCommands(program: Command): void {
             async (scope, id) =>
               id.startsWith('cn_')
                 ? creditNoteModel(db, scope, id)
-                : (await invoiceModel(db, scope, id)).model,
+                : (await invoiceModel(db, scope, id, systemClock.now())).model,
             { dryRun: o.dryRun === true },
           );
         } finally {

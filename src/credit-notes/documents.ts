@@ -1,5 +1,6 @@
 // A credit note's documents (its PDF and e-invoices, rendered once when it is made and stored,
 // src/documents/service.ts) and its e-mail, like an invoice's.
+import { todayUtcOf, utcDateOf, type Clock } from '../clock.ts';
 import type { Db, Queryable } from '../db/pool.ts';
 import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
 import { einvoiceGaps } from '../documents/einvoice/completeness.ts';
@@ -48,7 +49,9 @@ export async function creditNoteModel(
   const row = await loadRow(db, scope, id);
   const lines = await selectCreditNoteLines(db, scope, [id]);
   const note = creditNoteFromRow(row, lines);
-  const invoice = await getInvoice(db, scope, row.invoice_id);
+  // The invoice as of the credit note's day: the document shows nothing of it that depends on
+  // the day (its `overdue`), and is rendered alike whenever it is.
+  const invoice = await getInvoice(db, scope, row.invoice_id, utcDateOf(row.created_at));
   // Credit notes made before sellers were frozen print the seller as it is now.
   const seller =
     row.seller_snapshot ??
@@ -158,6 +161,7 @@ export async function renderIssuedCreditNote(
 /** Queues the credit note's e-mail with its PDF to the customer (see sendInvoice). */
 export function sendCreditNote(
   db: Db,
+  clock: Clock,
   request: WriteRequest,
   id: string,
 ): Promise<Written<CreditNote>> {
@@ -173,7 +177,7 @@ export function sendCreditNote(
         'The customer has no e-mail address; set one on the customer, then send again.',
       );
     }
-    const invoice = await getInvoice(tx, scope, row.invoice_id);
+    const invoice = await getInvoice(tx, scope, row.invoice_id, todayUtcOf(clock));
     const locale = resolveLocale(invoice.customer?.locale);
     const values = {
       number: row.number,

@@ -3,6 +3,7 @@
 // caller's transaction (sendWrite), with the invoice row locked first: creations and voids of
 // one invoice queue on that lock, so the caps hold under concurrency. Lock order everywhere:
 // invoice row, then credit note row, then the number counter.
+import { todayUtcOf, type Clock } from '../clock.ts';
 import type { Db, Queryable, Tx } from '../db/pool.ts';
 import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
 import { ResourceMissingError, StateInvalidError } from '../errors.ts';
@@ -39,9 +40,14 @@ import {
 export { creditNoteFromRow } from './model.ts';
 
 /** The invoice, locked for the transaction; 404 naming `invoiceId` when it is not ours. */
-async function lockInvoice(tx: Tx, scope: TenantScope, invoiceId: string): Promise<Invoice> {
+async function lockInvoice(
+  tx: Tx,
+  scope: TenantScope,
+  invoiceId: string,
+  today: string,
+): Promise<Invoice> {
   try {
-    return await lockInvoiceForCredit(tx, scope, invoiceId);
+    return await lockInvoiceForCredit(tx, scope, invoiceId, today);
   } catch (error) {
     if (error instanceof ResourceMissingError) {
       throw new ResourceMissingError('invoice', invoiceId, 'invoiceId');
@@ -52,13 +58,15 @@ async function lockInvoice(tx: Tx, scope: TenantScope, invoiceId: string): Promi
 
 export async function createCreditNote(
   db: Db,
+  clock: Clock,
   renderer: RenderPool,
   request: WriteRequest,
   input: CreditNoteCreate,
 ): Promise<Written<CreditNote>> {
   const written = await unitOfWork(db, request, async (uow) => {
     const { tx, actor: scope } = uow;
-    const invoice = await lockInvoice(tx, scope, input.invoiceId);
+    const today = todayUtcOf(clock);
+    const invoice = await lockInvoice(tx, scope, input.invoiceId, today);
     // Checked before the amounts, so a draft or void invoice is always 409 (the hook checks too).
     if (invoice.status !== 'open' && invoice.status !== 'paid') {
       throw new StateInvalidError(
@@ -81,7 +89,7 @@ export async function createCreditNote(
       input,
     );
     const credit = plan.allocation;
-    const { effect } = await applyCreditToInvoice(uow, invoice.id, credit.total);
+    const { effect } = await applyCreditToInvoice(uow, invoice.id, credit.total, today);
     // Taken last: the counter row stays locked until this transaction ends.
     const number = await nextCreditNoteNumber(tx, scope);
     const inclusive = isTaxInclusive(invoice);
@@ -140,6 +148,7 @@ export async function getCreditNote(
  */
 export function voidCreditNote(
   db: Db,
+  clock: Clock,
   request: WriteRequest,
   id: string,
 ): Promise<Written<CreditNote>> {
@@ -147,7 +156,8 @@ export function voidCreditNote(
     const { tx, actor: scope } = uow;
     const found = await selectCreditNote(tx, scope, id);
     if (!found) throw new ResourceMissingError('credit note', id);
-    const invoice = await lockInvoiceForCredit(tx, scope, found.invoice_id);
+    const today = todayUtcOf(clock);
+    const invoice = await lockInvoiceForCredit(tx, scope, found.invoice_id, today);
     const row = (await selectCreditNote(tx, scope, id, { forUpdate: true }))!;
     if (row.status === 'void') throw new StateInvalidError('This credit note is void already.');
     if (invoice.status === 'void') {
@@ -155,10 +165,15 @@ export function voidCreditNote(
         'The invoice of this credit note is void; a void invoice and its credit notes are final.',
       );
     }
-    await reverseCreditOnInvoice(uow, row.invoice_id, {
-      credited: row.credited_amount,
-      outOfBand: row.out_of_band_amount,
-    });
+    await reverseCreditOnInvoice(
+      uow,
+      row.invoice_id,
+      {
+        credited: row.credited_amount,
+        outOfBand: row.out_of_band_amount,
+      },
+      today,
+    );
     const voided = await markVoid(tx, scope, id);
     const note = creditNoteFromRow(voided, await selectCreditNoteLines(tx, scope, [id]));
     uow.event('credit_note.voided', note);

@@ -7,6 +7,7 @@
 // (queued in the step's unit of work, sent outside any transaction); invoice.reminder_sent is
 // recorded when the mail server accepted it. A step whose customer has no e-mail address is
 // skipped, and one whose message failed for good is not tried again: the next step is.
+import { todayUtcOf, type Clock } from '../clock.ts';
 import type { Db } from '../db/pool.ts';
 import { unitOfWork, writtenValue, type UnitOfWork } from '../db/unit-of-work.ts';
 import { formatAmount, formatDate, resolveLocale, t } from '../documents/i18n.ts';
@@ -124,13 +125,14 @@ export function reminderMail(
   renderer: RenderPool,
   links: HostedLinks,
   creditNotes: InvoiceCreditNotes,
+  clock: Clock,
 ): MailKind {
   return {
     // Added as the message is sent, before its closing lines, so that the text, the attachments
     // and the hosted page tell the same story at that moment.
     async text(db, mail) {
       const scope = operator(mail.tenant_id, mail.environment);
-      const invoice = await getInvoice(db, scope, mail.subject_id);
+      const invoice = await getInvoice(db, scope, mail.subject_id, todayUtcOf(clock));
       const [facts] = await selectReminderFacts(db, scope, [invoice.id]);
       const locale = resolveLocale(facts?.customer_locale, resolveLocale(facts?.tenant_locale));
       const notes = await creditNotes.issued(db, scope, invoice.id);
@@ -149,7 +151,13 @@ export function reminderMail(
     },
     async attachments(db, mail) {
       const scope = operator(mail.tenant_id, mail.environment);
-      const { filename, pdf } = await getInvoicePdf(db, renderer, scope, mail.subject_id);
+      const { filename, pdf } = await getInvoicePdf(
+        db,
+        renderer,
+        scope,
+        mail.subject_id,
+        clock.now(),
+      );
       const attached = [{ filename, content: pdf }];
       for (const note of await creditNotes.issued(db, scope, mail.subject_id)) {
         const document = await creditNotes.pdf(db, scope, note.id);
@@ -162,7 +170,7 @@ export function reminderMail(
       const { tx, actor: scope } = uow;
       const days = await recordReminderOutcome(tx, scope, mail);
       if (days !== undefined && mail.status === 'sent') {
-        const subject = await getInvoice(tx, scope, mail.subject_id);
+        const subject = await getInvoice(tx, scope, mail.subject_id, todayUtcOf(clock));
         uow.event('invoice.reminder_sent', subject, { reminder: { daysAfterDue: days } });
       }
     },

@@ -6,6 +6,7 @@
 // credit note's e-invoice only in a syntax the page offers the invoice's own in. A void invoice
 // keeps its page, which says it is void: the customer learns that it need not be paid. Anything a token does not open is null, and the page
 // answers it with the same 404, whatever the reason.
+import type { Clock } from '../clock.ts';
 import {
   getCreditNoteEinvoice,
   getCreditNotePdf,
@@ -27,6 +28,8 @@ import { pageView, type PageView } from './page.ts';
 
 export interface HostedPageDeps {
   db: Db;
+  /** What the page's "overdue" and a draft's preview are judged by. */
+  clock: Clock;
   renderer: RenderPool;
   links: HostedLinks;
 }
@@ -38,8 +41,9 @@ export async function hostedInvoicePage(
 ): Promise<PageView | null> {
   const link = await deps.links.resolve(deps.db, token);
   if (!link) return null;
-  const { invoice, model } = await invoiceModel(deps.db, link.scope, link.invoiceId);
-  const formats = await issuedInvoiceFormats(deps.db, deps.renderer, link.scope, invoice.id);
+  const now = deps.clock.now();
+  const { invoice, model } = await invoiceModel(deps.db, link.scope, link.invoiceId, now);
+  const formats = await issuedInvoiceFormats(deps.db, deps.renderer, link.scope, invoice.id, now);
   const creditNotes = [];
   for (const note of await issuedCreditNotesOf(deps.db, link.scope, invoice.id)) {
     const noteFormats = await issuedCreditNoteFormats(deps.db, deps.renderer, link.scope, note.id);
@@ -64,8 +68,9 @@ export async function hostedInvoiceDocument(
   const link = await deps.links.resolve(deps.db, token);
   if (!link) return null;
   const { db, renderer } = deps;
+  const now = deps.clock.now();
   if (format === 'pdf') {
-    const { filename, pdf } = await getInvoicePdf(db, renderer, link.scope, link.invoiceId);
+    const { filename, pdf } = await getInvoicePdf(db, renderer, link.scope, link.invoiceId, now);
     return { filename, contentType: 'application/pdf', content: pdf };
   }
   try {
@@ -75,6 +80,7 @@ export async function hostedInvoiceDocument(
       link.scope,
       link.invoiceId,
       format,
+      now,
     );
     return { filename, contentType: 'application/xml', content: xml };
   } catch (error) {
@@ -104,7 +110,13 @@ export async function hostedCreditNoteDocument(
     return { filename, contentType: 'application/pdf', content: pdf };
   }
   // What the page offers (./page.ts, creditNoteRows), and nothing more.
-  const offered = await issuedInvoiceFormats(db, renderer, link.scope, link.invoiceId);
+  const offered = await issuedInvoiceFormats(
+    db,
+    renderer,
+    link.scope,
+    link.invoiceId,
+    deps.clock.now(),
+  );
   if (!offered.has(format)) return null;
   try {
     const { filename, xml } = await getCreditNoteEinvoice(

@@ -18,6 +18,8 @@ export interface CreditEffect {
   outOfBand: number;
 }
 
+// `today` (YYYY-MM-DD, UTC, from the caller's clock) is what the invoices' `overdue` is judged on.
+
 /**
  * Locks the invoice for the rest of the transaction and returns it with its lines and its
  * frozen tax breakdown (`taxAmounts`), ready for allocateCredit (taxes/service.ts). 404 when
@@ -27,9 +29,10 @@ export async function lockInvoiceForCredit(
   tx: Tx,
   scope: TenantScope,
   invoiceId: string,
+  today: string,
 ): Promise<Invoice> {
   const row = await loadInvoiceRow(tx, scope, invoiceId, { forUpdate: true });
-  return withLines(tx, scope, row);
+  return withLines(tx, scope, row, today);
 }
 
 /**
@@ -40,6 +43,7 @@ export async function applyCreditToInvoice(
   uow: UnitOfWork,
   invoiceId: string,
   creditTotal: number,
+  today: string,
 ): Promise<{ invoice: Invoice; effect: CreditEffect }> {
   const { tx, actor: scope } = uow;
   const row = await loadInvoiceRow(tx, scope, invoiceId, { forUpdate: true });
@@ -62,7 +66,7 @@ export async function applyCreditToInvoice(
     ...effect,
     status: paysOff ? 'paid' : row.status,
   });
-  const invoice = invoiceFromRow(updated, await selectLines(tx, scope, [invoiceId]));
+  const invoice = invoiceFromRow(updated, await selectLines(tx, scope, [invoiceId]), today);
   uow.event(paysOff ? 'invoice.paid' : 'invoice.updated', invoice);
   return { invoice, effect };
 }
@@ -72,6 +76,7 @@ export async function reverseCreditOnInvoice(
   uow: UnitOfWork,
   invoiceId: string,
   effect: CreditEffect,
+  today: string,
 ): Promise<Invoice> {
   const { tx, actor: scope } = uow;
   const row = await loadInvoiceRow(tx, scope, invoiceId, { forUpdate: true });
@@ -89,7 +94,7 @@ export async function reverseCreditOnInvoice(
     outOfBand: -effect.outOfBand,
     status: owesAgain ? 'open' : row.status,
   });
-  const invoice = invoiceFromRow(updated, await selectLines(tx, scope, [invoiceId]));
+  const invoice = invoiceFromRow(updated, await selectLines(tx, scope, [invoiceId]), today);
   uow.event('invoice.updated', invoice);
   return invoice;
 }

@@ -1,6 +1,7 @@
 // An invoice's documents: a draft's PDF is a preview rendered on request (marked as a draft); an
 // issued invoice's PDF and e-invoices are records, rendered once from what was frozen at issue
 // and served byte-identical ever after (src/documents/service.ts).
+import { utcDateOf } from '../clock.ts';
 import { getCustomerRow } from '../customers/service.ts';
 import type { Db, Queryable } from '../db/pool.ts';
 import type { DocumentModel } from '../documents/model.ts';
@@ -25,16 +26,17 @@ import { customerSnapshot, sellerSnapshot } from './snapshots.ts';
 
 /**
  * The invoice's document model: as frozen at issue, or (a draft) as things are `now` (a
- * draft's preview needs it; an issued invoice's dates are frozen).
+ * draft's preview needs it; an issued invoice's dates are frozen). The invoice with it is as
+ * the API shows it `now` (its `overdue`, say).
  */
 export async function invoiceModel(
   db: Queryable,
   scope: TenantScope,
   id: string,
-  now?: Date,
+  now: Date,
 ): Promise<{ invoice: Invoice; model: DocumentModel }> {
   const row = await loadInvoiceRow(db, scope, id);
-  const invoice = await withLines(db, scope, row);
+  const invoice = await withLines(db, scope, row, utcDateOf(now));
   const draft = row.status === 'draft';
   // Invoices issued before sellers were frozen print the seller as it is now.
   const settings =
@@ -55,9 +57,10 @@ function issuedOrPreview(
   scope: TenantScope,
   id: string,
   format: 'ubl' | 'cii' | 'pdf',
+  now: Date,
 ): Promise<StoredDocument> {
   return issuedDocument(db, renderer, scope, id, format, async () => {
-    const { model } = await invoiceModel(db, scope, id);
+    const { model } = await invoiceModel(db, scope, id, now);
     return model;
   });
 }
@@ -71,13 +74,13 @@ export async function getInvoicePdf(
   renderer: RenderPool,
   scope: TenantScope,
   id: string,
-  now?: Date,
+  now: Date,
 ): Promise<{ filename: string; pdf: Buffer }> {
   const { invoice, model } = await invoiceModel(db, scope, id, now);
   if (invoice.status === 'draft') {
     return { filename: `${invoice.id}-draft.pdf`, pdf: await renderer.renderPdf(model) };
   }
-  const stored = await issuedOrPreview(db, renderer, scope, id, 'pdf');
+  const stored = await issuedOrPreview(db, renderer, scope, id, 'pdf', now);
   return {
     filename: documentFilename(invoice.number!, '.pdf'),
     pdf: (stored as { content: Buffer }).content,
@@ -91,14 +94,15 @@ export async function getInvoiceEinvoice(
   scope: TenantScope,
   id: string,
   format: 'ubl' | 'cii',
+  now: Date,
 ): Promise<{ filename: string; xml: Buffer }> {
   const row = await loadInvoiceRow(db, scope, id);
   if (row.status === 'draft') {
     throw new StateInvalidError('A draft has no e-invoice; issue it first.');
   }
-  const stored = await issuedOrPreview(db, renderer, scope, id, format);
+  const stored = await issuedOrPreview(db, renderer, scope, id, format, now);
   if ('missing' in stored) {
-    const { model } = await invoiceModel(db, scope, id);
+    const { model } = await invoiceModel(db, scope, id, now);
     throw einvoiceRefusal(stored.missing, model, { syntax: format });
   }
   return { filename: documentFilename(row.number!, `-${format}.xml`), xml: stored.content };
@@ -110,9 +114,10 @@ export function issuedInvoiceFormats(
   renderer: RenderPool,
   scope: TenantScope,
   id: string,
+  now: Date,
 ): Promise<Set<DocumentFormat>> {
   return issuedDocumentFormats(db, renderer, scope, id, async () => {
-    const { model } = await invoiceModel(db, scope, id);
+    const { model } = await invoiceModel(db, scope, id, now);
     return model;
   });
 }

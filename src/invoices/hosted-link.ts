@@ -7,6 +7,7 @@
 // under the server's secrets key, and is replayed only to the very key that made the request,
 // as results that carry a secret are (src/db/unit-of-work.ts). A key rotated from it reads the
 // invoice, URL included, with a GET; a replay is not how a link reaches another key.
+import { todayUtcOf, type Clock } from '../clock.ts';
 import type { Db, Queryable } from '../db/pool.ts';
 import {
   unitOfWork,
@@ -54,6 +55,7 @@ export async function shownByWrite(
  */
 export function replaceHostedLink(
   db: Db,
+  clock: Clock,
   links: HostedLinks,
   request: WriteRequest,
   id: string,
@@ -64,7 +66,7 @@ export function replaceHostedLink(
     if (row.status === 'draft') {
       throw new StateInvalidError('A draft has no hosted page; issue it first.');
     }
-    const invoice = await withLines(tx, scope, row);
+    const invoice = await withLines(tx, scope, row, todayUtcOf(clock));
     const url = await links.make(tx, scope, invoice);
     return shownByWrite(uow, links, invoice, url);
   });

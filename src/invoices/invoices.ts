@@ -50,14 +50,15 @@ export function createInvoices({ db, clock, renderer, links }: InvoicesDeps) {
     removeLine: (write: WriteRequest, id: string, lineId: string) =>
       removeInvoiceLine(db, clock, write, id, lineId),
     issue: (write: WriteRequest, id: string) => issueInvoice(db, clock, renderer, links, write, id),
-    void: (write: WriteRequest, id: string) => voidInvoice(db, links, write, id),
+    void: (write: WriteRequest, id: string) => voidInvoice(db, clock, links, write, id),
     markUncollectible: (write: WriteRequest, id: string) =>
-      markInvoiceUncollectible(db, links, write, id),
-    send: (write: WriteRequest, id: string) => sendInvoice(db, links, write, id),
-    replaceHostedLink: (write: WriteRequest, id: string) => replaceHostedLink(db, links, write, id),
+      markInvoiceUncollectible(db, clock, links, write, id),
+    send: (write: WriteRequest, id: string) => sendInvoice(db, clock, links, write, id),
+    replaceHostedLink: (write: WriteRequest, id: string) =>
+      replaceHostedLink(db, clock, links, write, id),
     pdf: (scope: TenantScope, id: string) => getInvoicePdf(db, renderer, scope, id, clock.now()),
     einvoice: (scope: TenantScope, id: string, format: 'ubl' | 'cii') =>
-      getInvoiceEinvoice(db, renderer, scope, id, format),
+      getInvoiceEinvoice(db, renderer, scope, id, format, clock.now()),
   };
 }
 

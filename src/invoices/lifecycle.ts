@@ -1,7 +1,7 @@
 // The invoice lifecycle after the draft: issue, void, mark uncollectible, send. Every move is
 // checked against the state machine (state.ts) on the locked row. Paying is a payment
 // (src/payments/, through ./payments.ts).
-import type { Clock } from '../clock.ts';
+import { todayUtcOf, utcDateOf, type Clock } from '../clock.ts';
 import type { Db } from '../db/pool.ts';
 import {
   unitOfWork,
@@ -72,7 +72,7 @@ export async function issueInvoice(
       { ...frozen, number, paid: totals.total === 0 },
       totals,
     );
-    const invoice = invoiceFromRow(issued, lines);
+    const invoice = invoiceFromRow(issued, lines, utcDateOf(issuedAt));
     if (settings.einvoice_required) assertIssuable(invoice, issued.seller_snapshot!);
     seller = issued.seller_snapshot;
     uow.event('invoice.issued', invoice);
@@ -88,6 +88,7 @@ export async function issueInvoice(
 
 async function transition(
   uow: UnitOfWork,
+  clock: Clock,
   links: HostedLinks,
   id: string,
   action: 'void' | 'mark_uncollectible',
@@ -96,7 +97,8 @@ async function transition(
   const { tx, actor: scope } = uow;
   const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
   assertAllowed(row, action);
-  const invoice = await withLines(tx, scope, await applyTransition(tx, scope, id, action));
+  const changed = await applyTransition(tx, scope, id, action);
+  const invoice = await withLines(tx, scope, changed, todayUtcOf(clock));
   uow.event(eventType, invoice);
   return shownByWrite(uow, links, invoice);
 }
@@ -104,21 +106,25 @@ async function transition(
 /** Voids an invoice; its hosted page stays, and says it is void. */
 export function voidInvoice(
   db: Db,
-  links: HostedLinks,
-  request: WriteRequest,
-  id: string,
-): Promise<Written<Invoice>> {
-  return unitOfWork(db, request, (uow) => transition(uow, links, id, 'void', 'invoice.voided'));
-}
-
-export function markInvoiceUncollectible(
-  db: Db,
+  clock: Clock,
   links: HostedLinks,
   request: WriteRequest,
   id: string,
 ): Promise<Written<Invoice>> {
   return unitOfWork(db, request, (uow) =>
-    transition(uow, links, id, 'mark_uncollectible', 'invoice.marked_uncollectible'),
+    transition(uow, clock, links, id, 'void', 'invoice.voided'),
+  );
+}
+
+export function markInvoiceUncollectible(
+  db: Db,
+  clock: Clock,
+  links: HostedLinks,
+  request: WriteRequest,
+  id: string,
+): Promise<Written<Invoice>> {
+  return unitOfWork(db, request, (uow) =>
+    transition(uow, clock, links, id, 'mark_uncollectible', 'invoice.marked_uncollectible'),
   );
 }
 
@@ -132,6 +138,7 @@ export function markInvoiceUncollectible(
  */
 export function sendInvoice(
   db: Db,
+  clock: Clock,
   links: HostedLinks,
   request: WriteRequest,
   id: string,
@@ -147,7 +154,8 @@ export function sendInvoice(
         'The customer has no e-mail address; set one on the customer, then send again.',
       );
     }
-    const invoice = await withLines(tx, scope, row);
+    const today = todayUtcOf(clock);
+    const invoice = await withLines(tx, scope, row, today);
     // In the language of the invoice's documents, from the seller it was issued by.
     const { name: seller, email: replyTo } = row.seller_snapshot ?? {
       name: (await getTenant(tx, scope.tenantId)).name,
@@ -176,6 +184,6 @@ export function sendInvoice(
       attempts: 0,
       lastError: null,
     });
-    return shownByWrite(uow, links, await withLines(tx, scope, queued));
+    return shownByWrite(uow, links, await withLines(tx, scope, queued, today));
   });
 }

@@ -8,6 +8,7 @@
 // with the credit notes' PDFs attached, so that the text, the attachments and the hosted page
 // tell the same story at that moment; a paid invoice's message says that it is paid. The link
 // offers only what the page offers: the invoice to view and download (no online payment).
+import { todayUtcOf, type Clock } from '../clock.ts';
 import type { Db } from '../db/pool.ts';
 import { formatAmount, formatDate, resolveLocale, t } from '../documents/i18n.ts';
 import type { DocumentLocale } from '../documents/model.ts';
@@ -113,6 +114,7 @@ export function invoiceMail(
   renderer: RenderPool,
   links: HostedLinks,
   creditNotes: InvoiceCreditNotes,
+  clock: Clock,
 ): MailKind {
   return {
     // The link is added as the message is sent, never stored in the outbox: it is a capability
@@ -121,7 +123,7 @@ export function invoiceMail(
     async text(db, mail) {
       const scope = operator(mail.tenant_id, mail.environment);
       const row = await loadInvoiceRow(db, scope, mail.subject_id);
-      const invoice = await withLines(db, scope, row);
+      const invoice = await withLines(db, scope, row, todayUtcOf(clock));
       const locale = resolveLocale(row.customer_snapshot?.locale);
       const notes = await creditNotes.issued(db, scope, invoice.id);
       const state = invoiceStateText(invoice, notes, locale);
@@ -134,7 +136,13 @@ export function invoiceMail(
 
     async attachments(db, mail) {
       const scope = operator(mail.tenant_id, mail.environment);
-      const { filename, pdf } = await getInvoicePdf(db, renderer, scope, mail.subject_id);
+      const { filename, pdf } = await getInvoicePdf(
+        db,
+        renderer,
+        scope,
+        mail.subject_id,
+        clock.now(),
+      );
       const notes = await creditNotes.issued(db, scope, mail.subject_id);
       const attached = [{ filename, content: pdf }];
       for (const note of notes) {
@@ -152,7 +160,10 @@ export function invoiceMail(
         lastError: mail.last_error,
       });
       if (mail.status === 'sent') {
-        uow.event('invoice.sent', invoiceFromRow(row, await selectLines(tx, scope, [row.id])));
+        uow.event(
+          'invoice.sent',
+          invoiceFromRow(row, await selectLines(tx, scope, [row.id]), todayUtcOf(clock)),
+        );
       }
     },
   };

@@ -8,17 +8,17 @@ import type { CustomerSnapshot, Invoice } from './schemas.ts';
 import { allowedActions, nextStatus, type InvoiceAction } from './state.ts';
 import { selectInvoice, selectLines, type InvoiceRow, type LineRow } from './store.ts';
 
-/** Today's date in UTC (YYYY-MM-DD): due dates are calendar dates, compared in UTC. */
-export function todayUtc(): string {
-  return new Date().toISOString().slice(0, 10);
-}
-
-/** Open and past its due date on `today` (an uncollectible invoice is not chased). */
+/**
+ * Open and past its due date on `today` (an uncollectible invoice is not chased). `today` is
+ * the UTC date as the caller's clock says (todayUtcOf in src/clock.ts): due dates are calendar
+ * dates, compared in UTC.
+ */
 export function isOverdue(row: Pick<InvoiceRow, 'status' | 'due_date'>, today: string): boolean {
   return row.status === 'open' && row.due_date !== null && row.due_date < today;
 }
 
-export function invoiceFromRow(row: InvoiceRow, lines: readonly LineRow[]): Invoice {
+/** The invoice as the API shows it; `overdue` as of `today` (YYYY-MM-DD, UTC). */
+export function invoiceFromRow(row: InvoiceRow, lines: readonly LineRow[], today: string): Invoice {
   const invoice: Invoice = {
     id: row.id,
     object: 'invoice',
@@ -47,7 +47,7 @@ export function invoiceFromRow(row: InvoiceRow, lines: readonly LineRow[]): Invo
     amountRemaining: row.amount_remaining,
     payments: row.payments,
     dueDate: row.due_date,
-    overdue: isOverdue(row, todayUtc()),
+    overdue: isOverdue(row, today),
     daysUntilDue: row.days_until_due,
     supplyDate: row.supply_date,
     servicePeriod:
@@ -122,8 +122,9 @@ export async function withLines(
   db: Queryable,
   scope: TenantScope,
   row: InvoiceRow,
+  today: string,
 ): Promise<Invoice> {
-  return invoiceFromRow(row, await selectLines(db, scope, [row.id]));
+  return invoiceFromRow(row, await selectLines(db, scope, [row.id]), today);
 }
 
 const ACTION_WORDS: Record<InvoiceAction, string> = {

@@ -57,10 +57,11 @@ async function recordPaid(
   invoiceId: string,
   amount: number,
   status: InvoiceStatus,
+  today: string,
 ): Promise<Invoice> {
   const { tx, actor: scope } = uow;
   const updated = await updatePaid(tx, scope, invoiceId, { amount, status });
-  return invoiceFromRow(updated, updated.lines);
+  return invoiceFromRow(updated, updated.lines, today);
 }
 
 /**
@@ -72,12 +73,14 @@ export async function applyPaymentToInvoice(
   uow: UnitOfWork,
   invoice: PayableInvoice,
   amount: number,
+  today: string,
 ): Promise<Invoice> {
   if (!Number.isSafeInteger(amount) || amount <= 0 || amount > invoice.amountRemaining) {
     throw new RangeError(`payment ${amount} does not fit invoice ${invoice.id}`);
   }
   const settles = amount === invoice.amountRemaining;
-  const updated = await recordPaid(uow, invoice.id, amount, settles ? 'paid' : invoice.status);
+  const status = settles ? 'paid' : invoice.status;
+  const updated = await recordPaid(uow, invoice.id, amount, status, today);
   uow.event(settles ? 'invoice.paid' : 'invoice.updated', updated);
   return updated;
 }
@@ -90,6 +93,7 @@ export async function reversePaymentOnInvoice(
   uow: UnitOfWork,
   invoiceId: string,
   amount: number,
+  today: string,
 ): Promise<Invoice> {
   const { tx, actor: scope } = uow;
   const row = await loadInvoiceRow(tx, scope, invoiceId, { forUpdate: true });
@@ -102,7 +106,7 @@ export async function reversePaymentOnInvoice(
     throw new RangeError(`payment ${amount} was never applied to ${row.id}`);
   }
   const status = row.status === 'paid' ? 'open' : row.status;
-  const updated = await recordPaid(uow, invoiceId, -amount, status);
+  const updated = await recordPaid(uow, invoiceId, -amount, status, today);
   uow.event('invoice.updated', updated);
   return updated;
 }
@@ -136,6 +140,7 @@ export async function recordOverdueInvoices(
     const invoice = invoiceFromRow(
       row,
       lines.filter((l) => l.invoice_id === row.id),
+      today,
     );
     // Overdue as the worker's clock says, which tests may set apart from the real one.
     const overdue: Invoice = { ...invoice, overdue: true };

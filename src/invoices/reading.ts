@@ -1,6 +1,6 @@
 // Reading invoices as the API shows them: one invoice, or a page of them, with their hosted
 // URLs and drafts' e-invoice readiness.
-import type { Clock } from '../clock.ts';
+import { utcDateOf, type Clock } from '../clock.ts';
 import type { Db, Tx } from '../db/pool.ts';
 import { ResourceMissingError } from '../errors.ts';
 import type { HostedLinks } from '../hosted/links.ts';
@@ -11,11 +11,17 @@ import { invoiceFromRow } from './model.ts';
 import type { Invoice } from './schemas.ts';
 import { selectInvoicePage, selectInvoiceWithLines } from './store.ts';
 
-export async function getInvoice(db: Db | Tx, scope: TenantScope, id: string): Promise<Invoice> {
+/** The invoice, its `overdue` as of `today` (YYYY-MM-DD, UTC). */
+export async function getInvoice(
+  db: Db | Tx,
+  scope: TenantScope,
+  id: string,
+  today: string,
+): Promise<Invoice> {
   // One statement, so one snapshot: the totals and the lines always belong together.
   const row = await selectInvoiceWithLines(db, scope, id);
   if (!row) throw new ResourceMissingError('invoice', id);
-  return invoiceFromRow(row, row.lines);
+  return invoiceFromRow(row, row.lines, today);
 }
 
 /** The invoice as the API shows it: with its hosted URL. */
@@ -29,7 +35,13 @@ export async function showInvoice(
   // One statement: the invoice, its lines and its hosted link.
   const row = await selectInvoiceWithLines(db, scope, id);
   if (!row) throw new ResourceMissingError('invoice', id);
-  const invoice = await withReadiness(db, scope, invoiceFromRow(row, row.lines), clock.now());
+  const now = clock.now();
+  const invoice = await withReadiness(
+    db,
+    scope,
+    invoiceFromRow(row, row.lines, utcDateOf(now)),
+    now,
+  );
   return { ...invoice, hostedInvoiceUrl: links.urlOf(scope, row.id, row.hosted_token_sealed) };
 }
 
@@ -44,8 +56,9 @@ export async function listInvoices(
   // The page, its lines and its hosted links in one statement (primary key prefix look-ups).
   const rows = await selectInvoicePage(db, scope, filters, page.after, page.limit + 1);
   // Drafts' e-invoice readiness: at most three reads for the page (./einvoice-readiness.ts).
-  const shown = rows.map((row) => invoiceFromRow(row, row.lines));
-  const invoices = await withDraftReadiness(db, scope, shown, clock.now());
+  const now = clock.now();
+  const shown = rows.map((row) => invoiceFromRow(row, row.lines, utcDateOf(now)));
+  const invoices = await withDraftReadiness(db, scope, shown, now);
   return rows.map((row, i) => ({
     id: row.id,
     created_at: row.created_at,

@@ -2,7 +2,7 @@
 // lifecycle (issue, void, send, PDF) is in lifecycle.ts, the credit-note hooks in credits.ts
 // and the payment and overdue hooks in payments.ts; this file is the module's public face and
 // re-exports them.
-import type { Clock } from '../clock.ts';
+import { todayUtcOf, utcDateOf, type Clock } from '../clock.ts';
 import type { Db, Tx } from '../db/pool.ts';
 import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
 import { getCustomerRow } from '../customers/service.ts';
@@ -54,7 +54,7 @@ export {
   type InvoiceCreditNotes,
   type MailedCreditNote,
 } from './mail.ts';
-export { invoiceFromRow, todayUtc } from './model.ts';
+export { invoiceFromRow } from './model.ts';
 export { getInvoice, listInvoices, showInvoice } from './reading.ts';
 export { replaceHostedLink, shownByWrite } from './hosted-link.ts';
 export {
@@ -145,7 +145,7 @@ async function saveDraft(
     change,
   );
   const saved = await updateDraft(tx, scope, row.id, fields, totals);
-  return withReadiness(tx, scope, invoiceFromRow(saved, lines), now, customer);
+  return withReadiness(tx, scope, invoiceFromRow(saved, lines, utcDateOf(now)), now, customer);
 }
 
 export function createInvoice(
@@ -187,11 +187,12 @@ export function createInvoice(
     const draft = { id: newId('inv'), customer_id: input.customerId, currency: input.currency };
     const row = await insertDraft(tx, scope, draft, fields, totals, lines);
     const lineRows = lines.map((l) => ({ ...l, invoice_id: row.id }));
+    const now = clock.now();
     const invoice = await withReadiness(
       tx,
       scope,
-      invoiceFromRow(row, lineRows),
-      clock.now(),
+      invoiceFromRow(row, lineRows, utcDateOf(now)),
+      now,
       customer,
     );
     uow.event('invoice.created', invoice);
@@ -220,7 +221,8 @@ export function updateInvoice(
           `An invoice that is ${row.status} cannot change (${fields.join(', ')}); only metadata can.`,
         );
       }
-      invoice = await withLines(tx, scope, await updateMetadata(tx, scope, id, metadata));
+      const updated = await updateMetadata(tx, scope, id, metadata);
+      invoice = await withLines(tx, scope, updated, todayUtcOf(clock));
     } else {
       if (patch.dueDate != null && patch.daysUntilDue != null) {
         throw new ParameterInvalidError('daysUntilDue', 'Give dueDate or daysUntilDue, not both.');
@@ -299,7 +301,13 @@ export function deleteDraftInvoice(
     const { tx, actor: scope } = uow;
     const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
     assertAllowed(row, 'delete');
-    const invoice = await withReadiness(tx, scope, await withLines(tx, scope, row), clock.now());
+    const now = clock.now();
+    const invoice = await withReadiness(
+      tx,
+      scope,
+      await withLines(tx, scope, row, utcDateOf(now)),
+      now,
+    );
     await deleteInvoice(tx, scope, id);
     uow.event('invoice.deleted', invoice);
     return { id, object: 'invoice', deleted: true };

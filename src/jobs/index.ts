@@ -1,11 +1,12 @@
 // The server's background work, in every server process (RUN_WORKER) or alone (`billing
 // worker`): webhook deliveries, the mail outbox, dunning (overdue invoices and reminders), and
 // the purge of expired idempotency records. Every job is safe with any number of processes
-// running it on one database.
+// running it on one database. Its schedule (polls, dunning runs, purges) runs on the clock it
+// is given (src/clock.ts), so a test clock moved forward makes it act without real waiting.
 import type { Config } from '../config.ts';
 import { openDatabase } from '../db/database.ts';
 import { migrate } from '../db/migrate.ts';
-import { systemClock, todayUtcOf } from '../clock.ts';
+import { systemClock, todayUtcOf, type Clock } from '../clock.ts';
 import { createHostedLinks, createServices, type Services } from '../composition.ts';
 import { purgeExpiredIdempotencyKeys } from '../db/unit-of-work.ts';
 import { createRenderPool } from '../documents/render-pool.ts';
@@ -17,7 +18,10 @@ import { runDunning } from '../dunning/service.ts';
 import { checkSecretsKey } from '../secrets/check.ts';
 import { SecretsKeyring } from '../secrets/keyring.ts';
 
+const DUNNING_DELAY_MS = 60_000;
 const DUNNING_INTERVAL_MS = 5 * 60_000;
+const PURGE_DELAY_MS = 60_000;
+const PURGE_INTERVAL_MS = 60_000;
 
 export interface Jobs {
   webhooks: WebhookWorker;
@@ -41,40 +45,52 @@ export function startJobs(
     transport: createMailTransport(config, (message) => log.info(message), clock),
     kinds: services.mailKinds,
     onError,
+    clock,
   });
   webhooks.start();
   mail.start();
-  const purge = setInterval(() => {
-    purgeExpiredIdempotencyKeys(db).catch((error: unknown) => onError(error, 'purging'));
-  }, 60_000);
-  purge.unref();
+  const stopping = new AbortController();
+  const purging = every(clock, stopping.signal, PURGE_DELAY_MS, PURGE_INTERVAL_MS, async () => {
+    await purgeExpiredIdempotencyKeys(db).catch((error: unknown) => onError(error, 'purging'));
+  });
   // Due dates are days: a run every few minutes finds what the day brought soon enough. The
   // first comes a minute after start, not at once, so short-lived processes stay quiet.
-  let dunningRun: Promise<void> = Promise.resolve();
-  let stopped = false;
-  const dun = () => {
-    dunningRun = runDunning(db, todayUtcOf(clock))
+  const dunning = every(clock, stopping.signal, DUNNING_DELAY_MS, DUNNING_INTERVAL_MS, () =>
+    runDunning(db, todayUtcOf(clock))
       .then(({ reminders }) => {
         if (reminders > 0) mail.poke();
       })
-      .catch((error: unknown) => onError(error, 'dunning'))
-      .finally(() => {
-        if (!stopped) dunning = setTimeout(dun, DUNNING_INTERVAL_MS).unref();
-      });
-  };
-  let dunning = setTimeout(dun, 60_000).unref();
+      .catch((error: unknown) => onError(error, 'dunning')),
+  );
   return {
     webhooks,
     mail,
     async stop() {
-      clearInterval(purge);
-      stopped = true;
-      clearTimeout(dunning);
-      await dunningRun;
+      stopping.abort();
+      // A run in progress finishes first.
+      await Promise.all([purging, dunning]);
       // Attempts in flight finish and are recorded before the database goes.
       await Promise.all([webhooks.stop(), mail.stop()]);
     },
   };
+}
+
+/**
+ * Runs `job` after `firstMs`, then `intervalMs` after each run ends, on the clock (a test
+ * clock moved past a run's time starts it), until `signal` aborts.
+ */
+async function every(
+  clock: Clock,
+  signal: AbortSignal,
+  firstMs: number,
+  intervalMs: number,
+  job: () => Promise<void>,
+): Promise<void> {
+  for (let wait = firstMs; ; wait = intervalMs) {
+    await clock.sleep(wait, signal);
+    if (signal.aborted) return;
+    await job();
+  }
 }
 
 /**

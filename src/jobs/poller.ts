@@ -1,7 +1,10 @@
 // The loop every PostgreSQL-backed queue of the worker runs (webhook deliveries, mail): claim
 // due items in a short transaction (FOR UPDATE SKIP LOCKED, with a lease), handle each outside
 // any transaction, at most `concurrency` at once; poll again after `pollMs`, or at once when a
-// full batch suggests more are due. Any number of workers on one database share a queue.
+// full batch suggests more are due. Any number of workers on one database share a queue. The
+// pause between polls is on the worker's clock (src/clock.ts): a test clock moved past it
+// makes the worker look again without real waiting.
+import type { Clock } from '../clock.ts';
 
 export interface PollerOptions<T> {
   /** Claims up to `limit` due items (their lease taken); [] when none is due. */
@@ -9,6 +12,8 @@ export interface PollerOptions<T> {
   /** Handles one claimed item; its failures are its own to record. */
   handle(item: T): Promise<void>;
   pollMs: number;
+  /** Whose time the pause between polls is. */
+  clock: Clock;
   concurrency: number;
   onError?: ((error: unknown, context: string) => void) | undefined;
   /** What the items are, for error messages. */
@@ -20,7 +25,7 @@ export class Poller<T> {
   readonly #inFlight = new Set<Promise<void>>();
   #running = false;
   #loop: Promise<void> | undefined;
-  #wake: (() => void) | undefined;
+  #wake: AbortController | undefined;
   #saturated = false;
 
   constructor(options: PollerOptions<T>) {
@@ -36,14 +41,14 @@ export class Poller<T> {
   /** Stops claiming, then waits for the items in flight to be handled. */
   async stop(): Promise<void> {
     this.#running = false;
-    this.#wake?.();
+    this.#wake?.abort();
     await this.#loop;
     await Promise.all(this.#inFlight);
   }
 
   /** Looks for due items now rather than at the next poll. */
   poke(): void {
-    this.#wake?.();
+    this.#wake?.abort();
   }
 
   async #run(): Promise<void> {
@@ -77,19 +82,14 @@ export class Poller<T> {
       .catch((error: unknown) => this.#options.onError?.(error, `handling ${this.#options.name}`))
       .finally(() => {
         this.#inFlight.delete(handled);
-        if (this.#saturated) this.#wake?.();
+        if (this.#saturated) this.#wake?.abort();
       });
     this.#inFlight.add(handled);
   }
 
-  #pause(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.#wake = done;
-    });
+  async #pause(ms: number): Promise<void> {
+    const wake = new AbortController();
+    this.#wake = wake;
+    await this.#options.clock.sleep(ms, wake.signal);
   }
 }

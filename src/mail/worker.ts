@@ -8,6 +8,7 @@
 // the message is offered again with the same Message-ID, which mail systems take for the same
 // message: it is not delivered twice.
 import { randomBytes } from 'node:crypto';
+import { systemClock, type Clock } from '../clock.ts';
 import type { Db } from '../db/pool.ts';
 import { unitOfWork } from '../db/unit-of-work.ts';
 import { Poller } from '../jobs/poller.ts';
@@ -40,6 +41,8 @@ export interface MailWorkerOptions {
   /** The back-off (tests shorten it). */
   retrySeconds?: readonly number[];
   onError?: (error: unknown, context: string) => void;
+  /** Whose time the pause between polls is (src/clock.ts); the system clock by default. */
+  clock?: Clock;
 }
 
 export class MailWorker {
@@ -54,6 +57,7 @@ export class MailWorker {
     this.#poller = new Poller({
       name: 'mail',
       pollMs: options.pollMs ?? 500,
+      clock: options.clock ?? systemClock,
       concurrency: options.concurrency ?? 4,
       onError: options.onError,
       claim: (limit) => claimDueMail(db, limit, lease, randomBytes(12).toString('base64url')),

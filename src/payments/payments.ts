@@ -34,7 +34,7 @@ export function createPayments({ db, links, clock }: PaymentsDeps) {
       filters: { invoiceId?: string | undefined; customerId?: string | undefined },
       page: PageRequest,
     ) => listPayments(db, scope, filters, page),
-    void: (write: WriteRequest, id: string) => voidPayment(db, write, id),
+    void: (write: WriteRequest, id: string) => voidPayment(db, clock, write, id),
     fromRow: paymentFromRow,
   };
 }

@@ -2,7 +2,7 @@
 // the invoice module's payment hooks), voiding one, events. Every write locks the invoice row
 // first: payments, voids and credit notes of one invoice queue on that lock, so the amounts
 // stay exact under concurrency. Lock order everywhere: invoice row, then payment row.
-import type { Clock } from '../clock.ts';
+import { todayUtcOf, type Clock } from '../clock.ts';
 import type { Db, Queryable } from '../db/pool.ts';
 import {
   unitOfWork,
@@ -92,6 +92,7 @@ async function recordPayment(
   uow: UnitOfWork,
   invoiceId: string,
   input: Omit<NewPaymentInput, 'amount'> & { amount: number | null },
+  today: string,
 ): Promise<{ payment: Payment; invoice: Invoice }> {
   const { tx, actor: scope } = uow;
   const invoice = await lockInvoiceForPayment(tx, scope, invoiceId);
@@ -125,7 +126,7 @@ async function recordPayment(
   }
   const payment = paymentFromRow(row);
   uow.event('payment.created', payment);
-  return { payment, invoice: await applyPaymentToInvoice(uow, invoice, amount) };
+  return { payment, invoice: await applyPaymentToInvoice(uow, invoice, amount, today) };
 }
 
 /**
@@ -143,12 +144,17 @@ export function createPayment(
 ): Promise<Written<RecordedPayment>> {
   const receivedAt = receivedAtOf(clock, input.receivedAt);
   return unitOfWork(db, request, async (uow) => {
-    const { payment, invoice } = await recordPayment(uow, invoiceId, {
-      amount: input.amount,
-      method: input.method,
-      reference: input.reference ?? null,
-      receivedAt,
-    });
+    const { payment, invoice } = await recordPayment(
+      uow,
+      invoiceId,
+      {
+        amount: input.amount,
+        method: input.method,
+        reference: input.reference ?? null,
+        receivedAt,
+      },
+      todayUtcOf(clock),
+    );
     return {
       ...payment,
       invoice: { id: invoice.id, status: invoice.status, amountRemaining: invoice.amountRemaining },
@@ -171,12 +177,17 @@ export function payInvoice(
 ) {
   const receivedAt = receivedAtOf(clock, input.receivedAt);
   return unitOfWork(db, request, async (uow) => {
-    const { invoice } = await recordPayment(uow, invoiceId, {
-      amount: null,
-      method: input.method ?? 'other',
-      reference: input.reference ?? null,
-      receivedAt,
-    });
+    const { invoice } = await recordPayment(
+      uow,
+      invoiceId,
+      {
+        amount: null,
+        method: input.method ?? 'other',
+        reference: input.reference ?? null,
+        receivedAt,
+      },
+      todayUtcOf(clock),
+    );
     return shownByWrite(uow, links, invoice);
   });
 }
@@ -192,7 +203,12 @@ export async function getPayment(db: Queryable, scope: TenantScope, id: string):
  * invoice is open again (payment.voided, invoice.updated). A void payment, or one of a void
  * invoice, is 409 state_invalid.
  */
-export function voidPayment(db: Db, request: WriteRequest, id: string): Promise<Written<Payment>> {
+export function voidPayment(
+  db: Db,
+  clock: Clock,
+  request: WriteRequest,
+  id: string,
+): Promise<Written<Payment>> {
   return unitOfWork(db, request, async (uow) => {
     const { tx, actor: scope } = uow;
     const found = await selectPayment(tx, scope, id);
@@ -208,7 +224,7 @@ export function voidPayment(db: Db, request: WriteRequest, id: string): Promise<
     }
     const voided = paymentFromRow(await markPaymentVoid(tx, scope, id));
     uow.event('payment.voided', voided);
-    await reversePaymentOnInvoice(uow, row.invoice_id, row.amount);
+    await reversePaymentOnInvoice(uow, row.invoice_id, row.amount, todayUtcOf(clock));
     return voided;
   });
 }

@@ -46,6 +46,7 @@ export class WebhookWorker {
     this.#poller = new Poller({
       name: 'webhook deliveries',
       pollMs: options.pollMs ?? 500,
+      clock: options.clock ?? systemClock,
       concurrency: options.concurrency ?? 16,
       onError: options.onError,
       claim: (limit) =>

@@ -9,12 +9,13 @@ import {
   type Event,
 } from '../../clients/typescript/src/index.ts';
 import { SCOPES } from '../../src/keys/scopes.ts';
-import { startReceiver, waitFor } from '../webhooks/receiver.ts';
+import { startReceiver } from '../webhooks/receiver.ts';
 import {
   createTenantWithKey,
   createTestDatabase,
   startTestServer,
   type TestServer,
+  waitFor,
 } from '../helpers.ts';
 
 // The typed client (clients/typescript) against the real server: a seller's day from customer

@@ -2,6 +2,7 @@
 // them keeping every key and row, later migrations still apply, and the statements each module
 // runs touch one partition. The whole suite also runs on this layout with BILLING_PARTITIONS=N;
 // these tests run in every pass, on databases of their own (N partitions then, 4 otherwise).
+import { todayUtcOf } from '../../src/clock.ts';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pg from 'pg';
@@ -16,7 +17,6 @@ import {
   REFERENCE_TABLES,
 } from '../../src/db/sharding.ts';
 import { purgeExpiredIdempotencyKeys } from '../../src/db/unit-of-work.ts';
-import { todayUtc } from '../../src/invoices/service.ts';
 import { runDunning } from '../../src/dunning/service.ts';
 import { startReceiver } from '../webhooks/receiver.ts';
 import {
@@ -298,7 +298,7 @@ describe(`tenant tables in ${PARTITIONS} hash partitions by tenant_id`, () => {
       collected.plans.length = 0;
 
       await tenantDay(server.url, api, receiver);
-      await runDunning(server.db, todayUtc());
+      await runDunning(server.db, todayUtcOf(server.clock));
       // The key verifier's batched write of lastUsedAt (every 10 s, and now).
       await server.verifier.flushLastUsed();
       // A control: a statement that reads every tenant must be caught.

@@ -1,8 +1,8 @@
 // Work over the API for the partitioning tests: tenants with books of their own, and one
 // tenant's day that runs the reads and writes of every module.
 import assert from 'node:assert/strict';
-import { waitFor, type startReceiver } from '../webhooks/receiver.ts';
-import { call, client, createTenantWithKey, type TestServer } from '../helpers.ts';
+import type { startReceiver } from '../webhooks/receiver.ts';
+import { call, client, createTenantWithKey, type TestServer, waitFor } from '../helpers.ts';
 
 /** Tenants with customers, issued invoices, credit notes, keys and webhook endpoints. */
 export async function bookkeeping(server: TestServer, tenants: number): Promise<void> {

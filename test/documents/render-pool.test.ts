@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { renderPdf } from '../../src/documents/pdf/render.ts';
 import { createRenderPool, type RenderPool } from '../../src/documents/render-pool.ts';
@@ -23,13 +22,18 @@ interface Measure {
  */
 async function measureWhile(work: () => Promise<unknown>): Promise<Measure> {
   const ticks: number[] = [];
-  const timer = setInterval(() => ticks.push(performance.now()), 5);
-  await sleep(20);
+  let ticked: (() => void) | undefined;
+  const timer = setInterval(() => {
+    ticks.push(performance.now());
+    ticked?.();
+  }, 5);
+  const nextTick = () => new Promise<void>((resolve) => (ticked = resolve));
+  await nextTick(); // the timer runs
   const started = performance.now();
   ticks.push(started);
   await work();
   const ended = performance.now();
-  await sleep(20); // the tick that ends the last gap
+  await nextTick(); // the tick that ends the last gap
   clearInterval(timer);
   const during = ticks.filter((tick) => tick >= started);
   const gaps = during.slice(1).map((tick, i) => tick - during[i]!);

@@ -104,7 +104,7 @@ async function storeAsBeforeEscaping(scope: TenantScope, id: string, good: Docum
   assert.throws(() => readXmlStrictly(ubl.toString()), /entity|Entity|&/);
   const model: DocumentModel = id.startsWith('cn_')
     ? await creditNoteModel(server.db, scope, id)
-    : (await invoiceModel(server.db, scope, id)).model;
+    : (await invoiceModel(server.db, scope, id, server.clock.now())).model;
   const pdf = await renderPdf(model, { facturX: cii.toString('utf8') });
   assert.notDeepEqual(pdf, good.pdf);
   const broken: Documents = { pdf, ubl, cii };

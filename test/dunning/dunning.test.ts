@@ -13,9 +13,8 @@ import { createMailTransport } from '../../src/mail/transport.ts';
 import { MailWorker } from '../../src/mail/worker.ts';
 import { runDunning } from '../../src/dunning/service.ts';
 import { reminderMail, REMINDER_MAIL } from '../../src/dunning/reminders.ts';
-import { waitFor } from '../webhooks/receiver.ts';
 import { startSmtp } from '../mail/smtp.ts';
-import { testPool } from '../helpers.ts';
+import { testPool, waitFor } from '../helpers.ts';
 import {
   createCustomer,
   issuedInvoice,
@@ -232,8 +231,18 @@ function startMailWorker(db: Db): MailWorker {
       () => undefined,
     ),
     kinds: {
-      [INVOICE_MAIL]: invoiceMail(renderer, server.links, invoiceCreditNotes(renderer)),
-      [REMINDER_MAIL]: reminderMail(renderer, server.links, invoiceCreditNotes(renderer)),
+      [INVOICE_MAIL]: invoiceMail(
+        renderer,
+        server.links,
+        invoiceCreditNotes(renderer),
+        server.clock,
+      ),
+      [REMINDER_MAIL]: reminderMail(
+        renderer,
+        server.links,
+        invoiceCreditNotes(renderer),
+        server.clock,
+      ),
     },
     pollMs: 50,
   });

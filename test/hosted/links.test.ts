@@ -9,8 +9,7 @@ import { describe, it } from 'node:test';
 import { loadConfig, ConfigError } from '../../src/config.ts';
 import { linkExpiry } from '../../src/hosted/links.ts';
 import { listeningUrl } from '../../src/hosted/public-url.ts';
-import { client, createTenantWithKey, rotateKey, type ApiResponse } from '../helpers.ts';
-import { waitFor } from '../webhooks/receiver.ts';
+import { client, createTenantWithKey, rotateKey, type ApiResponse, waitFor } from '../helpers.ts';
 import { startSmtp } from '../mail/smtp.ts';
 import {
   assertError,

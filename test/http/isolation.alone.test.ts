@@ -48,6 +48,7 @@ async function quietReads(count: number, intervalMs: number): Promise<number[]> 
         latencies.push(performance.now() - started);
       })(),
     );
+    // Real time: a bounded load is a rate of requests, and latency is real elapsed time.
     await sleep(intervalMs);
   }
   await Promise.all(reads);
@@ -69,6 +70,7 @@ function noisyLoad() {
       assert.equal(res.status, 200);
       await res.arrayBuffer();
       stats.rendered++;
+      // Real time: the load's pace (see above).
       await sleep(Math.max(0, 200 - (performance.now() - started)));
     }
   })();
@@ -107,6 +109,8 @@ describe('tenant isolation under load', () => {
     for (let round = 0; round < ROUNDS; round++) {
       const idleP99 = percentile(await quietReads(100, 10), 99);
       const noise = noisyLoad();
+      // Real time: the load gets going (lookups waiting on DNS, a render running) before the
+      // loaded round is measured.
       await sleep(300);
       const loadedP99 = percentile(await quietReads(100, 10), 99);
       await noise.stop();

@@ -10,9 +10,9 @@ import type { Queryable } from '../../src/db/pool.ts';
 import { isLoopbackAddress, presentsToken } from '../../src/http/metrics.ts';
 import { mailBacklog } from '../../src/mail/backlog.ts';
 import { deliveryBacklog } from '../../src/webhooks/backlog.ts';
-import { call, client, createTenantWithKey } from '../helpers.ts';
+import { call, client, createTenantWithKey, waitFor } from '../helpers.ts';
 import { startSmtp } from '../mail/smtp.ts';
-import { startReceiver, waitFor } from '../webhooks/receiver.ts';
+import { startReceiver } from '../webhooks/receiver.ts';
 import {
   assertError,
   createCustomer,

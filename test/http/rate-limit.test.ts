@@ -8,18 +8,23 @@ import {
   client,
   createTenantWithKey,
   createTestDatabase,
-  sleep,
+  drivenClock,
   startTestServer,
+  waitUntil,
   type ApiResponse,
 } from '../helpers.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const url = await createTestDatabase();
 const limits = loadConfig({ RATE_LIMIT_TEST: '5', RATE_LIMIT_LIVE: '7' });
-const server = await startTestServer(url, {
-  rateLimitTest: limits.rateLimitTest,
-  rateLimitLive: limits.rateLimitLive,
-});
+// The in-memory windows are on the server's clock: the test moves it past a window's end.
+const clock = drivenClock();
+const server = await startTestServer(
+  url,
+  { rateLimitTest: limits.rateLimitTest, rateLimitLive: limits.rateLimitLive },
+  undefined,
+  clock,
+);
 const db = server.db;
 
 /** A fresh Redis key prefix, so runs and tests never share counters. */
@@ -96,7 +101,9 @@ describe('rate limit per key, one instance', () => {
     for (let i = 0; i < 5; i++) assert.equal((await api.get('/v1/auth/whoami')).status, 200);
     const refused = await api.get('/v1/auth/whoami');
     assertRateLimited(refused, 5);
-    await sleep(Number(refused.headers.get('retry-after')) * 1000 + 50);
+    clock.advance(Number(refused.headers.get('retry-after')) * 1000 - 1);
+    assertRateLimited(await api.get('/v1/auth/whoami'), 5);
+    clock.advance(51);
     const res = await api.get('/v1/auth/whoami');
     assert.equal(res.status, 200, res.text);
     assert.equal(remaining(res), 4);
@@ -152,7 +159,7 @@ describe('rate limit per key, one instance', () => {
       [key.tenantId],
     );
     assert.equal(rows[0].n, 0);
-    await sleep(Number(refused.headers.get('retry-after')) * 1000 + 50);
+    clock.advance(Number(refused.headers.get('retry-after')) * 1000 + 50);
     const created = await api.post('/v1/customers', { name: 'Later Ltd' }, headers);
     assert.equal(created.status, 201, created.text);
     assert.equal(created.headers.get('idempotent-replayed'), null);
@@ -224,14 +231,13 @@ describe('rate limit per key, shared through Redis', () => {
 
     await proxy.restart();
     const back = await createTenantWithKey(db);
-    const deadline = Date.now() + 5000;
-    for (;;) {
+    // ioredis reconnects on its own (real) timers; each try a second apart, in a fresh window.
+    const shared = async () => {
       const viaRes = await whoami(viaProxy.url, back.secret);
       const directRes = await whoami(direct.url, back.secret);
-      if (remaining(directRes) === remaining(viaRes) - 1) break;
-      assert.ok(Date.now() < deadline, 'the proxied instance uses Redis again');
-      await sleep(1100);
-    }
+      return remaining(directRes) === remaining(viaRes) - 1;
+    };
+    assert.ok(await waitUntil(shared, 5000, 1100), 'the proxied instance uses Redis again');
   });
 });
 

@@ -14,6 +14,7 @@ import {
   createTestDatabase,
   sleep,
   startTestServer,
+  waitFor,
 } from '../helpers.ts';
 
 const url = await createTestDatabase();
@@ -136,7 +137,9 @@ describe('slow clients', () => {
       await new Promise<void>((resolve) =>
         socket.write(chunk.slice(0, Math.min(chunk.length, length - sent)), () => resolve()),
       );
-      await sleep(1); // let a reset, if one comes, arrive before the next write
+      // Real time: a reset the server's TCP stack sends, if one comes, arrives before the next
+      // write (nothing to wait on: the test checks that none comes).
+      await sleep(1);
     }
     socket.end();
     await closed;
@@ -198,6 +201,7 @@ describe('slow clients', () => {
         key: key.secret,
         body: { name: 'Updated at last' },
       });
+      // Real time, past the request timeout the server's sockets run on (REQUEST_TIMEOUT_MS).
       await sleep(2500);
       await blocker.query('COMMIT');
       const res = await update;
@@ -251,16 +255,13 @@ describe('connection cap', () => {
       socket.write(`GET /healthz HTTP/1.1\r\nHost: ${hostname}\r\n`); // and never finishes
       held.push(socket);
     }
-    // Wait until the server has accepted all three.
-    for (let i = 0; i < 100; i++) {
-      const open = await new Promise<number>((resolve, reject) =>
+    const connections = () =>
+      new Promise<number>((resolve, reject) =>
         capped.app.server.getConnections((error, count) =>
           error ? reject(error) : resolve(count),
         ),
       );
-      if (open === 3) break;
-      await sleep(20);
-    }
+    await waitFor(async () => (await connections()) === 3, 'the server to accept all three', 2000);
 
     const refused = await trickle(
       `GET /healthz HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`,
@@ -272,7 +273,7 @@ describe('connection cap', () => {
     assert.ok(refused.closedAfterMs < 1000, `closed after ${refused.closedAfterMs} ms`);
 
     held.pop()!.destroy();
-    await sleep(100);
+    await waitFor(async () => (await connections()) === 2, 'the server to see one close', 2000);
     const res = await call(capped.url, 'GET', '/healthz');
     assert.equal(res.status, 200);
     for (const socket of held) socket.destroy();

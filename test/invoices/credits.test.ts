@@ -2,6 +2,7 @@
 // transaction, on the real database.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { todayUtcOf } from '../../src/clock.ts';
 import type { Tx } from '../../src/db/pool.ts';
 import { unitOfWork, writtenValue, type UnitOfWork } from '../../src/db/unit-of-work.ts';
 import { operator } from '../../src/keys/service.ts';
@@ -27,6 +28,7 @@ import {
 const server = await startInvoiceApp();
 const { api, key } = await tenantApi(server);
 const scope: TenantScope = { tenantId: key.tenantId, environment: key.environment };
+const today = todayUtcOf(server.clock);
 const customer = await createCustomer(api);
 const vat = await createTaxRate(api, { percentage: 19 });
 
@@ -57,27 +59,27 @@ const lastEvent = async (id: string) =>
 describe('credits on invoices', () => {
   it('locks an invoice and returns it with its lines and frozen tax breakdown', async () => {
     const invoice = await openInvoice();
-    const locked = await inTx((tx) => lockInvoiceForCredit(tx, scope, invoice.id));
+    const locked = await inTx((tx) => lockInvoiceForCredit(tx, scope, invoice.id, today));
     // The invoice as stored and as events carry it: without its hosted link.
     assert.deepEqual(locked, { ...invoice, hostedInvoiceUrl: null });
     assert.equal(locked.taxAmounts[0]!.amount, 1900);
     const other = { tenantId: key.tenantId, environment: 'live' as const };
     await assert.rejects(
-      inTx((tx) => lockInvoiceForCredit(tx, other, invoice.id)),
+      inTx((tx) => lockInvoiceForCredit(tx, other, invoice.id, today)),
       (e: any) => e.code === 'resource_missing',
     );
   });
 
   it('lowers what an open invoice owes, and pays it when nothing remains', async () => {
     const invoice = await openInvoice(); // total 119.00
-    const first = await inUnit((uow) => applyCreditToInvoice(uow, invoice.id, 1900));
+    const first = await inUnit((uow) => applyCreditToInvoice(uow, invoice.id, 1900, today));
     assert.deepEqual(first.effect, { credited: 1900, outOfBand: 0 });
     assert.equal(first.invoice.status, 'open');
     assert.equal(first.invoice.amountCredited, 1900);
     assert.equal(first.invoice.amountRemaining, 10000);
     assert.equal(await lastEvent(invoice.id), 'invoice.updated');
 
-    const rest = await inUnit((uow) => applyCreditToInvoice(uow, invoice.id, 10000));
+    const rest = await inUnit((uow) => applyCreditToInvoice(uow, invoice.id, 10000, today));
     assert.equal(rest.invoice.status, 'paid');
     assert.ok(rest.invoice.paidAt);
     assert.equal(rest.invoice.amountRemaining, 0);
@@ -90,7 +92,7 @@ describe('credits on invoices', () => {
     const invoice = await openInvoice();
     await api.post(`/v1/invoices/${invoice.id}/pay`);
     const { invoice: after, effect } = await inUnit((uow) =>
-      applyCreditToInvoice(uow, invoice.id, 5000),
+      applyCreditToInvoice(uow, invoice.id, 5000, today),
     );
     assert.deepEqual(effect, { credited: 0, outOfBand: 5000 });
     assert.equal(after.status, 'paid');
@@ -98,7 +100,7 @@ describe('credits on invoices', () => {
     assert.equal(after.amountPaid, 11900);
     assert.equal(after.amountRemaining, 0);
     // Reversing it restores the amount and keeps the invoice paid.
-    const reversed = await inUnit((uow) => reverseCreditOnInvoice(uow, invoice.id, effect));
+    const reversed = await inUnit((uow) => reverseCreditOnInvoice(uow, invoice.id, effect, today));
     assert.equal(reversed.outOfBandAmount, 0);
     assert.equal(reversed.status, 'paid');
     assert.equal(reversed.paidAt, after.paidAt);
@@ -106,16 +108,18 @@ describe('credits on invoices', () => {
 
   it('returns an invoice to open when the credit that paid it is reversed', async () => {
     const invoice = await openInvoice();
-    const half = await inUnit((uow) => applyCreditToInvoice(uow, invoice.id, 5950));
-    const other = await inUnit((uow) => applyCreditToInvoice(uow, invoice.id, 5950));
+    const half = await inUnit((uow) => applyCreditToInvoice(uow, invoice.id, 5950, today));
+    const other = await inUnit((uow) => applyCreditToInvoice(uow, invoice.id, 5950, today));
     assert.equal(other.invoice.status, 'paid');
-    const reopened = await inUnit((uow) => reverseCreditOnInvoice(uow, invoice.id, other.effect));
+    const reopened = await inUnit((uow) =>
+      reverseCreditOnInvoice(uow, invoice.id, other.effect, today),
+    );
     assert.equal(reopened.status, 'open');
     assert.equal(reopened.paidAt, null);
     assert.equal(reopened.amountCredited, 5950);
     assert.equal(reopened.amountRemaining, 5950);
     assert.equal(await lastEvent(invoice.id), 'invoice.updated');
-    const back = await inUnit((uow) => reverseCreditOnInvoice(uow, invoice.id, half.effect));
+    const back = await inUnit((uow) => reverseCreditOnInvoice(uow, invoice.id, half.effect, today));
     assert.equal(back.amountCredited, 0);
     assert.equal(back.amountRemaining, 11900);
     // The invoice is then open like any other: it can be paid.
@@ -126,14 +130,14 @@ describe('credits on invoices', () => {
     const invoice = await openInvoice();
     for (const amount of [0, -1, 11901, 1.5]) {
       await assert.rejects(
-        inUnit((uow) => applyCreditToInvoice(uow, invoice.id, amount)),
+        inUnit((uow) => applyCreditToInvoice(uow, invoice.id, amount, today)),
         (e: any) => e.code === 'parameter_invalid' && e.param === 'amount',
         String(amount),
       );
     }
-    await inUnit((uow) => applyCreditToInvoice(uow, invoice.id, 11000));
+    await inUnit((uow) => applyCreditToInvoice(uow, invoice.id, 11000, today));
     await assert.rejects(
-      inUnit((uow) => applyCreditToInvoice(uow, invoice.id, 901)),
+      inUnit((uow) => applyCreditToInvoice(uow, invoice.id, 901, today)),
       (e: any) => e.code === 'parameter_invalid',
     );
     const draft = await createInvoice(api, {
@@ -146,7 +150,7 @@ describe('credits on invoices', () => {
     await api.post(`/v1/invoices/${bad.id}/mark-uncollectible`);
     for (const id of [draft.id, voided.id, bad.id]) {
       await assert.rejects(
-        inUnit((uow) => applyCreditToInvoice(uow, id, 1)),
+        inUnit((uow) => applyCreditToInvoice(uow, id, 1, today)),
         (e: any) => e.code === 'state_invalid',
       );
     }
@@ -160,10 +164,10 @@ describe('credits on invoices', () => {
     };
     const credits: CreditAllocation[] = [];
     for (const amount of [1000, 1, 2965]) {
-      const locked = await inTx((tx) => lockInvoiceForCredit(tx, scope, invoice.id));
+      const locked = await inTx((tx) => lockInvoiceForCredit(tx, scope, invoice.id, today));
       assert.equal(locked.status, 'open');
       const allocation = allocateCredit(amount, remainingCreditable(breakdown, credits));
-      await inUnit((uow) => applyCreditToInvoice(uow, invoice.id, allocation.total));
+      await inUnit((uow) => applyCreditToInvoice(uow, invoice.id, allocation.total, today));
       credits.push(allocation);
     }
     assert.equal(

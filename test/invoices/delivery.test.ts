@@ -9,9 +9,8 @@ import { simpleParser, type ParsedMail } from 'mailparser';
 import { t, type MessageId } from '../../src/documents/i18n.ts';
 import { LOCALES } from '../../src/documents/model.ts';
 import { pageTexts } from '../documents/pdf-reader.ts';
-import { setSettings } from '../helpers.ts';
+import { setSettings, waitFor } from '../helpers.ts';
 import { startSmtp } from '../mail/smtp.ts';
-import { waitFor } from '../webhooks/receiver.ts';
 import {
   assertError,
   createCustomer,

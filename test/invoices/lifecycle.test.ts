@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { setSettings } from '../helpers.ts';
-import { waitFor } from '../webhooks/receiver.ts';
+import { setSettings, waitFor } from '../helpers.ts';
 import { describe, it } from 'node:test';
 import {
   assertError,

@@ -4,8 +4,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { extractText } from 'unpdf';
 import { formatDate } from '../../src/documents/i18n.ts';
-import { client, createTenantWithKey, setSettings } from '../helpers.ts';
-import { waitFor } from '../webhooks/receiver.ts';
+import { client, createTenantWithKey, setSettings, waitFor } from '../helpers.ts';
 import { startSmtp } from '../mail/smtp.ts';
 import {
   assertError,

@@ -5,8 +5,9 @@ import {
   client,
   createTenantWithKey,
   createTestDatabase,
-  sleep,
+  drivenClock,
   startTestServer,
+  waitUntil,
 } from '../helpers.ts';
 
 const url = await createTestDatabase();
@@ -55,10 +56,7 @@ describe('/v1/api-keys', () => {
     const at = Date.now();
     for (const base of [first.url, second.url]) {
       let status = 200;
-      while (status === 200 && Date.now() - at < 3000) {
-        status = await whoamiStatus(base, old.secret);
-        if (status === 200) await sleep(50);
-      }
+      await waitUntil(async () => (status = await whoamiStatus(base, old.secret)) !== 200, 3000);
       assert.equal(status, 401);
       assert.ok(Date.now() - at < 2000, `old key refused after ${Date.now() - at} ms`);
       assert.equal(await whoamiStatus(base, rotated.body.secret), 200);
@@ -72,16 +70,25 @@ describe('/v1/api-keys', () => {
   });
 
   it('expires the old key after expireOldInSeconds', async () => {
+    // Two instances on one clock the test drives: the rotation dates the expiry by it, and
+    // both judge it by it.
+    const clock = drivenClock();
+    const [one, two] = [
+      await startTestServer(url, {}, undefined, clock),
+      await startTestServer(url, {}, undefined, clock),
+    ];
     const admin = await createTenantWithKey(db, { scopes: ALL });
-    const api = client(first.url, admin.secret);
+    const api = client(one.url, admin.secret);
     const old = (await api.post('/v1/api-keys', { scopes: ['customers:read'] })).body;
     const rotated = await api.post(`/v1/api-keys/${old.id}/rotate`, { expireOldInSeconds: 1 });
     assert.equal(rotated.status, 201);
-    assert.equal(await whoamiStatus(first.url, old.secret), 200);
-    await sleep(1300);
-    assert.equal(await whoamiStatus(first.url, old.secret), 401);
-    assert.equal(await whoamiStatus(second.url, old.secret), 401);
-    assert.equal(await whoamiStatus(first.url, rotated.body.secret), 200);
+    assert.equal(await whoamiStatus(one.url, old.secret), 200);
+    clock.advance(900);
+    assert.equal(await whoamiStatus(two.url, old.secret), 200);
+    clock.advance(400);
+    assert.equal(await whoamiStatus(one.url, old.secret), 401);
+    assert.equal(await whoamiStatus(two.url, old.secret), 401);
+    assert.equal(await whoamiStatus(one.url, rotated.body.secret), 200);
   });
 
   it('lists keys with their redacted form and never a secret', async () => {
@@ -171,8 +178,13 @@ describe('/v1/api-keys', () => {
     const admin = await createTenantWithKey(db, { scopes: ['keys:write'] });
     const res = await client(first.url, admin.secret).post(`/v1/api-keys/${admin.keyId}/revoke`);
     assert.equal(res.status, 200);
-    await sleep(100);
-    assert.equal(await whoamiStatus(first.url, admin.secret), 401);
+    // Within the key cache's second (KEY_CACHE_MS), so that it is the revocation itself that
+    // refuses the key, not the cache running out.
+    const refused = await waitUntil(
+      async () => (await whoamiStatus(first.url, admin.secret)) === 401,
+      900,
+    );
+    assert.ok(refused, 'the key that revoked itself is refused');
   });
 
   it('refuses a one-character change without a database look-up, and an unissued key with one', async () => {

@@ -14,7 +14,7 @@ import {
   createTestDatabase,
   revokeKey,
   rotateKey,
-  sleep,
+  waitFor,
   startTestServer,
 } from '../helpers.ts';
 
@@ -132,7 +132,7 @@ describe('secrets at rest', () => {
     assert.throws(() => other.open(stored, 'anything'));
     // Deliveries are still signed with the secret the client was shown.
     await client(server.url, admin.secret).post('/v1/customers', { name: 'Signed' });
-    for (let i = 0; i < 100 && receiver.at('/sealed').length === 0; i++) await sleep(50);
+    await waitFor(() => receiver.at('/sealed').length > 0, 'the delivery', 5000);
     assert.equal(receiver.at('/sealed').length, 1);
     assert.ok(receiver.at('/sealed')[0]!.verified, 'signed with the shown secret');
   });

@@ -6,7 +6,7 @@ import { after, describe, it } from 'node:test';
 import pg from 'pg';
 import { createPool } from '../../src/db/pool.ts';
 import { KeyVerifier } from '../../src/keys/verifier.ts';
-import { createTestDatabase, directUrl, sleep } from '../helpers.ts';
+import { createTestDatabase, directUrl, sleep, waitFor } from '../helpers.ts';
 
 const url = await createTestDatabase();
 const database = new URL(url).pathname.slice(1);
@@ -15,17 +15,20 @@ const admin = createPool(directUrl(url), 1);
 after(() => admin.end());
 
 /** The one connection of this database whose last statement is `query`, other than `except`. */
-async function connectionRunning(query: string, except?: number): Promise<number> {
-  for (let i = 0; i < 150; i++) {
-    const { rows } = await admin.query<{ pid: number }>(
-      `SELECT pid FROM pg_stat_activity
-        WHERE datname = $1 AND query = $2 AND pid IS DISTINCT FROM $3`,
-      [database, query, except ?? null],
-    );
-    if (rows.length === 1) return rows[0]!.pid;
-    await sleep(20);
-  }
-  throw new Error(`no connection of ${database} ran ${query}`);
+function connectionRunning(query: string, except?: number): Promise<number> {
+  return waitFor(
+    async () => {
+      const { rows } = await admin.query<{ pid: number }>(
+        `SELECT pid FROM pg_stat_activity
+          WHERE datname = $1 AND query = $2 AND pid IS DISTINCT FROM $3`,
+        [database, query, except ?? null],
+      );
+      return rows.length === 1 ? rows[0]!.pid : undefined;
+    },
+    `a connection of ${database} that ran ${query}`,
+    3000,
+    20,
+  );
 }
 
 describe('key verifier', () => {
@@ -44,7 +47,8 @@ describe('key verifier', () => {
       // The pool sees its idle connection end (with the old handler, which threw first, it
       // never did).
       assert.equal(await Promise.race([ended, sleep(5000).then(() => 'not seen')]), 'ended');
-      await sleep(50);
+      // The other handlers of that same 'error' (the old one threw) have run by the next turn.
+      await new Promise((resolve) => setImmediate(resolve));
       assert.deepEqual(errors, []);
       assert.equal(db.totalCount, 0);
     } finally {

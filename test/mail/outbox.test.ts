@@ -10,8 +10,7 @@ import { invoiceCreditNotes } from '../../src/credit-notes/documents.ts';
 import { invoiceMail, INVOICE_MAIL } from '../../src/invoices/mail.ts';
 import { createMailTransport } from '../../src/mail/transport.ts';
 import { MailWorker } from '../../src/mail/worker.ts';
-import { waitFor } from '../webhooks/receiver.ts';
-import { databaseEnv, testPool } from '../helpers.ts';
+import { databaseEnv, testPool, waitFor } from '../helpers.ts';
 import {
   createCustomer,
   createInvoice,
@@ -40,7 +39,14 @@ function startWorker(): MailWorker {
       { smtpUrl: smtp.url, mailFrom: 'billing@acme.test', dataDir: '.' },
       () => undefined,
     ),
-    kinds: { [INVOICE_MAIL]: invoiceMail(renderer, server.links, invoiceCreditNotes(renderer)) },
+    kinds: {
+      [INVOICE_MAIL]: invoiceMail(
+        renderer,
+        server.links,
+        invoiceCreditNotes(renderer),
+        server.clock,
+      ),
+    },
     pollMs: 50,
     retrySeconds: [0.2, 0.2, 0.2],
   });

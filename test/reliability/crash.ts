@@ -9,6 +9,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Db } from '../../src/db/pool.ts';
 import { createScratchDatabase, freePort, tenantKey, type ScenarioKey } from './databases.ts';
 import { Tally, type Figures } from './figures.ts';
+import { waitUntil } from '../helpers.ts';
 import { killChild, request, sleep, startChildServer, type ChildServer } from './processes.ts';
 
 export interface CrashOptions {
@@ -82,7 +83,7 @@ export async function runCrashScenario(adminUrl: string, options: CrashOptions):
         }
         if (attempt > 0) {
           tally.add('retries');
-          await sleep(random(30, 120));
+          await sleep(random(30, 120)); // real time: a client's back-off against a real process
         }
         inFlight++;
         try {
@@ -187,14 +188,11 @@ export async function runCrashScenario(adminUrl: string, options: CrashOptions):
      */
     const runWindow = async () => {
       const since = answered;
+      // Real time: the kill comes at a random moment of the load, as a crash would.
       await sleep(random(...options.runMs));
       const clients = options.clients + (options.payers ?? 0);
-      for (const until = Date.now() + 30_000; answered - since < clients; await sleep(20)) {
-        if (Date.now() > until) {
-          tally.fail(`${answered - since} writes answered in 30 s after a start`);
-          break;
-        }
-      }
+      if (!(await waitUntil(() => answered - since >= clients, 30_000, 20)))
+        tally.fail(`${answered - since} writes answered in 30 s after a start`);
     };
     for (let k = 0; k < options.kills; k++) {
       await runWindow();

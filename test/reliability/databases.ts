@@ -16,7 +16,7 @@ import { writtenValue } from '../../src/db/unit-of-work.ts';
 import { createApiKey, operator } from '../../src/keys/service.ts';
 import { createTenant } from '../../src/tenants/service.ts';
 import type { Environment } from '../../src/tenancy.ts';
-import { testPartitions, testPool } from '../helpers.ts';
+import { testPartitions, testPool, waitUntil } from '../helpers.ts';
 
 export interface ScratchDatabase {
   url: string;
@@ -162,14 +162,18 @@ export function changedTables(before: Map<string, string>, after: Map<string, st
 
 /** Waits (10 s at most) until `n` requests of the API wait for a lock; returns how many do. */
 export async function waitForLockWaiters(db: Db, n: number): Promise<number> {
-  const until = Date.now() + 10_000;
-  for (;;) {
-    const { rows } = await db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM pg_stat_activity
-        WHERE application_name = 'billing-api' AND wait_event_type = 'Lock'`,
-    );
-    const waiting = rows[0]?.n ?? 0;
-    if (waiting >= n || Date.now() > until) return waiting;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  let waiting = 0;
+  await waitUntil(
+    async () => {
+      const { rows } = await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE application_name = 'billing-api' AND wait_event_type = 'Lock'`,
+      );
+      waiting = rows[0]?.n ?? 0;
+      return waiting >= n;
+    },
+    10_000,
+    20,
+  );
+  return waiting;
 }

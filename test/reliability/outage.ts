@@ -12,6 +12,7 @@ import {
   waitForLockWaiters,
   type ScenarioKey,
 } from './databases.ts';
+import { waitUntil } from '../helpers.ts';
 import { envelopeProblem } from './envelope.ts';
 import { Tally, type Figures } from './figures.ts';
 import {
@@ -101,6 +102,8 @@ export async function runOutageScenario(options: OutageOptions): Promise<Figures
 
     // The load: writes retried with the same key until created, and reads, all the time.
     const created = new Map<string, number>();
+    /** Writes the load has had created, for waiting on its progress. */
+    let writes = 0;
     let stopping = false;
     void live.exited.then(({ code, signal }) => {
       if (stopping) return;
@@ -108,27 +111,34 @@ export async function runOutageScenario(options: OutageOptions): Promise<Figures
       tally.fail(`the server process died (${code ?? signal}):\n${live.output().slice(-3000)}`);
     });
     const client = async (c: number) => {
-      for (let n = 0; !stopping; n++) {
+      for (let n = 0; !stopping;) {
         const idem = `outage-${c}-${n}`;
         const body = { name: `Load ${idem}`, metadata: { idempotencyKey: idem } };
-        while (!stopping) {
-          const reply = await send(`POST /v1/customers ${idem}`, 'POST', '/v1/customers', {
-            key: tenant.secret,
-            body,
-            headers: { 'idempotency-key': idem },
-          });
-          if (reply?.status === 201) {
-            created.set(idem, (created.get(idem) ?? 0) + 1);
-            break;
-          }
-          await sleep(100);
-        }
-        await send('GET /v1/customers', 'GET', '/v1/customers?limit=5', { key: tenant.secret });
-        await send('GET /v1/customers/:id', 'GET', `/v1/customers/${customer.body.id}`, {
+        const reply = await send(`POST /v1/customers ${idem}`, 'POST', '/v1/customers', {
           key: tenant.secret,
+          body,
+          headers: { 'idempotency-key': idem },
         });
-        await sleep(20);
+        const done = reply?.status === 201;
+        if (done) {
+          created.set(idem, (created.get(idem) ?? 0) + 1);
+          writes++;
+          n++;
+          await send('GET /v1/customers', 'GET', '/v1/customers?limit=5', { key: tenant.secret });
+          await send('GET /v1/customers/:id', 'GET', `/v1/customers/${customer.body.id}`, {
+            key: tenant.secret,
+          });
+        }
+        // Real time, the load's pace: the next write 20 ms after a round, a refused one retried
+        // (with the same key) after 100 ms.
+        if (!stopping) await sleep(done ? 20 : 100);
       }
+    };
+    /** Until every client has had another write created: the load runs, and is served. */
+    const loadServed = async (what: string) => {
+      const before = writes;
+      if (!(await waitUntil(() => writes >= before + options.clients, 15_000)))
+        tally.fail(`the load had ${writes - before} writes created ${what} in 15 s`);
     };
     const load = Array.from({ length: options.clients }, (_, c) => client(c));
 
@@ -137,20 +147,18 @@ export async function runOutageScenario(options: OutageOptions): Promise<Figures
       const id = reply?.headers.get('request-id');
       if (!id) return undefined;
       // The request log line is written after the reply: wait for it, up to 5 s.
-      for (const until = Date.now() + 5000; ; await sleep(50)) {
-        const line = live
+      const line = () =>
+        live
           .output()
           .split('\n')
           .find((l) => l.includes(`"requestId":"${id}"`) && l.includes('"msg":"request"'));
-        if (line !== undefined) return line.includes('"keyId"');
-        if (Date.now() > until) return undefined;
-      }
+      return (await waitUntil(line, 5000)) ? line()!.includes('"keyId"') : undefined;
     };
 
     for (let o = 0; o < options.outages; o++) {
       const inFlight = keys[2 * o]!;
       const cold = keys[2 * o + 1]!;
-      await sleep(500);
+      await loadServed(o === 0 ? 'at the start' : 'between outages');
       // Requests already past authentication and waiting in the database when it stops meet
       // the outage in the write path (sendWrite) and the read path themselves: a table lock
       // held by this scenario keeps them there.
@@ -170,7 +178,6 @@ export async function runOutageScenario(options: OutageOptions): Promise<Figures
       const inFlightRequests = options.clients + 2;
       if ((await waitForLockWaiters(database.db, inFlightRequests)) < inFlightRequests)
         throw new Error('the probes did not wait');
-      await sleep(200);
       await postgres.stop();
       phase = 'down';
       const downSince = Date.now();
@@ -200,20 +207,15 @@ export async function runOutageScenario(options: OutageOptions): Promise<Figures
       phase = 'down';
       tally.expect(alive?.status === 200, () => `/healthz answered ${alive?.status}`);
 
+      // Real time: the database stays down this long, as an outage would.
       await sleep(Math.max(0, options.downMs - (Date.now() - downSince)));
       phase = 'recovering';
       await postgres.start();
       const upSince = Date.now();
       // Service resumes in the same process: the first success after the restart.
-      for (;;) {
-        const probe = await request(baseUrl, 'GET', '/readyz').catch(() => undefined);
-        if (probe?.status === 200) break;
-        if (Date.now() - upSince > 15_000) {
-          tally.fail('/readyz did not recover within 15 s');
-          break;
-        }
-        await sleep(50);
-      }
+      const serving = async () =>
+        (await request(baseUrl, 'GET', '/readyz').catch(() => undefined))?.status === 200;
+      if (!(await waitUntil(serving, 15_000))) tally.fail('/readyz did not recover within 15 s');
       tally.max('recoveryMs', Date.now() - upSince);
       const after = await send('POST after recovery', 'POST', '/v1/customers', {
         key: cold.secret,
@@ -223,7 +225,7 @@ export async function runOutageScenario(options: OutageOptions): Promise<Figures
       phase = 'up';
     }
 
-    await sleep(500);
+    await loadServed('after the last outage');
     stopping = true;
     await Promise.all(load);
     tally.expect(live.child.exitCode === null, () => 'the server process died');

@@ -145,7 +145,7 @@ export async function request(
   };
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export { sleep } from '../helpers.ts';
 
 /** The promise's value, or null when it takes longer than `ms` (the timer does not linger). */
 export async function within<T>(promise: Promise<T>, ms: number): Promise<T | null> {

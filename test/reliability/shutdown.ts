@@ -113,6 +113,8 @@ async function shutdownRound(
   tally.max('inFlightAtSigterm', waiting);
   const signalled = Date.now();
   server.child.kill('SIGTERM');
+  // Real time: the process must not exit while its requests are held (an absence, which only
+  // waiting shows).
   await sleep(Math.min(300, options.holdMs));
   tally.expect(server.child.exitCode === null, () => 'the server exited with requests in flight');
   // Stopped accepting: a new connection is refused (or answered 503 while closing).
@@ -121,6 +123,7 @@ async function shutdownRound(
     late instanceof Error || (late.status === 503 && envelopeProblem(late) === null),
     () => `a new request after SIGTERM got ${(late as Reply).status} ${(late as Reply).text}`,
   );
+  // Real time: the requests stay held this long into the shutdown, which must wait for them.
   await sleep(Math.max(0, options.holdMs - (Date.now() - signalled)));
   await blocker.query('COMMIT');
   await blocker.end();

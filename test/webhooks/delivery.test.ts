@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { client, createTenantWithKey, startTestApp } from '../helpers.ts';
-import { startReceiver, waitFor } from './receiver.ts';
+import { client, createTenantWithKey, startTestApp, waitFor } from '../helpers.ts';
+import { startReceiver } from './receiver.ts';
 
 // The server's own worker delivers (runWorker is on by default); test endpoints may use
 // http on loopback, where the receivers of these tests listen.

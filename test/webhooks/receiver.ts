@@ -96,18 +96,3 @@ export async function startReceiver(responder: Responder = () => ({ status: 200 
     },
   };
 }
-
-/** Polls until `check` returns a truthy value (or throws after `timeoutMs`). */
-export async function waitFor<T>(
-  check: () => T | Promise<T>,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

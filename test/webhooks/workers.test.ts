@@ -10,8 +10,9 @@ import {
   databaseEnv,
   startTestServer,
   testPool,
+  waitFor,
 } from '../helpers.ts';
-import { startReceiver, waitFor } from './receiver.ts';
+import { startReceiver } from './receiver.ts';
 
 // An API server without a worker of its own: the tests start and stop workers themselves.
 const url = await createTestDatabase();
