@@ -147,11 +147,7 @@ export async function runOutageScenario(options: OutageOptions): Promise<Figures
       const id = reply?.headers.get('request-id');
       if (!id) return undefined;
       // The request log line is written after the reply: wait for it, up to 5 s.
-      const line = () =>
-        live
-          .output()
-          .split('\n')
-          .find((l) => l.includes(`"requestId":"${id}"`) && l.includes('"msg":"request"'));
+      const line = () => live.requestLog(id);
       return (await waitUntil(line, 5000)) ? line()!.includes('"keyId"') : undefined;
     };
 
@@ -181,13 +177,19 @@ export async function runOutageScenario(options: OutageOptions): Promise<Figures
       await postgres.stop();
       phase = 'down';
       const downSince = Date.now();
+      const writeReply = await write;
+      const writeAuth = await answeredAfterAuth(writeReply);
       tally.expect(
-        (await answeredAfterAuth(await write)) === true,
-        () => 'the write probe did not reach sendWrite',
+        writeAuth === true,
+        () =>
+          `the write probe did not reach sendWrite (${writeReply?.status}, after authentication: ${writeAuth})`,
       );
+      const readReply = await read;
+      const readAuth = await answeredAfterAuth(readReply);
       tally.expect(
-        (await answeredAfterAuth(await read)) === true,
-        () => 'the read probe did not reach its query',
+        readAuth === true,
+        () =>
+          `the read probe did not reach its query (${readReply?.status}, after authentication: ${readAuth})`,
       );
       // A key not in the cache: the look-up itself meets the outage.
       const lookUp = await send('uncached key (auth look-up)', 'GET', '/v1/auth/whoami', {

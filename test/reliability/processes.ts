@@ -22,6 +22,11 @@ export interface ChildServer {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** The last 64 KiB of its stdout and stderr, for failure messages. */
   output(): string;
+  /**
+   * The request log line of the request with this Request-Id, kept from the whole stream (the
+   * 64 KiB of `output()` may have moved past it when the server logs much at once).
+   */
+  requestLog(requestId: string): string | undefined;
 }
 
 /**
@@ -56,6 +61,16 @@ export function startChildServer(
   const collect = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-KEEP_OUTPUT);
   };
+  const requestLines = new Map<string, string>();
+  let partial = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    const lines = (partial + chunk.toString()).split('\n');
+    partial = lines.pop()!;
+    for (const line of lines) {
+      const id = /"requestId":"([^"]+)"/.exec(line)?.[1];
+      if (id && line.includes('"msg":"request"')) requestLines.set(id, line);
+    }
+  });
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
@@ -73,7 +88,13 @@ export function startChildServer(
       child.stdout?.off('data', onData);
       child.stderr?.off('data', onData);
       registerApiOrigin(match[1]!);
-      resolve({ url: match[1]!, child, exited, output: () => output });
+      resolve({
+        url: match[1]!,
+        child,
+        exited,
+        output: () => output,
+        requestLog: (id) => requestLines.get(id),
+      });
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
