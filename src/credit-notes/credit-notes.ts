@@ -1,31 +1,33 @@
 // The credit notes service as the composition root makes it (src/composition.ts): the rules of
-// ./service.ts and ./documents.ts bound once to the database and the document renderer.
+// ./service.ts, ./documents.ts and ./mail.ts bound once to the database and the issued-document
+// service.
 import type { Db } from '../db/pool.ts';
 import type { WriteRequest } from '../db/unit-of-work.ts';
-import type { RenderPool } from '../documents/render-pool.ts';
+import type { IssuedDocuments } from '../documents/service.ts';
 import type { PageRequest } from '../paging.ts';
 import type { TenantScope } from '../tenancy.ts';
-import { getCreditNoteEinvoice, getCreditNotePdf, sendCreditNote } from './documents.ts';
+import { getCreditNoteEinvoice, getCreditNotePdf } from './documents.ts';
+import { sendCreditNote } from './mail.ts';
 import type { CreditNoteCreate } from './schemas.ts';
 import { createCreditNote, getCreditNote, listCreditNotes, voidCreditNote } from './service.ts';
 
 export interface CreditNotesDeps {
   db: Db;
-  renderer: RenderPool;
+  documents: IssuedDocuments;
 }
 
-export function createCreditNotes({ db, renderer }: CreditNotesDeps) {
+export function createCreditNotes({ db, documents }: CreditNotesDeps) {
   return {
     create: (write: WriteRequest, input: CreditNoteCreate) =>
-      createCreditNote(db, renderer, write, input),
+      createCreditNote(db, documents, write, input),
     get: (scope: TenantScope, id: string) => getCreditNote(db, scope, id),
     list: (scope: TenantScope, filters: { invoiceId?: string | undefined }, page: PageRequest) =>
       listCreditNotes(db, scope, filters, page),
     void: (write: WriteRequest, id: string) => voidCreditNote(db, write, id),
-    send: (write: WriteRequest, id: string) => sendCreditNote(db, write, id),
-    pdf: (scope: TenantScope, id: string) => getCreditNotePdf(db, renderer, scope, id),
+    send: (write: WriteRequest, id: string) => sendCreditNote(db, documents, write, id),
+    pdf: (scope: TenantScope, id: string) => getCreditNotePdf(db, documents, scope, id),
     einvoice: (scope: TenantScope, id: string, format: 'ubl' | 'cii') =>
-      getCreditNoteEinvoice(db, renderer, scope, id, format),
+      getCreditNoteEinvoice(db, documents, scope, id, format),
   };
 }
 

@@ -11,8 +11,9 @@ import {
   breakdownEntries,
   buyerParty,
   givenBuyerReference,
+  paymentDetails,
   sellerParty,
-} from '../invoices/document.ts';
+} from '../documents/parties.ts';
 import type { CustomerSnapshot, Invoice, SellerSnapshot } from '../invoices/schemas.ts';
 import type { CreditNote } from './schemas.ts';
 import type { LineTaxPart } from './store.ts';
@@ -119,12 +120,7 @@ export function creditNoteDocumentModel(
     purchaseOrder: invoice.purchaseOrder,
     // The amount is owed to the buyer: it is set off against the invoice, or refunded.
     paymentTerms: t(locale, 'credit.settlement', { number: invoice.number! }),
-    payment: {
-      iban: seller.iban,
-      bic: seller.bic,
-      accountName: seller.accountName ?? seller.name,
-      instructions: null,
-    },
+    payment: paymentDetails(seller, null),
     pricesIncludeTax: inclusive,
     lines,
     taxBreakdown: breakdownEntries(note.taxAmounts),

@@ -14,14 +14,13 @@ import {
   reverseCreditOnInvoice,
 } from '../invoices/service.ts';
 import type { Invoice } from '../invoices/schemas.ts';
-import type { RenderPool } from '../documents/render-pool.ts';
-import { sellerSnapshot } from '../invoices/snapshots.ts';
+import { sellerSnapshot } from '../documents/frozen.ts';
+import type { IssuedDocuments } from '../documents/service.ts';
 import { getTenant } from '../tenants/service.ts';
 import { getSettingsRow } from '../settings/service.ts';
 import type { TenantScope } from '../tenancy.ts';
 import { renderIssuedCreditNote } from './documents.ts';
 import { creditNoteFromRow } from './model.ts';
-import { nextCreditNoteNumber } from './numbering.ts';
 import { isTaxInclusive, planCredit } from './plan.ts';
 import type { CreditNote, CreditNoteCreate } from './schemas.ts';
 import {
@@ -52,7 +51,7 @@ async function lockInvoice(tx: Tx, scope: TenantScope, invoiceId: string): Promi
 
 export async function createCreditNote(
   db: Db,
-  renderer: RenderPool,
+  documents: IssuedDocuments,
   request: WriteRequest,
   input: CreditNoteCreate,
 ): Promise<Written<CreditNote>> {
@@ -82,15 +81,19 @@ export async function createCreditNote(
     );
     const credit = plan.allocation;
     const { effect } = await applyCreditToInvoice(uow, invoice.id, credit.total);
-    // Taken last: the counter row stays locked until this transaction ends.
-    const number = await nextCreditNoteNumber(tx, scope);
+    const settings = await getSettingsRow(tx, scope);
+    // Taken last: the counter row stays locked until this transaction ends. Credit notes have
+    // a series of their own (src/documents/numbering.ts).
+    const number = await documents.nextNumber(
+      tx,
+      scope,
+      'credit_note',
+      settings.credit_note_prefix,
+    );
     const inclusive = isTaxInclusive(invoice);
     const rates = new Map(invoice.taxAmounts.map((t) => [t.taxRateId, t]));
     // The seller as it is now: the credit note is a document of its own.
-    const seller = sellerSnapshot(
-      await getSettingsRow(tx, scope),
-      (await getTenant(tx, scope.tenantId)).name,
-    );
+    const seller = sellerSnapshot(settings, (await getTenant(tx, scope.tenantId)).name);
     const row = await insertCreditNote(tx, scope, {
       seller_snapshot: seller,
       id: newId('cn'),
@@ -119,7 +122,7 @@ export async function createCreditNote(
     return note;
   });
   if (!written.replayed)
-    await renderIssuedCreditNote(db, renderer, request.actor, written.value.id);
+    await renderIssuedCreditNote(db, documents, request.actor, written.value.id);
   return written;
 }
 

@@ -1,10 +1,42 @@
-// SQL of stored documents: written once (ON CONFLICT DO NOTHING, so of two renders of the same
-// document the first is kept), read by subject; a stored e-invoice that is not well-formed is
-// replaced, marked as such (./repair.ts).
+// SQL of issued documents: their number counters (./numbering.ts), and their stored files,
+// written once (ON CONFLICT DO NOTHING, so of two renders of the same document the first is
+// kept), read by subject; a stored e-invoice that is not well-formed is replaced, marked as
+// such (./repair.ts).
 import type { Queryable } from '../db/pool.ts';
 import type { TenantScope } from '../tenancy.ts';
 
 export type DocumentFormat = 'pdf' | 'ubl' | 'cii';
+
+/** A numbering series: invoices and credit notes each have their own gapless one. */
+export type NumberSeries = 'invoice' | 'credit_note';
+
+// One counter table per series (see the migrations); the statement is the same for both.
+const TAKE_NEXT_NUMBER: Record<NumberSeries, string> = {
+  invoice: `INSERT INTO invoice_number_counters AS c (tenant_id, environment, last_number)
+            VALUES ($1, $2, 1)
+            ON CONFLICT (tenant_id, environment) DO UPDATE SET last_number = c.last_number + 1
+            RETURNING last_number`,
+  credit_note: `INSERT INTO credit_note_number_counters AS c (tenant_id, environment, last_number)
+                VALUES ($1, $2, 1)
+                ON CONFLICT (tenant_id, environment) DO UPDATE SET last_number = c.last_number + 1
+                RETURNING last_number`,
+};
+
+/**
+ * The next number of the series for the tenant and environment. The counter row stays locked
+ * until the calling transaction ends: a rollback returns the number, so numbers have no gaps.
+ */
+export async function takeNextNumber(
+  db: Queryable,
+  scope: TenantScope,
+  series: NumberSeries,
+): Promise<number> {
+  const { rows } = await db.query<{ last_number: number }>(TAKE_NEXT_NUMBER[series], [
+    scope.tenantId,
+    scope.environment,
+  ]);
+  return rows[0]!.last_number;
+}
 
 export interface DocumentRow {
   format: DocumentFormat;

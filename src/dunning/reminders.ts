@@ -10,13 +10,13 @@
 import type { Db } from '../db/pool.ts';
 import { unitOfWork, writtenValue, type UnitOfWork } from '../db/unit-of-work.ts';
 import { formatAmount, formatDate, resolveLocale, t } from '../documents/i18n.ts';
-import type { RenderPool } from '../documents/render-pool.ts';
+import type { IssuedDocuments } from '../documents/service.ts';
 import type { HostedLinks } from '../hosted/links.ts';
 import {
   beforeSignature,
   getInvoice,
-  getInvoicePdf,
   hostedLinkText,
+  invoicePdfs,
   invoiceStateText,
   type InvoiceCreditNotes,
 } from '../invoices/service.ts';
@@ -121,7 +121,7 @@ export async function queueDueReminders(db: Db, today: string): Promise<number> 
  * e-mail has them (its credit notes handed in like the invoice e-mail's); invoice.reminder_sent.
  */
 export function reminderMail(
-  renderer: RenderPool,
+  documents: IssuedDocuments,
   links: HostedLinks,
   creditNotes: InvoiceCreditNotes,
 ): MailKind {
@@ -149,13 +149,8 @@ export function reminderMail(
     },
     async attachments(db, mail) {
       const scope = operator(mail.tenant_id, mail.environment);
-      const { filename, pdf } = await getInvoicePdf(db, renderer, scope, mail.subject_id);
-      const attached = [{ filename, content: pdf }];
-      for (const note of await creditNotes.issued(db, scope, mail.subject_id)) {
-        const document = await creditNotes.pdf(db, scope, note.id);
-        attached.push({ filename: document.filename, content: document.pdf });
-      }
-      return attached;
+      const pdfs = await invoicePdfs(db, documents, creditNotes, scope, mail.subject_id);
+      return pdfs.map(({ filename, pdf }) => ({ filename, content: pdf }));
     },
 
     async recordOutcome(uow, mail) {

@@ -13,8 +13,7 @@ import {
   issuedCreditNotesOf,
 } from '../credit-notes/documents.ts';
 import type { Db } from '../db/pool.ts';
-import type { DocumentFormat } from '../documents/service.ts';
-import type { RenderPool } from '../documents/render-pool.ts';
+import type { DocumentFormat, IssuedDocuments } from '../documents/service.ts';
 import { EinvoiceIncompleteError } from '../errors.ts';
 import {
   getInvoiceEinvoice,
@@ -27,7 +26,7 @@ import { pageView, type PageView } from './page.ts';
 
 export interface HostedPageDeps {
   db: Db;
-  renderer: RenderPool;
+  documents: IssuedDocuments;
   links: HostedLinks;
 }
 
@@ -39,10 +38,10 @@ export async function hostedInvoicePage(
   const link = await deps.links.resolve(deps.db, token);
   if (!link) return null;
   const { invoice, model } = await invoiceModel(deps.db, link.scope, link.invoiceId);
-  const formats = await issuedInvoiceFormats(deps.db, deps.renderer, link.scope, invoice.id);
+  const formats = await issuedInvoiceFormats(deps.db, deps.documents, link.scope, invoice.id);
   const creditNotes = [];
   for (const note of await issuedCreditNotesOf(deps.db, link.scope, invoice.id)) {
-    const noteFormats = await issuedCreditNoteFormats(deps.db, deps.renderer, link.scope, note.id);
+    const noteFormats = await issuedCreditNoteFormats(deps.db, deps.documents, link.scope, note.id);
     creditNotes.push({ ...note, formats: noteFormats });
   }
   // Download links are relative to the page, so that a path prefix of PUBLIC_URL is kept.
@@ -63,15 +62,15 @@ export async function hostedInvoiceDocument(
 ): Promise<HostedDocument | null> {
   const link = await deps.links.resolve(deps.db, token);
   if (!link) return null;
-  const { db, renderer } = deps;
+  const { db, documents } = deps;
   if (format === 'pdf') {
-    const { filename, pdf } = await getInvoicePdf(db, renderer, link.scope, link.invoiceId);
+    const { filename, pdf } = await getInvoicePdf(db, documents, link.scope, link.invoiceId);
     return { filename, contentType: 'application/pdf', content: pdf };
   }
   try {
     const { filename, xml } = await getInvoiceEinvoice(
       db,
-      renderer,
+      documents,
       link.scope,
       link.invoiceId,
       format,
@@ -95,21 +94,21 @@ export async function hostedCreditNoteDocument(
 ): Promise<HostedDocument | null> {
   const link = await deps.links.resolve(deps.db, token);
   if (!link) return null;
-  const { db, renderer } = deps;
+  const { db, documents } = deps;
   const notes = await issuedCreditNotesOf(db, link.scope, link.invoiceId);
   const note = notes.find((n) => n.number === number);
   if (!note) return null;
   if (format === 'pdf') {
-    const { filename, pdf } = await getCreditNotePdf(db, renderer, link.scope, note.id);
+    const { filename, pdf } = await getCreditNotePdf(db, documents, link.scope, note.id);
     return { filename, contentType: 'application/pdf', content: pdf };
   }
   // What the page offers (./page.ts, creditNoteRows), and nothing more.
-  const offered = await issuedInvoiceFormats(db, renderer, link.scope, link.invoiceId);
+  const offered = await issuedInvoiceFormats(db, documents, link.scope, link.invoiceId);
   if (!offered.has(format)) return null;
   try {
     const { filename, xml } = await getCreditNoteEinvoice(
       db,
-      renderer,
+      documents,
       link.scope,
       note.id,
       format,

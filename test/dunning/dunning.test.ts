@@ -7,6 +7,7 @@ import { after, describe, it } from 'node:test';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import type { Db } from '../../src/db/pool.ts';
 import { createRenderPool } from '../../src/documents/render-pool.ts';
+import { createIssuedDocuments } from '../../src/documents/service.ts';
 import { invoiceCreditNotes } from '../../src/credit-notes/documents.ts';
 import { invoiceMail, INVOICE_MAIL } from '../../src/invoices/service.ts';
 import { createMailTransport } from '../../src/mail/transport.ts';
@@ -224,6 +225,7 @@ async function queuedReminders(tenantId: string): Promise<number> {
 
 const renderer = createRenderPool();
 after(() => renderer.close());
+const documents = createIssuedDocuments({ renderer });
 
 function startMailWorker(db: Db): MailWorker {
   const worker = new MailWorker(db, {
@@ -232,8 +234,8 @@ function startMailWorker(db: Db): MailWorker {
       () => undefined,
     ),
     kinds: {
-      [INVOICE_MAIL]: invoiceMail(renderer, server.links, invoiceCreditNotes(renderer)),
-      [REMINDER_MAIL]: reminderMail(renderer, server.links, invoiceCreditNotes(renderer)),
+      [INVOICE_MAIL]: invoiceMail(documents, server.links, invoiceCreditNotes(documents)),
+      [REMINDER_MAIL]: reminderMail(documents, server.links, invoiceCreditNotes(documents)),
     },
     pollMs: 50,
   });

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { createRenderPool } from '../../src/documents/render-pool.ts';
+import { createIssuedDocuments } from '../../src/documents/service.ts';
 import { invoiceCreditNotes } from '../../src/credit-notes/documents.ts';
 import { invoiceMail, INVOICE_MAIL } from '../../src/invoices/mail.ts';
 import { createMailTransport } from '../../src/mail/transport.ts';
@@ -29,6 +30,7 @@ const { api, key } = await tenantApi(server);
 const running: MailWorker[] = [];
 const renderer = createRenderPool();
 after(() => renderer.close());
+const documents = createIssuedDocuments({ renderer });
 after(() => Promise.all(running.map((w) => w.stop())));
 
 /** A worker as another instance runs it, with its own pool and a short back-off. */
@@ -40,7 +42,7 @@ function startWorker(): MailWorker {
       { smtpUrl: smtp.url, mailFrom: 'billing@acme.test', dataDir: '.' },
       () => undefined,
     ),
-    kinds: { [INVOICE_MAIL]: invoiceMail(renderer, server.links, invoiceCreditNotes(renderer)) },
+    kinds: { [INVOICE_MAIL]: invoiceMail(documents, server.links, invoiceCreditNotes(documents)) },
     pollMs: 50,
     retrySeconds: [0.2, 0.2, 0.2],
   });
