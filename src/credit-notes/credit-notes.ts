@@ -6,7 +6,7 @@ import type { WriteRequest } from '../db/unit-of-work.ts';
 import type { IssuedDocuments } from '../documents/service.ts';
 import type { PageRequest } from '../paging.ts';
 import type { TenantScope } from '../tenancy.ts';
-import { getCreditNoteEinvoice, getCreditNotePdf } from './documents.ts';
+import { issuedCreditNote } from './documents.ts';
 import { sendCreditNote } from './mail.ts';
 import type { CreditNoteCreate } from './schemas.ts';
 import { createCreditNote, getCreditNote, listCreditNotes, voidCreditNote } from './service.ts';
@@ -25,9 +25,10 @@ export function createCreditNotes({ db, documents }: CreditNotesDeps) {
       listCreditNotes(db, scope, filters, page),
     void: (write: WriteRequest, id: string) => voidCreditNote(db, write, id),
     send: (write: WriteRequest, id: string) => sendCreditNote(db, documents, write, id),
-    pdf: (scope: TenantScope, id: string) => getCreditNotePdf(db, documents, scope, id),
-    einvoice: (scope: TenantScope, id: string, format: 'ubl' | 'cii') =>
-      getCreditNoteEinvoice(db, documents, scope, id, format),
+    pdf: async (scope: TenantScope, id: string) =>
+      documents.pdf(db, scope, await issuedCreditNote(db, scope, id)),
+    einvoice: async (scope: TenantScope, id: string, format: 'ubl' | 'cii') =>
+      documents.einvoice(db, scope, await issuedCreditNote(db, scope, id), format),
   };
 }
 

@@ -4,35 +4,14 @@
 import type { Db, Queryable } from '../db/pool.ts';
 import { sellerSnapshot } from '../documents/frozen.ts';
 import type { DocumentModel } from '../documents/model.ts';
-import type {
-  AttachedPdf,
-  DocumentFormat,
-  IssuedDocuments,
-  IssuedSubject,
-} from '../documents/service.ts';
-import { ResourceMissingError } from '../errors.ts';
+import type { DocumentFormat, IssuedDocuments, IssuedSubject } from '../documents/service.ts';
 import { getInvoice, type InvoiceCreditNotes } from '../invoices/service.ts';
 import { getSettingsRow } from '../settings/service.ts';
 import { getTenant } from '../tenants/service.ts';
 import type { TenantScope } from '../tenancy.ts';
 import { creditNoteDocumentModel } from './document.ts';
-import { creditNoteFromRow } from './model.ts';
-import {
-  selectCreditNote,
-  selectCreditNoteLines,
-  selectIssuedCreditNotes,
-  type CreditNoteRow,
-} from './store.ts';
-
-export async function loadCreditNoteRow(
-  db: Queryable,
-  scope: TenantScope,
-  id: string,
-): Promise<CreditNoteRow> {
-  const row = await selectCreditNote(db, scope, id);
-  if (!row) throw new ResourceMissingError('credit note', id);
-  return row;
-}
+import { creditNoteFromRow, loadCreditNoteRow } from './model.ts';
+import { selectCreditNoteLines, selectIssuedCreditNotes } from './store.ts';
 
 export async function creditNoteModel(
   db: Queryable,
@@ -56,29 +35,18 @@ export async function creditNoteModel(
   );
 }
 
-/** The credit note as the issued-document service reads its documents. */
-async function issued(db: Db, scope: TenantScope, id: string): Promise<IssuedSubject> {
+/**
+ * The credit note as the issued-document service reads its documents: its number, and its
+ * model from what it froze. Its PDF is `documents.pdf(db, scope, subject)`, its e-invoices
+ * `documents.einvoice(…)`.
+ */
+export async function issuedCreditNote(
+  db: Db,
+  scope: TenantScope,
+  id: string,
+): Promise<IssuedSubject> {
   const { number } = await loadCreditNoteRow(db, scope, id);
   return { id, number, model: () => creditNoteModel(db, scope, id) };
-}
-
-export async function getCreditNotePdf(
-  db: Db,
-  documents: IssuedDocuments,
-  scope: TenantScope,
-  id: string,
-): Promise<AttachedPdf> {
-  return documents.pdf(db, scope, await issued(db, scope, id));
-}
-
-export async function getCreditNoteEinvoice(
-  db: Db,
-  documents: IssuedDocuments,
-  scope: TenantScope,
-  id: string,
-  format: 'ubl' | 'cii',
-): Promise<{ filename: string; xml: Buffer }> {
-  return documents.einvoice(db, scope, await issued(db, scope, id), format);
 }
 
 /** Which documents of the credit note exist: the PDF, and the e-invoices its data allow. */
@@ -129,6 +97,6 @@ export async function issuedCreditNotesOf(
 export function invoiceCreditNotes(documents: IssuedDocuments): InvoiceCreditNotes {
   return {
     issued: (db, scope, invoiceId) => issuedCreditNotesOf(db, scope, invoiceId),
-    pdf: (db, scope, id) => getCreditNotePdf(db, documents, scope, id),
+    pdf: async (db, scope, id) => documents.pdf(db, scope, await issuedCreditNote(db, scope, id)),
   };
 }

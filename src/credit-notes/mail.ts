@@ -6,19 +6,14 @@ import type { Db } from '../db/pool.ts';
 import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
 import { formatAmount, resolveLocale, t } from '../documents/i18n.ts';
 import type { DocumentMail, IssuedDocuments } from '../documents/service.ts';
-import { ResourceMissingError, StateInvalidError } from '../errors.ts';
+import { StateInvalidError } from '../errors.ts';
 import { getInvoice } from '../invoices/service.ts';
 import type { MailKind } from '../mail/outbox.ts';
 import { getTenant } from '../tenants/service.ts';
-import { getCreditNotePdf } from './documents.ts';
-import { creditNoteFromRow } from './model.ts';
+import { issuedCreditNote } from './documents.ts';
+import { creditNoteFromRow, loadCreditNoteRow } from './model.ts';
 import type { CreditNote } from './schemas.ts';
-import {
-  selectCreditNote,
-  selectCreditNoteLines,
-  updateCreditNoteEmail,
-  type CreditNoteRow,
-} from './store.ts';
+import { selectCreditNoteLines, updateCreditNoteEmail, type CreditNoteRow } from './store.ts';
 
 export const CREDIT_NOTE_MAIL = 'credit_note';
 
@@ -39,8 +34,7 @@ export function sendCreditNote(
 ): Promise<Written<CreditNote>> {
   return unitOfWork(db, request, async (uow) => {
     const { tx, actor: scope } = uow;
-    const row = await selectCreditNote(tx, scope, id, { forUpdate: true });
-    if (!row) throw new ResourceMissingError('credit note', id);
+    const row = await loadCreditNoteRow(tx, scope, id, { forUpdate: true });
     if (row.status === 'void') throw new StateInvalidError('A void credit note is not sent.');
     const customer = await getCustomerRow(tx, scope, row.customer_id);
     const invoice = await getInvoice(tx, scope, row.invoice_id);
@@ -64,6 +58,8 @@ export function sendCreditNote(
 
 export function creditNoteMail(documents: IssuedDocuments): MailKind {
   return documents.mailKind(CREDIT_NOTE_EMAIL, {
-    pdfs: async (db, scope, id) => [await getCreditNotePdf(db, documents, scope, id)],
+    pdfs: async (db, scope, id) => [
+      await documents.pdf(db, scope, await issuedCreditNote(db, scope, id)),
+    ],
   });
 }

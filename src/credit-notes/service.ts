@@ -20,7 +20,7 @@ import { getTenant } from '../tenants/service.ts';
 import { getSettingsRow } from '../settings/service.ts';
 import type { TenantScope } from '../tenancy.ts';
 import { renderIssuedCreditNote } from './documents.ts';
-import { creditNoteFromRow } from './model.ts';
+import { creditNoteFromRow, loadCreditNoteRow } from './model.ts';
 import { isTaxInclusive, planCredit } from './plan.ts';
 import type { CreditNote, CreditNoteCreate } from './schemas.ts';
 import {
@@ -131,8 +131,7 @@ export async function getCreditNote(
   scope: TenantScope,
   id: string,
 ): Promise<CreditNote> {
-  const row = await selectCreditNote(db, scope, id);
-  if (!row) throw new ResourceMissingError('credit note', id);
+  const row = await loadCreditNoteRow(db, scope, id);
   return creditNoteFromRow(row, await selectCreditNoteLines(db, scope, [id]));
 }
 
@@ -148,8 +147,7 @@ export function voidCreditNote(
 ): Promise<Written<CreditNote>> {
   return unitOfWork(db, request, async (uow) => {
     const { tx, actor: scope } = uow;
-    const found = await selectCreditNote(tx, scope, id);
-    if (!found) throw new ResourceMissingError('credit note', id);
+    const found = await loadCreditNoteRow(tx, scope, id);
     const invoice = await lockInvoiceForCredit(tx, scope, found.invoice_id);
     const row = (await selectCreditNote(tx, scope, id, { forUpdate: true }))!;
     if (row.status === 'void') throw new StateInvalidError('This credit note is void already.');

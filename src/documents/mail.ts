@@ -16,6 +16,29 @@ export interface DocumentEmail {
   lastError: string | null;
 }
 
+/** A document's stored e-mail columns, as both kinds of document keep them. */
+export interface DocumentEmailColumns {
+  sent_at: Date | null;
+  email_status: DocumentEmail['status'] | null;
+  email_attempts: number;
+  email_last_error: string | null;
+}
+
+/** The document's `sentAt` and `email`, as the API shows them (null: never queued). */
+export function documentEmailOf(row: DocumentEmailColumns): {
+  sentAt: string | null;
+  email: DocumentEmail | null;
+} {
+  return {
+    sentAt: row.sent_at?.toISOString() ?? null,
+    email: row.email_status && {
+      status: row.email_status,
+      attempts: row.email_attempts,
+      lastError: row.email_last_error,
+    },
+  };
+}
+
 /** What one kind of document (an invoice, a credit note) gives its e-mail. */
 export interface DocumentMail<Row> {
   /** The outbox kind of the message. */

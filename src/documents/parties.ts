@@ -16,7 +16,7 @@ export function buyerVatId(taxIds: readonly { type: string; value: string }[]): 
   return vat?.value ?? null;
 }
 
-export function sellerParty(seller: SellerSnapshot): Party {
+function sellerParty(seller: SellerSnapshot): Party {
   return {
     name: seller.name,
     address: seller.address,
@@ -30,7 +30,7 @@ export function sellerParty(seller: SellerSnapshot): Party {
   };
 }
 
-export function buyerParty(customer: CustomerSnapshot): Party {
+function buyerParty(customer: CustomerSnapshot): Party {
   return {
     name: customer.name ?? '',
     address: customer.address,
@@ -43,16 +43,24 @@ export function buyerParty(customer: CustomerSnapshot): Party {
   };
 }
 
-/** Where the seller is paid; `instructions` as the kind of document prints them. */
-export function paymentDetails(
+/**
+ * The seller, the buyer and where the seller is paid, from the parties the document froze;
+ * the payment `instructions` as the kind of document prints them.
+ */
+export function documentParties(
   seller: SellerSnapshot,
+  customer: CustomerSnapshot,
   instructions: string | null,
-): DocumentModel['payment'] {
+): Pick<DocumentModel, 'seller' | 'buyer' | 'payment'> {
   return {
-    iban: seller.iban,
-    bic: seller.bic,
-    accountName: seller.accountName ?? seller.name,
-    instructions,
+    seller: sellerParty(seller),
+    buyer: buyerParty(customer),
+    payment: {
+      iban: seller.iban,
+      bic: seller.bic,
+      accountName: seller.accountName ?? seller.name,
+      instructions,
+    },
   };
 }
 

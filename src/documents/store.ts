@@ -83,18 +83,28 @@ export async function insertDocuments(
   return rows.map((r) => r.format);
 }
 
-/** The stored documents of a subject (primary key prefix). */
-export async function selectDocuments(
+/** Runs `sql` on the documents of one subject ($1-$3: its key, a primary key prefix). */
+async function ofSubject<Row extends object>(
+  db: Queryable,
+  sql: string,
+  scope: TenantScope,
+  subjectId: string,
+): Promise<Row[]> {
+  const { rows } = await db.query<Row>(sql, [scope.tenantId, scope.environment, subjectId]);
+  return rows;
+}
+
+const SUBJECT = 'tenant_id = $1 AND environment = $2 AND subject_id = $3';
+
+/** The stored documents of a subject. */
+export function selectDocuments(
   db: Queryable,
   scope: TenantScope,
   subjectId: string,
 ): Promise<DocumentRow[]> {
-  const { rows } = await db.query<DocumentRow>(
-    `SELECT format, content, missing, xml_checked AS checked FROM documents
-      WHERE tenant_id = $1 AND environment = $2 AND subject_id = $3`,
-    [scope.tenantId, scope.environment, subjectId],
-  );
-  return rows;
+  const sql = `SELECT format, content, missing, xml_checked AS checked FROM documents
+                WHERE ${SUBJECT}`;
+  return ofSubject(db, sql, scope, subjectId);
 }
 
 /** Marks a subject's stored documents as read back well-formed (see DocumentRow.checked). */
@@ -103,25 +113,18 @@ export async function markDocumentsChecked(
   scope: TenantScope,
   subjectId: string,
 ): Promise<void> {
-  await db.query(
-    `UPDATE documents SET xml_checked = true
-      WHERE tenant_id = $1 AND environment = $2 AND subject_id = $3 AND NOT xml_checked`,
-    [scope.tenantId, scope.environment, subjectId],
-  );
+  const sql = `UPDATE documents SET xml_checked = true WHERE ${SUBJECT} AND NOT xml_checked`;
+  await ofSubject(db, sql, scope, subjectId);
 }
 
 /** Which documents of a subject are stored, and which of them have content, without the bytes. */
-export async function selectDocumentFormats(
+export function selectDocumentFormats(
   db: Queryable,
   scope: TenantScope,
   subjectId: string,
 ): Promise<{ format: DocumentFormat; available: boolean }[]> {
-  const { rows } = await db.query<{ format: DocumentFormat; available: boolean }>(
-    `SELECT format, content IS NOT NULL AS available FROM documents
-      WHERE tenant_id = $1 AND environment = $2 AND subject_id = $3`,
-    [scope.tenantId, scope.environment, subjectId],
-  );
-  return rows;
+  const sql = `SELECT format, content IS NOT NULL AS available FROM documents WHERE ${SUBJECT}`;
+  return ofSubject(db, sql, scope, subjectId);
 }
 
 /**

@@ -7,8 +7,7 @@
 // keeps its page, which says it is void: the customer learns that it need not be paid. Anything a token does not open is null, and the page
 // answers it with the same 404, whatever the reason.
 import {
-  getCreditNoteEinvoice,
-  getCreditNotePdf,
+  issuedCreditNote,
   issuedCreditNoteFormats,
   issuedCreditNotesOf,
 } from '../credit-notes/documents.ts';
@@ -99,20 +98,16 @@ export async function hostedCreditNoteDocument(
   const note = notes.find((n) => n.number === number);
   if (!note) return null;
   if (format === 'pdf') {
-    const { filename, pdf } = await getCreditNotePdf(db, documents, link.scope, note.id);
+    const subject = await issuedCreditNote(db, link.scope, note.id);
+    const { filename, pdf } = await documents.pdf(db, link.scope, subject);
     return { filename, contentType: 'application/pdf', content: pdf };
   }
   // What the page offers (./page.ts, creditNoteRows), and nothing more.
   const offered = await issuedInvoiceFormats(db, documents, link.scope, link.invoiceId);
   if (!offered.has(format)) return null;
   try {
-    const { filename, xml } = await getCreditNoteEinvoice(
-      db,
-      documents,
-      link.scope,
-      note.id,
-      format,
-    );
+    const subject = await issuedCreditNote(db, link.scope, note.id);
+    const { filename, xml } = await documents.einvoice(db, link.scope, subject, format);
     return { filename, contentType: 'application/xml', content: xml };
   } catch (error) {
     if (error instanceof EinvoiceIncompleteError) return null;

@@ -3,13 +3,7 @@
 // breakdown), or, for a draft's preview, from the seller and customer as they are now.
 import { formatDate, resolveLocale, t } from '../documents/i18n.ts';
 import type { DocumentModel } from '../documents/model.ts';
-import {
-  breakdownEntries,
-  buyerParty,
-  givenBuyerReference,
-  paymentDetails,
-  sellerParty,
-} from '../documents/parties.ts';
+import { breakdownEntries, documentParties, givenBuyerReference } from '../documents/parties.ts';
 import { lineNetAmounts } from '../taxes/line-nets.ts';
 import type { CustomerSnapshot, Invoice, SellerSnapshot } from './schemas.ts';
 
@@ -48,8 +42,7 @@ export function invoiceDocumentModel(
     servicePeriod: invoice.servicePeriod,
     currency: invoice.currency,
     locale,
-    seller: sellerParty(seller),
-    buyer: buyerParty(customer),
+    ...documentParties(seller, customer, seller.paymentInstructions),
     buyerReference: invoice.buyerReference,
     buyerReferenceGiven: givenBuyerReference(invoice),
     purchaseOrder: invoice.purchaseOrder,
@@ -58,7 +51,6 @@ export function invoiceDocumentModel(
       (invoice.dueDate
         ? t(locale, 'payment.payableBy', { date: formatDate(invoice.dueDate, locale) })
         : null),
-    payment: paymentDetails(seller, seller.paymentInstructions),
     pricesIncludeTax: inclusive,
     lines: invoice.lines.map((l, i) => ({
       id: l.id,
