@@ -48,7 +48,11 @@ export async function invoiceModel(
 
 /** The issued invoice `id` numbered `number`, as the issued-document service reads it. */
 function issued(db: Db, scope: TenantScope, id: string, number: string): IssuedSubject {
-  return { id, number, model: async () => (await invoiceModel(db, scope, id)).model };
+  return { id, number, model: () => frozenModel(db, scope, id) };
+}
+
+async function frozenModel(db: Db, scope: TenantScope, id: string): Promise<DocumentModel> {
+  return (await invoiceModel(db, scope, id)).model;
 }
 
 /**
@@ -91,7 +95,7 @@ export function issuedInvoiceFormats(
   scope: TenantScope,
   id: string,
 ): Promise<Set<DocumentFormat>> {
-  return documents.formats(db, scope, issued(db, scope, id, ''));
+  return documents.formats(db, scope, { id, model: () => frozenModel(db, scope, id) });
 }
 
 /**
