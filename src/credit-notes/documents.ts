@@ -4,7 +4,7 @@
 import type { Db, Queryable } from '../db/pool.ts';
 import { sellerSnapshot } from '../documents/frozen.ts';
 import type { DocumentModel } from '../documents/model.ts';
-import type { DocumentFormat, IssuedDocuments, IssuedSubject } from '../documents/service.ts';
+import type { IssuedDocuments, IssuedSubject } from '../documents/service.ts';
 import { getInvoice, type InvoiceCreditNotes } from '../invoices/service.ts';
 import { getSettingsRow } from '../settings/service.ts';
 import { getTenant } from '../tenants/service.ts';
@@ -35,38 +35,25 @@ export async function creditNoteModel(
   );
 }
 
+/** The credit note as the issued-document service reads it: its model from what it froze. */
+export function creditNoteSubject(
+  db: Db,
+  scope: TenantScope,
+  note: { id: string; number: string },
+): IssuedSubject {
+  return { id: note.id, number: note.number, model: () => creditNoteModel(db, scope, note.id) };
+}
+
 /**
- * The credit note as the issued-document service reads its documents: its number, and its
- * model from what it froze. Its PDF is `documents.pdf(db, scope, subject)`, its e-invoices
- * `documents.einvoice(…)`.
+ * The credit note `id` as the issued-document service reads it: its PDF is then
+ * `documents.pdf(db, scope, subject)`, its e-invoices `documents.einvoice(…)`.
  */
 export async function issuedCreditNote(
   db: Db,
   scope: TenantScope,
   id: string,
 ): Promise<IssuedSubject> {
-  const { number } = await loadCreditNoteRow(db, scope, id);
-  return { id, number, model: () => creditNoteModel(db, scope, id) };
-}
-
-/** Which documents of the credit note exist: the PDF, and the e-invoices its data allow. */
-export function issuedCreditNoteFormats(
-  db: Db,
-  documents: IssuedDocuments,
-  scope: TenantScope,
-  id: string,
-): Promise<Set<DocumentFormat>> {
-  return documents.formats(db, scope, { id, model: () => creditNoteModel(db, scope, id) });
-}
-
-/** Renders and stores a new credit note's documents (see renderIssuedInvoice). */
-export function renderIssuedCreditNote(
-  db: Db,
-  documents: IssuedDocuments,
-  scope: TenantScope,
-  id: string,
-): Promise<void> {
-  return documents.renderIssued(db, scope, id, () => creditNoteModel(db, scope, id));
+  return creditNoteSubject(db, scope, await loadCreditNoteRow(db, scope, id));
 }
 
 /** An issued (not void) credit note of an invoice, as the invoice's e-mail and page name it. */

@@ -19,7 +19,7 @@ import type { IssuedDocuments } from '../documents/service.ts';
 import { getTenant } from '../tenants/service.ts';
 import { getSettingsRow } from '../settings/service.ts';
 import type { TenantScope } from '../tenancy.ts';
-import { renderIssuedCreditNote } from './documents.ts';
+import { creditNoteModel } from './documents.ts';
 import { creditNoteFromRow, loadCreditNoteRow } from './model.ts';
 import { isTaxInclusive, planCredit } from './plan.ts';
 import type { CreditNote, CreditNoteCreate } from './schemas.ts';
@@ -121,8 +121,13 @@ export async function createCreditNote(
     uow.event('credit_note.created', note);
     return note;
   });
-  if (!written.replayed)
-    await renderIssuedCreditNote(db, documents, request.actor, written.value.id);
+  // Its documents are rendered from what it froze, now that it is committed.
+  if (!written.replayed) {
+    const { id } = written.value;
+    await documents.renderIssued(db, request.actor, id, () =>
+      creditNoteModel(db, request.actor, id),
+    );
+  }
   return written;
 }
 

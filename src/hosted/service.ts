@@ -6,11 +6,7 @@
 // credit note's e-invoice only in a syntax the page offers the invoice's own in. A void invoice
 // keeps its page, which says it is void: the customer learns that it need not be paid. Anything a token does not open is null, and the page
 // answers it with the same 404, whatever the reason.
-import {
-  issuedCreditNote,
-  issuedCreditNoteFormats,
-  issuedCreditNotesOf,
-} from '../credit-notes/documents.ts';
+import { creditNoteSubject, issuedCreditNotesOf } from '../credit-notes/documents.ts';
 import type { Db } from '../db/pool.ts';
 import type { DocumentFormat, IssuedDocuments } from '../documents/service.ts';
 import { EinvoiceIncompleteError } from '../errors.ts';
@@ -40,7 +36,8 @@ export async function hostedInvoicePage(
   const formats = await issuedInvoiceFormats(deps.db, deps.documents, link.scope, invoice.id);
   const creditNotes = [];
   for (const note of await issuedCreditNotesOf(deps.db, link.scope, invoice.id)) {
-    const noteFormats = await issuedCreditNoteFormats(deps.db, deps.documents, link.scope, note.id);
+    const subject = creditNoteSubject(deps.db, link.scope, note);
+    const noteFormats = await deps.documents.formats(deps.db, link.scope, subject);
     creditNotes.push({ ...note, formats: noteFormats });
   }
   // Download links are relative to the page, so that a path prefix of PUBLIC_URL is kept.
@@ -98,7 +95,7 @@ export async function hostedCreditNoteDocument(
   const note = notes.find((n) => n.number === number);
   if (!note) return null;
   if (format === 'pdf') {
-    const subject = await issuedCreditNote(db, link.scope, note.id);
+    const subject = creditNoteSubject(db, link.scope, note);
     const { filename, pdf } = await documents.pdf(db, link.scope, subject);
     return { filename, contentType: 'application/pdf', content: pdf };
   }
@@ -106,7 +103,7 @@ export async function hostedCreditNoteDocument(
   const offered = await issuedInvoiceFormats(db, documents, link.scope, link.invoiceId);
   if (!offered.has(format)) return null;
   try {
-    const subject = await issuedCreditNote(db, link.scope, note.id);
+    const subject = creditNoteSubject(db, link.scope, note);
     const { filename, xml } = await documents.einvoice(db, link.scope, subject, format);
     return { filename, contentType: 'application/xml', content: xml };
   } catch (error) {
