@@ -1,15 +1,18 @@
 // The one composition root: every dependency (database, clock, keyring, hosted links, render
-// pool, key verifier, cursor signer, rate limits, mail kinds) and every module's service is
-// built here once, and handed to the HTTP layer (app.ts), the worker (jobs/) and the CLI alike.
-// Nothing else constructs them, so no caller passes a renderer or the links along a call.
+// pool, key verifier, cursor signer, rate limits, mail kinds) and every module's service (the
+// issued-document service among them, which invoices and credit notes share) is built here
+// once, and handed to the HTTP layer (app.ts), the worker (jobs/) and the CLI alike. Nothing
+// else constructs them, so no caller passes a renderer or the links along a call.
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { createCreditNotes } from './credit-notes/credit-notes.ts';
-import { creditNoteMail, CREDIT_NOTE_MAIL, invoiceCreditNotes } from './credit-notes/documents.ts';
+import { invoiceCreditNotes } from './credit-notes/documents.ts';
+import { creditNoteMail, CREDIT_NOTE_MAIL } from './credit-notes/mail.ts';
 import type { Db } from './db/pool.ts';
 import type { RenderPool } from './documents/render-pool.ts';
+import { createIssuedDocuments, type IssuedDocuments } from './documents/service.ts';
 import { reminderMail, REMINDER_MAIL } from './dunning/reminders.ts';
 import { HostedLinks } from './hosted/links.ts';
 import { publicBaseUrl } from './hosted/public-url.ts';
@@ -66,14 +69,19 @@ export function createHostedLinks(
 
 /** The e-mails the outbox sends, by kind: made once, for every process that sends mail. */
 export function createMailKinds({
-  renderer,
+  documents,
   links,
   clock,
-}: Pick<Foundation, 'renderer' | 'links' | 'clock'>): Readonly<Record<string, MailKind>> {
+}: {
+  documents: IssuedDocuments;
+  links: HostedLinks;
+  clock: Clock;
+}): Readonly<Record<string, MailKind>> {
+  const creditNotes = invoiceCreditNotes(documents);
   return {
-    [INVOICE_MAIL]: invoiceMail(renderer, links, invoiceCreditNotes(renderer), clock),
-    [CREDIT_NOTE_MAIL]: creditNoteMail(renderer),
-    [REMINDER_MAIL]: reminderMail(renderer, links, invoiceCreditNotes(renderer), clock),
+    [INVOICE_MAIL]: invoiceMail(documents, links, creditNotes, clock),
+    [CREDIT_NOTE_MAIL]: creditNoteMail(documents),
+    [REMINDER_MAIL]: reminderMail(documents, links, creditNotes, clock),
   };
 }
 
@@ -81,8 +89,11 @@ export function createMailKinds({
 export function createServices(foundation: Foundation) {
   const { config, clock, db, secrets } = foundation;
   const allowLoopback = config.webhooksAllowLoopback;
+  const documents = createIssuedDocuments(foundation);
+  const withDocuments = { ...foundation, documents };
   return {
     ...foundation,
+    documents,
     customers: bindDb(db, {
       create: createCustomer,
       get: getCustomer,
@@ -122,11 +133,11 @@ export function createServices(foundation: Foundation) {
     },
     settings: bindDb(db, { get: getSettings, update: updateSettings }),
     cursors: new CursorSigner(foundation.secrets.derive('cursor signing')),
-    invoices: createInvoices(foundation),
-    creditNotes: createCreditNotes(foundation),
+    invoices: createInvoices(withDocuments),
+    creditNotes: createCreditNotes(withDocuments),
     payments: createPayments(foundation),
-    hostedPage: createHostedPage(foundation),
-    mailKinds: createMailKinds(foundation),
+    hostedPage: createHostedPage(withDocuments),
+    mailKinds: createMailKinds(withDocuments),
   };
 }
 

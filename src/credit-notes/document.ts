@@ -7,12 +7,7 @@
 // an amount is shown as one line per rate of the invoice's breakdown.
 import { formatDate, resolveLocale, t } from '../documents/i18n.ts';
 import type { DocumentLine, DocumentModel } from '../documents/model.ts';
-import {
-  breakdownEntries,
-  buyerParty,
-  givenBuyerReference,
-  sellerParty,
-} from '../invoices/document.ts';
+import { breakdownEntries, documentParties, givenBuyerReference } from '../documents/parties.ts';
 import type { CustomerSnapshot, Invoice, SellerSnapshot } from '../invoices/schemas.ts';
 import type { CreditNote } from './schemas.ts';
 import type { LineTaxPart } from './store.ts';
@@ -112,19 +107,12 @@ export function creditNoteDocumentModel(
     servicePeriod: invoice.servicePeriod,
     currency: note.currency,
     locale,
-    seller: sellerParty(seller),
-    buyer: buyerParty(customer),
+    ...documentParties(seller, customer, null),
     buyerReference: invoice.buyerReference ?? invoice.customerId,
     buyerReferenceGiven: givenBuyerReference(invoice),
     purchaseOrder: invoice.purchaseOrder,
     // The amount is owed to the buyer: it is set off against the invoice, or refunded.
     paymentTerms: t(locale, 'credit.settlement', { number: invoice.number! }),
-    payment: {
-      iban: seller.iban,
-      bic: seller.bic,
-      accountName: seller.accountName ?? seller.name,
-      instructions: null,
-    },
     pricesIncludeTax: inclusive,
     lines,
     taxBreakdown: breakdownEntries(note.taxAmounts),

@@ -1,7 +1,18 @@
 // The credit note as the API shows it, read from its rows.
+import { documentEmailOf } from '../documents/mail.ts';
+import { ResourceMissingError } from '../errors.ts';
 import { taxAmountFromStored } from '../taxes/service.ts';
 import type { CreditNote } from './schemas.ts';
-import type { CreditNoteLineRow, CreditNoteRow } from './store.ts';
+import { selectCreditNote, type CreditNoteLineRow, type CreditNoteRow } from './store.ts';
+
+/** The credit note's row (locked for the transaction with `forUpdate`); 404 if not ours. */
+export async function loadCreditNoteRow(
+  ...read: Parameters<typeof selectCreditNote>
+): Promise<CreditNoteRow> {
+  const row = await selectCreditNote(...read);
+  if (!row) throw new ResourceMissingError('credit note', read[2]);
+  return row;
+}
 
 export function creditNoteFromRow(
   row: CreditNoteRow,
@@ -32,12 +43,7 @@ export function creditNoteFromRow(
       invoiceLineId: l.invoice_line_id,
     })),
     reason: row.reason,
-    sentAt: row.sent_at?.toISOString() ?? null,
-    email: row.email_status && {
-      status: row.email_status,
-      attempts: row.email_attempts,
-      lastError: row.email_last_error,
-    },
+    ...documentEmailOf(row),
     memo: row.memo,
     metadata: row.metadata,
     environment: row.environment,

@@ -15,14 +15,13 @@ import {
   reverseCreditOnInvoice,
 } from '../invoices/service.ts';
 import type { Invoice } from '../invoices/schemas.ts';
-import type { RenderPool } from '../documents/render-pool.ts';
-import { sellerSnapshot } from '../invoices/snapshots.ts';
+import { sellerSnapshot } from '../documents/frozen.ts';
+import type { IssuedDocuments } from '../documents/service.ts';
 import { getTenant } from '../tenants/service.ts';
 import { getSettingsRow } from '../settings/service.ts';
 import type { TenantScope } from '../tenancy.ts';
-import { renderIssuedCreditNote } from './documents.ts';
-import { creditNoteFromRow } from './model.ts';
-import { nextCreditNoteNumber } from './numbering.ts';
+import { creditNoteModel } from './documents.ts';
+import { creditNoteFromRow, loadCreditNoteRow } from './model.ts';
 import { isTaxInclusive, planCredit } from './plan.ts';
 import type { CreditNote, CreditNoteCreate } from './schemas.ts';
 import {
@@ -59,7 +58,7 @@ async function lockInvoice(
 export async function createCreditNote(
   db: Db,
   clock: Clock,
-  renderer: RenderPool,
+  documents: IssuedDocuments,
   request: WriteRequest,
   input: CreditNoteCreate,
 ): Promise<Written<CreditNote>> {
@@ -90,15 +89,19 @@ export async function createCreditNote(
     );
     const credit = plan.allocation;
     const { effect } = await applyCreditToInvoice(uow, invoice.id, credit.total, today);
-    // Taken last: the counter row stays locked until this transaction ends.
-    const number = await nextCreditNoteNumber(tx, scope);
+    const settings = await getSettingsRow(tx, scope);
+    // Taken last: the counter row stays locked until this transaction ends. Credit notes have
+    // a series of their own (src/documents/numbering.ts).
+    const number = await documents.nextNumber(
+      tx,
+      scope,
+      'credit_note',
+      settings.credit_note_prefix,
+    );
     const inclusive = isTaxInclusive(invoice);
     const rates = new Map(invoice.taxAmounts.map((t) => [t.taxRateId, t]));
     // The seller as it is now: the credit note is a document of its own.
-    const seller = sellerSnapshot(
-      await getSettingsRow(tx, scope),
-      (await getTenant(tx, scope.tenantId)).name,
-    );
+    const seller = sellerSnapshot(settings, (await getTenant(tx, scope.tenantId)).name);
     const row = await insertCreditNote(tx, scope, {
       seller_snapshot: seller,
       id: newId('cn'),
@@ -126,8 +129,13 @@ export async function createCreditNote(
     uow.event('credit_note.created', note);
     return note;
   });
-  if (!written.replayed)
-    await renderIssuedCreditNote(db, renderer, request.actor, written.value.id);
+  // Its documents are rendered from what it froze, now that it is committed.
+  if (!written.replayed) {
+    const { id } = written.value;
+    await documents.renderIssued(db, request.actor, id, () =>
+      creditNoteModel(db, request.actor, id),
+    );
+  }
   return written;
 }
 
@@ -136,8 +144,7 @@ export async function getCreditNote(
   scope: TenantScope,
   id: string,
 ): Promise<CreditNote> {
-  const row = await selectCreditNote(db, scope, id);
-  if (!row) throw new ResourceMissingError('credit note', id);
+  const row = await loadCreditNoteRow(db, scope, id);
   return creditNoteFromRow(row, await selectCreditNoteLines(db, scope, [id]));
 }
 
@@ -154,8 +161,7 @@ export function voidCreditNote(
 ): Promise<Written<CreditNote>> {
   return unitOfWork(db, request, async (uow) => {
     const { tx, actor: scope } = uow;
-    const found = await selectCreditNote(tx, scope, id);
-    if (!found) throw new ResourceMissingError('credit note', id);
+    const found = await loadCreditNoteRow(tx, scope, id);
     const today = todayUtcOf(clock);
     const invoice = await lockInvoiceForCredit(tx, scope, found.invoice_id, today);
     const row = (await selectCreditNote(tx, scope, id, { forUpdate: true }))!;
@@ -168,10 +174,7 @@ export function voidCreditNote(
     await reverseCreditOnInvoice(
       uow,
       row.invoice_id,
-      {
-        credited: row.credited_amount,
-        outOfBand: row.out_of_band_amount,
-      },
+      { credited: row.credited_amount, outOfBand: row.out_of_band_amount },
       today,
     );
     const voided = await markVoid(tx, scope, id);

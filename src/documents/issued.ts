@@ -9,7 +9,7 @@ import { renderPdf } from './pdf/render.ts';
 
 export type EinvoiceOutcome = { xml: string } | { missing: string[] };
 
-export interface IssuedDocuments {
+export interface RenderedDocuments {
   pdf: Uint8Array;
   ubl: EinvoiceOutcome;
   cii: EinvoiceOutcome;
@@ -21,7 +21,7 @@ function einvoice(model: DocumentModel, syntax: 'ubl' | 'cii'): EinvoiceOutcome 
   return { xml: syntax === 'ubl' ? toUbl(model) : toCii(model) };
 }
 
-export async function renderIssuedDocuments(model: DocumentModel): Promise<IssuedDocuments> {
+export async function renderIssuedDocuments(model: DocumentModel): Promise<RenderedDocuments> {
   if (model.draft) throw new RangeError('a draft has no issued documents');
   const ubl = einvoice(model, 'ubl');
   const cii = einvoice(model, 'cii');

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { DocumentModel } from './model.ts';
 import type { PdfAttachments } from './pdf/render.ts';
-import type { IssuedDocuments } from './issued.ts';
+import type { RenderedDocuments } from './issued.ts';
 import type { Rendered, RenderTask } from './render-worker.ts';
 
 export interface RenderPoolOptions {
@@ -26,7 +26,7 @@ export interface RenderPoolOptions {
 export interface RenderPool {
   renderPdf(model: DocumentModel, attachments?: PdfAttachments): Promise<Buffer>;
   /** The PDF and e-invoices of an issued document (./issued.ts). */
-  renderIssued(model: DocumentModel): Promise<IssuedDocuments>;
+  renderIssued(model: DocumentModel): Promise<RenderedDocuments>;
   /** Lets running renders finish, then stops the workers. */
   close(): Promise<void>;
   readonly threads: number;
@@ -67,7 +67,7 @@ export function createRenderPool(options: RenderPoolOptions = {}): RenderPool {
       return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     },
     async renderIssued(model) {
-      return (await run({ kind: 'issued', model })) as IssuedDocuments;
+      return (await run({ kind: 'issued', model })) as RenderedDocuments;
     },
     async close() {
       await piscina.close();

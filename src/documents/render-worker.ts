@@ -3,7 +3,7 @@
 // that serves requests. Fonts are read once per thread and kept for its lifetime.
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { renderIssuedDocuments, type IssuedDocuments } from './issued.ts';
+import { renderIssuedDocuments, type RenderedDocuments } from './issued.ts';
 import type { DocumentModel } from './model.ts';
 import { renderPdf, type PdfAttachments } from './pdf/render.ts';
 
@@ -22,7 +22,7 @@ export type RenderTask =
   | { kind: 'issued'; model: DocumentModel };
 
 export interface Rendered {
-  result: Uint8Array | IssuedDocuments;
+  result: Uint8Array | RenderedDocuments;
   /** This thread's CPU time for the task (user + system), reported as a metric. */
   cpuMicros: number;
 }

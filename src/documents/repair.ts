@@ -10,7 +10,7 @@ import type { Db } from '../db/pool.ts';
 import { unitOfWork, writtenValue } from '../db/unit-of-work.ts';
 import { operator, type TenantScope } from '../tenancy.ts';
 import { isWellFormed } from './einvoice/xml.ts';
-import type { IssuedDocuments } from './issued.ts';
+import type { RenderedDocuments } from './issued.ts';
 import type { DocumentModel } from './model.ts';
 import type { RenderPool } from './render-pool.ts';
 import {
@@ -39,7 +39,7 @@ export function brokenFormats(
   return FORMATS.filter((f) => broken.has(f));
 }
 
-function rendered(docs: IssuedDocuments, format: DocumentFormat): NewDocument {
+function rendered(docs: RenderedDocuments, format: DocumentFormat): NewDocument {
   let content: Buffer | null;
   let missing: string[] | null = null;
   if (format === 'pdf') content = Buffer.from(docs.pdf);

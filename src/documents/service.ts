@@ -1,26 +1,31 @@
-// Issued documents as records: each issued invoice or credit note has its PDF and e-invoices
-// rendered once from the data frozen at issue, stored, and served byte-identical ever after.
-// Rendering happens off the event loop (the render pool) and outside any transaction; it is
-// asked for right after the issue commits, and again by the first reader should the process
-// have stopped in between. Rendering is deterministic, so either gives the same bytes, and of
-// two renders racing only the first is stored.
-import { createHash } from 'node:crypto';
+// The issued-document service: one for invoices and credit notes alike, made once by the
+// composition root (src/composition.ts). It owns what makes a legal document of either kind:
+// its gapless number in the kind's series (./numbering.ts), the parties it freezes
+// (./frozen.ts), its PDF and e-invoices rendered through the render pool and stored once
+// (./records.ts), its e-invoice readiness (./readiness.ts) and its e-mail (./mail.ts). Each
+// kind hands in only what is its own: its document model (from what it froze), its number
+// and series, and its e-mail's record.
+import type { Clock } from '../clock.ts';
 import type { Db } from '../db/pool.ts';
-import { unitOfWork, writtenValue } from '../db/unit-of-work.ts';
-import { operator, type TenantScope } from '../tenancy.ts';
-import type { IssuedDocuments } from './issued.ts';
-import type { DocumentModel } from './model.ts';
-import type { RenderPool } from './render-pool.ts';
-import { brokenFormats, repairDocuments } from './repair.ts';
+import type { UnitOfWork } from '../db/unit-of-work.ts';
+import type { MailKind, MailRow } from '../mail/outbox.ts';
+import type { TenantScope } from '../tenancy.ts';
 import {
-  insertDocuments,
-  markDocumentsChecked,
-  selectDocumentFormats,
-  selectDocuments,
-  type DocumentFormat,
-  type DocumentRow,
-  type NewDocument,
-} from './store.ts';
+  documentMailKind,
+  queueDocumentMail,
+  type AttachedPdf,
+  type DocumentMail,
+  type DocumentMessage,
+} from './mail.ts';
+import type { DocumentModel } from './model.ts';
+import { nextDocumentNumber } from './numbering.ts';
+import { einvoiceRefusal } from './readiness.ts';
+import { issuedDocument, issuedDocumentFormats, renderIssued } from './records.ts';
+import type { RenderPool } from './render-pool.ts';
+import type { DocumentFormat } from './store.ts';
+
+export type { DocumentFormat } from './store.ts';
+export type { AttachedPdf, DocumentMail } from './mail.ts';
 
 /**
  * A document's file name from its number: a number may hold `/` (a prefix such as `CN/26/`),
@@ -30,139 +35,99 @@ export function documentFilename(number: string, suffix: string): string {
   return `${number.replaceAll('/', '-')}${suffix}`;
 }
 
-export type { DocumentFormat } from './store.ts';
-
-export type StoredDocument = { content: Buffer } | { missing: string[] };
-
-const FORMATS: readonly DocumentFormat[] = ['pdf', 'ubl', 'cii'];
-
-function sha256(content: Buffer): Buffer {
-  return createHash('sha256').update(content).digest();
+/** An issued invoice or credit note, as the service reads its documents. */
+export interface IssuedSubject {
+  id: string;
+  number: string;
+  /** Its document model, built from what it froze (called only when it must be rendered). */
+  model: () => Promise<DocumentModel>;
 }
 
-function rowsToDocuments(rows: readonly DocumentRow[]): Map<DocumentFormat, StoredDocument> {
-  return new Map(
-    rows.map((r) => [
-      r.format,
-      r.content === null ? { missing: r.missing ?? [] } : { content: r.content },
-    ]),
-  );
+export interface IssuedDocumentsDeps {
+  renderer: RenderPool;
+  clock: Clock;
 }
 
-function stored(docs: IssuedDocuments): Map<DocumentFormat, StoredDocument> {
-  const map = new Map<DocumentFormat, StoredDocument>([
-    ['pdf', { content: Buffer.from(docs.pdf) }],
-  ]);
-  for (const format of ['ubl', 'cii'] as const) {
-    const outcome = docs[format];
-    map.set(
-      format,
-      'xml' in outcome
-        ? { content: Buffer.from(outcome.xml, 'utf8') }
-        : { missing: outcome.missing },
-    );
-  }
-  return map;
-}
+export function createIssuedDocuments({ renderer, clock }: IssuedDocumentsDeps) {
+  return {
+    /** The next number of the kind's series; taken last in the issuing transaction. */
+    nextNumber: nextDocumentNumber,
 
-/** Stores what was rendered, unless a render that came first stored it: then that is kept. */
-async function store(
-  db: Db,
-  scope: TenantScope,
-  subjectId: string,
-  docs: IssuedDocuments,
-): Promise<Map<DocumentFormat, StoredDocument>> {
-  const documents = stored(docs);
-  const row = (format: DocumentFormat): NewDocument => {
-    const doc = documents.get(format)!;
-    const content = 'content' in doc ? doc.content : null;
-    return {
-      format,
-      content,
-      missing: 'missing' in doc ? doc.missing : null,
-      sha256: content && sha256(content),
-    };
+    /**
+     * Renders and stores a document just issued, right after the issue committed, before it
+     * is answered. Should that fail (the process stopping, say), the first reader renders them
+     * from the same frozen data, as read back: the issue itself stands.
+     */
+    async renderIssued(
+      db: Db,
+      scope: TenantScope,
+      id: string,
+      model: () => Promise<DocumentModel>,
+    ): Promise<void> {
+      await model()
+        .then((m) => renderIssued(db, renderer, scope, id, m))
+        .catch(() => undefined);
+    },
+
+    /** A draft's PDF: a preview rendered on request, never stored. */
+    preview(model: DocumentModel): Promise<Buffer> {
+      return renderer.renderPdf(model);
+    },
+
+    /** The issued document's stored PDF. */
+    async pdf(db: Db, scope: TenantScope, subject: IssuedSubject): Promise<AttachedPdf> {
+      const stored = await issuedDocument(db, renderer, scope, subject.id, 'pdf', subject.model);
+      return {
+        filename: documentFilename(subject.number, '.pdf'),
+        pdf: (stored as { content: Buffer }).content,
+      };
+    },
+
+    /** The issued document's stored e-invoice; 409 einvoice_incomplete, with the reasons. */
+    async einvoice(
+      db: Db,
+      scope: TenantScope,
+      subject: IssuedSubject,
+      format: 'ubl' | 'cii',
+    ): Promise<{ filename: string; xml: Buffer }> {
+      const stored = await issuedDocument(db, renderer, scope, subject.id, format, subject.model);
+      if ('missing' in stored) {
+        // Each field with the reason the rules give (an e-mail address is there, yet unroutable).
+        throw einvoiceRefusal(stored.missing, await subject.model(), { syntax: format });
+      }
+      return { filename: documentFilename(subject.number, `-${format}.xml`), xml: stored.content };
+    },
+
+    /** Which documents exist: the PDF, and the e-invoices the document's data allow. */
+    formats(
+      db: Db,
+      scope: TenantScope,
+      subject: Omit<IssuedSubject, 'number'>,
+    ): Promise<Set<DocumentFormat>> {
+      return issuedDocumentFormats(db, renderer, scope, subject.id, subject.model);
+    },
+
+    /** Queues the document's e-mail (./mail.ts); the document's row, its `email` queued. */
+    queueMail<Row>(
+      uow: UnitOfWork,
+      mail: DocumentMail<Row>,
+      customer: { email: string | null },
+      message: DocumentMessage,
+    ): Promise<Row> {
+      return queueDocumentMail(uow, mail, customer, message);
+    },
+
+    /** The outbox kind of the document's e-mail, attaching `pdfs` as it is sent (./mail.ts). */
+    mailKind<Row>(
+      mail: DocumentMail<Row>,
+      parts: {
+        pdfs(db: Db, scope: TenantScope, id: string): Promise<AttachedPdf[]>;
+        text?(db: Db, mail: MailRow): Promise<string>;
+      },
+    ): MailKind {
+      return documentMailKind(clock, mail, parts);
+    },
   };
-  const rows = [row('pdf'), row('ubl'), row('cii')] as const;
-  const inserted = await unitOfWork(
-    db,
-    { actor: operator(scope.tenantId, scope.environment) },
-    ({ tx }) => insertDocuments(tx, scope, subjectId, rows),
-  );
-  if (writtenValue(inserted).length === FORMATS.length) return documents;
-  return rowsToDocuments(await selectDocuments(db, scope, subjectId));
 }
 
-/**
- * Renders and stores the documents of a subject just issued (an invoice) or created (a credit
- * note), from the model of what was frozen, before the write is answered.
- */
-export async function renderIssued(
-  db: Db,
-  renderer: RenderPool,
-  scope: TenantScope,
-  subjectId: string,
-  model: DocumentModel,
-): Promise<void> {
-  await store(db, scope, subjectId, await renderer.renderIssued(model));
-}
-
-/**
- * The stored documents of an issued invoice or credit note, rendered and stored first if they
- * are not (yet). `model` builds the document model from the frozen data. An e-invoice stored
- * before every text was escaped, that is not well-formed, is repaired first (./repair.ts).
- */
-export async function issuedDocuments(
-  db: Db,
-  renderer: RenderPool,
-  scope: TenantScope,
-  subjectId: string,
-  model: () => Promise<DocumentModel>,
-): Promise<Map<DocumentFormat, StoredDocument>> {
-  const rows = await selectDocuments(db, scope, subjectId);
-  const documents = rowsToDocuments(rows);
-  if (FORMATS.every((f) => documents.has(f))) {
-    // Documents stored before every text was escaped are read back once (./repair.ts).
-    if (rows.every((r) => r.checked)) return documents;
-    const broken = brokenFormats(rows);
-    if (broken.length === 0) {
-      await markDocumentsChecked(db, scope, subjectId);
-      return documents;
-    }
-    const stored = new Map(rows.map((r) => [r.format, r.content]));
-    await repairDocuments(db, renderer, scope, subjectId, stored, broken, model);
-    return rowsToDocuments(await selectDocuments(db, scope, subjectId));
-  }
-  return store(db, scope, subjectId, await renderer.renderIssued(await model()));
-}
-
-/** One stored document of an issued invoice or credit note (see issuedDocuments). */
-export async function issuedDocument(
-  db: Db,
-  renderer: RenderPool,
-  scope: TenantScope,
-  subjectId: string,
-  format: DocumentFormat,
-  model: () => Promise<DocumentModel>,
-): Promise<StoredDocument> {
-  return (await issuedDocuments(db, renderer, scope, subjectId, model)).get(format)!;
-}
-
-/**
- * Which of an issued document's formats exist (an e-invoice its data do not allow does not),
- * read without the bytes; rendered and stored first if they are not (yet).
- */
-export async function issuedDocumentFormats(
-  db: Db,
-  renderer: RenderPool,
-  scope: TenantScope,
-  subjectId: string,
-  model: () => Promise<DocumentModel>,
-): Promise<Set<DocumentFormat>> {
-  let rows = await selectDocumentFormats(db, scope, subjectId);
-  if (!FORMATS.every((f) => rows.some((r) => r.format === f))) {
-    await issuedDocuments(db, renderer, scope, subjectId, model);
-    rows = await selectDocumentFormats(db, scope, subjectId);
-  }
-  return new Set(rows.filter((r) => r.available).map((r) => r.format));
-}
+export type IssuedDocuments = ReturnType<typeof createIssuedDocuments>;

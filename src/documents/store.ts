@@ -1,10 +1,42 @@
-// SQL of stored documents: written once (ON CONFLICT DO NOTHING, so of two renders of the same
-// document the first is kept), read by subject; a stored e-invoice that is not well-formed is
-// replaced, marked as such (./repair.ts).
+// SQL of issued documents: their number counters (./numbering.ts), and their stored files,
+// written once (ON CONFLICT DO NOTHING, so of two renders of the same document the first is
+// kept), read by subject; a stored e-invoice that is not well-formed is replaced, marked as
+// such (./repair.ts).
 import type { Queryable } from '../db/pool.ts';
 import type { TenantScope } from '../tenancy.ts';
 
 export type DocumentFormat = 'pdf' | 'ubl' | 'cii';
+
+/** A numbering series: invoices and credit notes each have their own gapless one. */
+export type NumberSeries = 'invoice' | 'credit_note';
+
+// One counter table per series (see the migrations); the statement is the same for both.
+const TAKE_NEXT_NUMBER: Record<NumberSeries, string> = {
+  invoice: `INSERT INTO invoice_number_counters AS c (tenant_id, environment, last_number)
+            VALUES ($1, $2, 1)
+            ON CONFLICT (tenant_id, environment) DO UPDATE SET last_number = c.last_number + 1
+            RETURNING last_number`,
+  credit_note: `INSERT INTO credit_note_number_counters AS c (tenant_id, environment, last_number)
+                VALUES ($1, $2, 1)
+                ON CONFLICT (tenant_id, environment) DO UPDATE SET last_number = c.last_number + 1
+                RETURNING last_number`,
+};
+
+/**
+ * The next number of the series for the tenant and environment. The counter row stays locked
+ * until the calling transaction ends: a rollback returns the number, so numbers have no gaps.
+ */
+export async function takeNextNumber(
+  db: Queryable,
+  scope: TenantScope,
+  series: NumberSeries,
+): Promise<number> {
+  const { rows } = await db.query<{ last_number: number }>(TAKE_NEXT_NUMBER[series], [
+    scope.tenantId,
+    scope.environment,
+  ]);
+  return rows[0]!.last_number;
+}
 
 export interface DocumentRow {
   format: DocumentFormat;
@@ -51,18 +83,28 @@ export async function insertDocuments(
   return rows.map((r) => r.format);
 }
 
-/** The stored documents of a subject (primary key prefix). */
-export async function selectDocuments(
+/** Runs `sql` on the documents of one subject ($1-$3: its key, a primary key prefix). */
+async function ofSubject<Row extends object>(
+  db: Queryable,
+  sql: string,
+  scope: TenantScope,
+  subjectId: string,
+): Promise<Row[]> {
+  const { rows } = await db.query<Row>(sql, [scope.tenantId, scope.environment, subjectId]);
+  return rows;
+}
+
+const SUBJECT = 'tenant_id = $1 AND environment = $2 AND subject_id = $3';
+
+/** The stored documents of a subject. */
+export function selectDocuments(
   db: Queryable,
   scope: TenantScope,
   subjectId: string,
 ): Promise<DocumentRow[]> {
-  const { rows } = await db.query<DocumentRow>(
-    `SELECT format, content, missing, xml_checked AS checked FROM documents
-      WHERE tenant_id = $1 AND environment = $2 AND subject_id = $3`,
-    [scope.tenantId, scope.environment, subjectId],
-  );
-  return rows;
+  const sql = `SELECT format, content, missing, xml_checked AS checked FROM documents
+                WHERE ${SUBJECT}`;
+  return ofSubject(db, sql, scope, subjectId);
 }
 
 /** Marks a subject's stored documents as read back well-formed (see DocumentRow.checked). */
@@ -71,25 +113,18 @@ export async function markDocumentsChecked(
   scope: TenantScope,
   subjectId: string,
 ): Promise<void> {
-  await db.query(
-    `UPDATE documents SET xml_checked = true
-      WHERE tenant_id = $1 AND environment = $2 AND subject_id = $3 AND NOT xml_checked`,
-    [scope.tenantId, scope.environment, subjectId],
-  );
+  const sql = `UPDATE documents SET xml_checked = true WHERE ${SUBJECT} AND NOT xml_checked`;
+  await ofSubject(db, sql, scope, subjectId);
 }
 
 /** Which documents of a subject are stored, and which of them have content, without the bytes. */
-export async function selectDocumentFormats(
+export function selectDocumentFormats(
   db: Queryable,
   scope: TenantScope,
   subjectId: string,
 ): Promise<{ format: DocumentFormat; available: boolean }[]> {
-  const { rows } = await db.query<{ format: DocumentFormat; available: boolean }>(
-    `SELECT format, content IS NOT NULL AS available FROM documents
-      WHERE tenant_id = $1 AND environment = $2 AND subject_id = $3`,
-    [scope.tenantId, scope.environment, subjectId],
-  );
-  return rows;
+  const sql = `SELECT format, content IS NOT NULL AS available FROM documents WHERE ${SUBJECT}`;
+  return ofSubject(db, sql, scope, subjectId);
 }
 
 /**

@@ -11,13 +11,13 @@ import { todayUtcOf, type Clock } from '../clock.ts';
 import type { Db } from '../db/pool.ts';
 import { unitOfWork, writtenValue, type UnitOfWork } from '../db/unit-of-work.ts';
 import { formatAmount, formatDate, resolveLocale, t } from '../documents/i18n.ts';
-import type { RenderPool } from '../documents/render-pool.ts';
+import type { IssuedDocuments } from '../documents/service.ts';
 import type { HostedLinks } from '../hosted/links.ts';
 import {
   beforeSignature,
   getInvoice,
-  getInvoicePdf,
   hostedLinkText,
+  invoicePdfs,
   invoiceStateText,
   type InvoiceCreditNotes,
 } from '../invoices/service.ts';
@@ -122,7 +122,7 @@ export async function queueDueReminders(db: Db, today: string): Promise<number> 
  * e-mail has them (its credit notes handed in like the invoice e-mail's); invoice.reminder_sent.
  */
 export function reminderMail(
-  renderer: RenderPool,
+  documents: IssuedDocuments,
   links: HostedLinks,
   creditNotes: InvoiceCreditNotes,
   clock: Clock,
@@ -151,19 +151,15 @@ export function reminderMail(
     },
     async attachments(db, mail) {
       const scope = operator(mail.tenant_id, mail.environment);
-      const { filename, pdf } = await getInvoicePdf(
+      const pdfs = await invoicePdfs(
         db,
-        renderer,
+        documents,
+        creditNotes,
         scope,
         mail.subject_id,
         clock.now(),
       );
-      const attached = [{ filename, content: pdf }];
-      for (const note of await creditNotes.issued(db, scope, mail.subject_id)) {
-        const document = await creditNotes.pdf(db, scope, note.id);
-        attached.push({ filename: document.filename, content: document.pdf });
-      }
-      return attached;
+      return pdfs.map(({ filename, pdf }) => ({ filename, content: pdf }));
     },
 
     async recordOutcome(uow, mail) {

@@ -7,15 +7,9 @@
 // keeps its page, which says it is void: the customer learns that it need not be paid. Anything a token does not open is null, and the page
 // answers it with the same 404, whatever the reason.
 import type { Clock } from '../clock.ts';
-import {
-  getCreditNoteEinvoice,
-  getCreditNotePdf,
-  issuedCreditNoteFormats,
-  issuedCreditNotesOf,
-} from '../credit-notes/documents.ts';
+import { creditNoteSubject, issuedCreditNotesOf } from '../credit-notes/documents.ts';
 import type { Db } from '../db/pool.ts';
-import type { DocumentFormat } from '../documents/service.ts';
-import type { RenderPool } from '../documents/render-pool.ts';
+import type { DocumentFormat, IssuedDocuments } from '../documents/service.ts';
 import { EinvoiceIncompleteError } from '../errors.ts';
 import {
   getInvoiceEinvoice,
@@ -28,9 +22,8 @@ import { pageView, type PageView } from './page.ts';
 
 export interface HostedPageDeps {
   db: Db;
-  /** What the page's "overdue" and a draft's preview are judged by. */
   clock: Clock;
-  renderer: RenderPool;
+  documents: IssuedDocuments;
   links: HostedLinks;
 }
 
@@ -43,10 +36,11 @@ export async function hostedInvoicePage(
   if (!link) return null;
   const now = deps.clock.now();
   const { invoice, model } = await invoiceModel(deps.db, link.scope, link.invoiceId, now);
-  const formats = await issuedInvoiceFormats(deps.db, deps.renderer, link.scope, invoice.id, now);
+  const formats = await issuedInvoiceFormats(deps.db, deps.documents, link.scope, invoice.id, now);
   const creditNotes = [];
   for (const note of await issuedCreditNotesOf(deps.db, link.scope, invoice.id)) {
-    const noteFormats = await issuedCreditNoteFormats(deps.db, deps.renderer, link.scope, note.id);
+    const subject = creditNoteSubject(deps.db, link.scope, note);
+    const noteFormats = await deps.documents.formats(deps.db, link.scope, subject);
     creditNotes.push({ ...note, formats: noteFormats });
   }
   // Download links are relative to the page, so that a path prefix of PUBLIC_URL is kept.
@@ -67,16 +61,16 @@ export async function hostedInvoiceDocument(
 ): Promise<HostedDocument | null> {
   const link = await deps.links.resolve(deps.db, token);
   if (!link) return null;
-  const { db, renderer } = deps;
+  const { db, documents } = deps;
   const now = deps.clock.now();
   if (format === 'pdf') {
-    const { filename, pdf } = await getInvoicePdf(db, renderer, link.scope, link.invoiceId, now);
+    const { filename, pdf } = await getInvoicePdf(db, documents, link.scope, link.invoiceId, now);
     return { filename, contentType: 'application/pdf', content: pdf };
   }
   try {
     const { filename, xml } = await getInvoiceEinvoice(
       db,
-      renderer,
+      documents,
       link.scope,
       link.invoiceId,
       format,
@@ -101,31 +95,27 @@ export async function hostedCreditNoteDocument(
 ): Promise<HostedDocument | null> {
   const link = await deps.links.resolve(deps.db, token);
   if (!link) return null;
-  const { db, renderer } = deps;
+  const { db, documents } = deps;
   const notes = await issuedCreditNotesOf(db, link.scope, link.invoiceId);
   const note = notes.find((n) => n.number === number);
   if (!note) return null;
   if (format === 'pdf') {
-    const { filename, pdf } = await getCreditNotePdf(db, renderer, link.scope, note.id);
+    const subject = creditNoteSubject(db, link.scope, note);
+    const { filename, pdf } = await documents.pdf(db, link.scope, subject);
     return { filename, contentType: 'application/pdf', content: pdf };
   }
   // What the page offers (./page.ts, creditNoteRows), and nothing more.
   const offered = await issuedInvoiceFormats(
     db,
-    renderer,
+    documents,
     link.scope,
     link.invoiceId,
     deps.clock.now(),
   );
   if (!offered.has(format)) return null;
   try {
-    const { filename, xml } = await getCreditNoteEinvoice(
-      db,
-      renderer,
-      link.scope,
-      note.id,
-      format,
-    );
+    const subject = creditNoteSubject(db, link.scope, note);
+    const { filename, xml } = await documents.einvoice(db, link.scope, subject, format);
     return { filename, contentType: 'application/xml', content: xml };
   } catch (error) {
     if (error instanceof EinvoiceIncompleteError) return null;

@@ -1,33 +1,30 @@
 // An invoice's documents: a draft's PDF is a preview rendered on request (marked as a draft); an
 // issued invoice's PDF and e-invoices are records, rendered once from what was frozen at issue
-// and served byte-identical ever after (src/documents/service.ts).
+// and served byte-identical ever after, by the issued-document service (src/documents/).
+// What is the invoice's own here: its document model, and that a draft has no e-invoice.
 import { utcDateOf } from '../clock.ts';
 import { getCustomerRow } from '../customers/service.ts';
 import type { Db, Queryable } from '../db/pool.ts';
 import type { DocumentModel } from '../documents/model.ts';
-import type { RenderPool } from '../documents/render-pool.ts';
-import {
-  documentFilename,
-  issuedDocument,
-  issuedDocumentFormats,
-  renderIssued,
-  type DocumentFormat,
-  type StoredDocument,
+import { customerSnapshot, sellerSnapshot } from '../documents/frozen.ts';
+import type {
+  AttachedPdf,
+  DocumentFormat,
+  IssuedDocuments,
+  IssuedSubject,
 } from '../documents/service.ts';
 import { StateInvalidError } from '../errors.ts';
 import { getTenant } from '../tenants/service.ts';
 import { getSettingsRow } from '../settings/service.ts';
 import type { TenantScope } from '../tenancy.ts';
 import { invoiceDocumentModel } from './document.ts';
-import { einvoiceRefusal } from './einvoice-readiness.ts';
 import { loadInvoiceRow, withLines } from './model.ts';
 import type { Invoice, SellerSnapshot } from './schemas.ts';
-import { customerSnapshot, sellerSnapshot } from './snapshots.ts';
 
 /**
  * The invoice's document model: as frozen at issue, or (a draft) as things are `now` (a
- * draft's preview needs it; an issued invoice's dates are frozen). The invoice with it is as
- * the API shows it `now` (its `overdue`, say).
+ * draft's preview needs it; an issued invoice's dates are frozen), and the invoice as the API
+ * shows it `now` (its `overdue`, say).
  */
 export async function invoiceModel(
   db: Queryable,
@@ -51,18 +48,18 @@ export async function invoiceModel(
   return { invoice, model };
 }
 
-function issuedOrPreview(
+/** The issued invoice `id` numbered `number`, as the issued-document service reads it. */
+function issued(db: Db, scope: TenantScope, id: string, number: string, now: Date): IssuedSubject {
+  return { id, number, model: () => frozenModel(db, scope, id, now) };
+}
+
+async function frozenModel(
   db: Db,
-  renderer: RenderPool,
   scope: TenantScope,
   id: string,
-  format: 'ubl' | 'cii' | 'pdf',
   now: Date,
-): Promise<StoredDocument> {
-  return issuedDocument(db, renderer, scope, id, format, async () => {
-    const { model } = await invoiceModel(db, scope, id, now);
-    return model;
-  });
+): Promise<DocumentModel> {
+  return (await invoiceModel(db, scope, id, now)).model;
 }
 
 /**
@@ -71,26 +68,22 @@ function issuedOrPreview(
  */
 export async function getInvoicePdf(
   db: Db,
-  renderer: RenderPool,
+  documents: IssuedDocuments,
   scope: TenantScope,
   id: string,
   now: Date,
-): Promise<{ filename: string; pdf: Buffer }> {
+): Promise<AttachedPdf> {
   const { invoice, model } = await invoiceModel(db, scope, id, now);
   if (invoice.status === 'draft') {
-    return { filename: `${invoice.id}-draft.pdf`, pdf: await renderer.renderPdf(model) };
+    return { filename: `${invoice.id}-draft.pdf`, pdf: await documents.preview(model) };
   }
-  const stored = await issuedOrPreview(db, renderer, scope, id, 'pdf', now);
-  return {
-    filename: documentFilename(invoice.number!, '.pdf'),
-    pdf: (stored as { content: Buffer }).content,
-  };
+  return documents.pdf(db, scope, issued(db, scope, id, invoice.number!, now));
 }
 
 /** The issued invoice's e-invoice (UBL or CII); 409 for drafts and for incomplete data. */
 export async function getInvoiceEinvoice(
   db: Db,
-  renderer: RenderPool,
+  documents: IssuedDocuments,
   scope: TenantScope,
   id: string,
   format: 'ubl' | 'cii',
@@ -100,41 +93,32 @@ export async function getInvoiceEinvoice(
   if (row.status === 'draft') {
     throw new StateInvalidError('A draft has no e-invoice; issue it first.');
   }
-  const stored = await issuedOrPreview(db, renderer, scope, id, format, now);
-  if ('missing' in stored) {
-    const { model } = await invoiceModel(db, scope, id, now);
-    throw einvoiceRefusal(stored.missing, model, { syntax: format });
-  }
-  return { filename: documentFilename(row.number!, `-${format}.xml`), xml: stored.content };
+  return documents.einvoice(db, scope, issued(db, scope, id, row.number!, now), format);
 }
 
 /** Which documents of the issued invoice exist: the PDF, and the e-invoices its data allow. */
 export function issuedInvoiceFormats(
   db: Db,
-  renderer: RenderPool,
+  documents: IssuedDocuments,
   scope: TenantScope,
   id: string,
   now: Date,
 ): Promise<Set<DocumentFormat>> {
-  return issuedDocumentFormats(db, renderer, scope, id, async () => {
-    const { model } = await invoiceModel(db, scope, id, now);
-    return model;
-  });
+  return documents.formats(db, scope, { id, model: () => frozenModel(db, scope, id, now) });
 }
 
 /**
- * Renders and stores an issued invoice's documents right after the issue committed, before
- * it is answered, from what the issue froze (`invoice` and its seller). Should that fail (the
- * process stopping, say), the first reader renders them from the same frozen data, as read
- * back: the issue itself stands.
+ * Renders and stores an issued invoice's documents right after the issue committed, from
+ * what the issue froze (`invoice` and its seller).
  */
-export async function renderIssuedInvoice(
+export function renderIssuedInvoice(
   db: Db,
-  renderer: RenderPool,
+  documents: IssuedDocuments,
   scope: TenantScope,
   invoice: Invoice,
   seller: SellerSnapshot,
 ): Promise<void> {
-  const model = invoiceDocumentModel(invoice, seller, invoice.customer!, { draft: false });
-  await renderIssued(db, renderer, scope, invoice.id, model).catch(() => undefined);
+  return documents.renderIssued(db, scope, invoice.id, async () =>
+    invoiceDocumentModel(invoice, seller, invoice.customer!, { draft: false }),
+  );
 }

@@ -1,42 +1,20 @@
-// E-invoice readiness: whether an invoice's data make its EN 16931 e-invoices, judged by the
-// very rules that refuse an e-invoice request with 409 einvoice_incomplete
-// (src/documents/einvoice/completeness.ts), so that what a draft shows and what its issued
-// e-invoice answers cannot disagree. An issued invoice is judged on what it froze (pure, no
-// query); a draft on what issuing it now would freeze (./snapshots.ts), which takes the
-// settings, the tenant's name and its customer: at most one query each per answer, however
-// many drafts a page holds.
+// An invoice's e-invoice readiness (src/documents/readiness.ts): whether its data make its
+// EN 16931 e-invoices, by the rules that refuse an e-invoice request, so that what a draft
+// shows and what its issued e-invoice answers cannot disagree. An issued invoice is judged on
+// what it froze (pure, no query); a draft on what issuing it now would freeze
+// (./snapshots.ts), which takes the settings, the tenant's name and its customer: at most one
+// query each per answer, however many drafts a page holds.
 import { getCustomerRows } from '../customers/service.ts';
 import type { CustomerRow } from '../customers/store.ts';
 import type { Queryable } from '../db/pool.ts';
-import { einvoiceGaps, gapFields } from '../documents/einvoice/completeness.ts';
-import type { EinvoiceSyntax } from '../documents/einvoice/codes.ts';
 import type { DocumentModel } from '../documents/model.ts';
+import { einvoiceRefusal, readinessOf } from '../documents/readiness.ts';
 import { getTenant } from '../tenants/service.ts';
 import { getSettingsRow, type SettingsRow } from '../settings/service.ts';
-import { EinvoiceIncompleteError } from '../errors.ts';
 import type { TenantScope } from '../tenancy.ts';
 import { invoiceDocumentModel } from './document.ts';
 import type { EinvoiceReadiness, Invoice, SellerSnapshot } from './schemas.ts';
 import { frozenAtIssue } from './snapshots.ts';
-
-/** The fields the model lacks for either e-invoice, sorted by path. */
-export function readinessOf(model: DocumentModel): EinvoiceReadiness {
-  const missing = gapFields(einvoiceGaps(model));
-  return { ready: missing.length === 0, missing };
-}
-
-/**
- * The 409 einvoice_incomplete for `missing`, each field with the reasons the rules give for
- * the model (for one syntax, or both as readiness judges them).
- */
-export function einvoiceRefusal(
-  missing: readonly string[],
-  model: DocumentModel,
-  options: { syntax?: EinvoiceSyntax; issuing?: boolean } = {},
-): EinvoiceIncompleteError {
-  const reasons = einvoiceGaps(model, options.syntax);
-  return new EinvoiceIncompleteError(missing, { reasons, issuing: options.issuing ?? false });
-}
 
 /**
  * Under the setting `einvoiceRequired`, an issued invoice whose e-invoices cannot be made is

@@ -1,10 +1,10 @@
 // The invoices service as the composition root makes it (src/composition.ts): the rules of
-// ./service.ts bound once to the database, the document renderer and the hosted links, so that
+// ./service.ts bound once to the database, the issued-document service and the hosted links, so that
 // routes, the worker and the CLI call `invoices.issue(write, id)` and never pass them along.
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/pool.ts';
 import type { WriteRequest } from '../db/unit-of-work.ts';
-import type { RenderPool } from '../documents/render-pool.ts';
+import type { IssuedDocuments } from '../documents/service.ts';
 import type { HostedLinks } from '../hosted/links.ts';
 import type { PageRequest } from '../paging.ts';
 import type { TenantScope } from '../tenancy.ts';
@@ -29,11 +29,11 @@ import {
 export interface InvoicesDeps {
   db: Db;
   clock: Clock;
-  renderer: RenderPool;
+  documents: IssuedDocuments;
   links: HostedLinks;
 }
 
-export function createInvoices({ db, clock, renderer, links }: InvoicesDeps) {
+export function createInvoices({ db, clock, documents, links }: InvoicesDeps) {
   return {
     create: (write: WriteRequest, input: InvoiceCreate) => createInvoice(db, clock, write, input),
     show: (scope: TenantScope, id: string) => showInvoice(db, clock, links, scope, id),
@@ -49,16 +49,17 @@ export function createInvoices({ db, clock, renderer, links }: InvoicesDeps) {
       addInvoiceLine(db, clock, write, id, input),
     removeLine: (write: WriteRequest, id: string, lineId: string) =>
       removeInvoiceLine(db, clock, write, id, lineId),
-    issue: (write: WriteRequest, id: string) => issueInvoice(db, clock, renderer, links, write, id),
+    issue: (write: WriteRequest, id: string) =>
+      issueInvoice(db, clock, documents, links, write, id),
     void: (write: WriteRequest, id: string) => voidInvoice(db, clock, links, write, id),
     markUncollectible: (write: WriteRequest, id: string) =>
       markInvoiceUncollectible(db, clock, links, write, id),
-    send: (write: WriteRequest, id: string) => sendInvoice(db, clock, links, write, id),
+    send: (write: WriteRequest, id: string) => sendInvoice(db, clock, documents, links, write, id),
     replaceHostedLink: (write: WriteRequest, id: string) =>
       replaceHostedLink(db, clock, links, write, id),
-    pdf: (scope: TenantScope, id: string) => getInvoicePdf(db, renderer, scope, id, clock.now()),
+    pdf: (scope: TenantScope, id: string) => getInvoicePdf(db, documents, scope, id, clock.now()),
     einvoice: (scope: TenantScope, id: string, format: 'ubl' | 'cii') =>
-      getInvoiceEinvoice(db, renderer, scope, id, format, clock.now()),
+      getInvoiceEinvoice(db, documents, scope, id, format, clock.now()),
   };
 }
 

@@ -10,23 +10,20 @@ import {
   type Written,
 } from '../db/unit-of-work.ts';
 import { getCustomerRow } from '../customers/service.ts';
-import { ParameterMissingError } from '../errors.ts';
 import { getTenant } from '../tenants/service.ts';
 import { formatAmount, formatDate, resolveLocale, t } from '../documents/i18n.ts';
-import type { RenderPool } from '../documents/render-pool.ts';
+import type { IssuedDocuments } from '../documents/service.ts';
 import type { HostedLinks } from '../hosted/links.ts';
 import { getSettingsRow } from '../settings/service.ts';
-import { queueMail } from '../mail/outbox.ts';
-import { INVOICE_MAIL } from './mail.ts';
+import { INVOICE_EMAIL } from './mail.ts';
 import { assertIssuable } from './einvoice-readiness.ts';
 import { assertAllowed, invoiceFromRow, loadInvoiceRow, withLines } from './model.ts';
-import { nextInvoiceNumber } from './numbering.ts';
 import { renderIssuedInvoice } from './documents.ts';
 import { shownByWrite } from './hosted-link.ts';
 import { priceWithRates } from './pricing.ts';
 import type { Invoice, SellerSnapshot } from './schemas.ts';
 import { frozenAtIssue } from './snapshots.ts';
-import { applyTransition, markIssued, selectLines, updateInvoiceEmail } from './store.ts';
+import { applyTransition, markIssued, selectLines } from './store.ts';
 
 /**
  * Issues a draft: prices it a last time (with the customer's tax status as it is now), freezes
@@ -36,7 +33,7 @@ import { applyTransition, markIssued, selectLines, updateInvoiceEmail } from './
 export async function issueInvoice(
   db: Db,
   clock: Clock,
-  renderer: RenderPool,
+  documents: IssuedDocuments,
   links: HostedLinks,
   request: WriteRequest,
   id: string,
@@ -63,7 +60,7 @@ export async function issueInvoice(
     const tenant = await getTenant(tx, scope.tenantId);
     const issuedAt = clock.now();
     // Taken last: the counter row stays locked until this transaction ends.
-    const number = await nextInvoiceNumber(tx, scope, settings.invoice_prefix);
+    const number = await documents.nextNumber(tx, scope, 'invoice', settings.invoice_prefix);
     const frozen = frozenAtIssue(row, customer, settings, tenant.name, issuedAt);
     const issued = await markIssued(
       tx,
@@ -81,7 +78,7 @@ export async function issueInvoice(
   });
   // Its documents are rendered from what was just frozen, now that it is committed.
   if (!written.replayed) {
-    await renderIssuedInvoice(db, renderer, request.actor, written.value, seller!);
+    await renderIssuedInvoice(db, documents, request.actor, written.value, seller!);
   }
   return written;
 }
@@ -139,6 +136,7 @@ export function markInvoiceUncollectible(
 export function sendInvoice(
   db: Db,
   clock: Clock,
+  documents: IssuedDocuments,
   links: HostedLinks,
   request: WriteRequest,
   id: string,
@@ -148,12 +146,6 @@ export function sendInvoice(
     const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
     assertAllowed(row, 'send');
     const customer = await getCustomerRow(tx, scope, row.customer_id);
-    if (!customer.email) {
-      throw new ParameterMissingError(
-        'customer.email',
-        'The customer has no e-mail address; set one on the customer, then send again.',
-      );
-    }
     const today = todayUtcOf(clock);
     const invoice = await withLines(tx, scope, row, today);
     // In the language of the invoice's documents, from the seller it was issued by.
@@ -171,18 +163,11 @@ export function sendInvoice(
       amount: formatAmount(invoice.total, invoice.currency, locale),
       dueDate: invoice.dueDate ? formatDate(invoice.dueDate, locale) : '—',
     };
-    await queueMail(uow, {
-      kind: INVOICE_MAIL,
+    const queued = await documents.queueMail(uow, INVOICE_EMAIL, customer, {
       subjectId: invoice.id,
-      to: customer.email,
       replyTo,
       subject: t(locale, 'email.invoice.subject', values),
       body: `${t(locale, 'email.invoice.body', values)}\n\n${t(locale, 'email.signature', values)}`,
-    });
-    const queued = await updateInvoiceEmail(tx, scope, id, {
-      status: 'queued',
-      attempts: 0,
-      lastError: null,
     });
     return shownByWrite(uow, links, await withLines(tx, scope, queued, today));
   });

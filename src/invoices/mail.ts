@@ -12,16 +12,25 @@ import { todayUtcOf, type Clock } from '../clock.ts';
 import type { Db } from '../db/pool.ts';
 import { formatAmount, formatDate, resolveLocale, t } from '../documents/i18n.ts';
 import type { DocumentLocale } from '../documents/model.ts';
-import type { RenderPool } from '../documents/render-pool.ts';
+import type { AttachedPdf, DocumentMail, IssuedDocuments } from '../documents/service.ts';
 import type { HostedLinks } from '../hosted/links.ts';
 import type { MailKind, MailRow } from '../mail/outbox.ts';
 import { operator, type TenantScope } from '../tenancy.ts';
 import { getInvoicePdf } from './documents.ts';
 import { invoiceFromRow, loadInvoiceRow, withLines } from './model.ts';
 import type { Invoice } from './schemas.ts';
-import { selectLines, updateInvoiceEmail } from './store.ts';
+import { selectLines, updateInvoiceEmail, type InvoiceRow } from './store.ts';
 
 export const INVOICE_MAIL = 'invoice';
+
+/** The invoice's e-mail as the issued-document service queues it and records its outcome. */
+export const INVOICE_EMAIL: DocumentMail<InvoiceRow> = {
+  kind: INVOICE_MAIL,
+  updateEmail: updateInvoiceEmail,
+  sentEvent: 'invoice.sent',
+  asSent: async (tx, scope, row, today) =>
+    invoiceFromRow(row, await selectLines(tx, scope, [row.id]), today),
+};
 
 /** A credit note of the invoice, as the e-mail names it. */
 export interface MailedCreditNote {
@@ -38,7 +47,26 @@ export interface InvoiceCreditNotes {
   /** The credit notes of the invoice that are not void, oldest first. */
   issued(db: Db, scope: TenantScope, invoiceId: string): Promise<MailedCreditNote[]>;
   /** A credit note's stored PDF. */
-  pdf(db: Db, scope: TenantScope, id: string): Promise<{ filename: string; pdf: Buffer }>;
+  pdf(db: Db, scope: TenantScope, id: string): Promise<AttachedPdf>;
+}
+
+/**
+ * The PDFs a message about the invoice attaches (its e-mail, a reminder): the invoice's, then
+ * those of its credit notes that are not void, as they are when the message is sent.
+ */
+export async function invoicePdfs(
+  db: Db,
+  documents: IssuedDocuments,
+  creditNotes: InvoiceCreditNotes,
+  scope: TenantScope,
+  id: string,
+  now: Date,
+): Promise<AttachedPdf[]> {
+  const attached = [await getInvoicePdf(db, documents, scope, id, now)];
+  for (const note of await creditNotes.issued(db, scope, id)) {
+    attached.push(await creditNotes.pdf(db, scope, note.id));
+  }
+  return attached;
 }
 
 function listOf(items: string[], locale: DocumentLocale): string {
@@ -111,12 +139,12 @@ export async function hostedLinkText(
 }
 
 export function invoiceMail(
-  renderer: RenderPool,
+  documents: IssuedDocuments,
   links: HostedLinks,
   creditNotes: InvoiceCreditNotes,
   clock: Clock,
 ): MailKind {
-  return {
+  return documents.mailKind(INVOICE_EMAIL, {
     // The link is added as the message is sent, never stored in the outbox: it is a capability
     // URL, and no secret is kept in clear (docs/decisions.md). A link replaced since the message
     // was queued is sent as it is now; an invoice without a working link gets none.
@@ -133,38 +161,6 @@ export function invoiceMail(
       const paragraphs = [state, link].filter((p): p is string => p !== null);
       return beforeSignature(mail.body, signature, paragraphs);
     },
-
-    async attachments(db, mail) {
-      const scope = operator(mail.tenant_id, mail.environment);
-      const { filename, pdf } = await getInvoicePdf(
-        db,
-        renderer,
-        scope,
-        mail.subject_id,
-        clock.now(),
-      );
-      const notes = await creditNotes.issued(db, scope, mail.subject_id);
-      const attached = [{ filename, content: pdf }];
-      for (const note of notes) {
-        const document = await creditNotes.pdf(db, scope, note.id);
-        attached.push({ filename: document.filename, content: document.pdf });
-      }
-      return attached;
-    },
-
-    async recordOutcome(uow, mail) {
-      const { tx, actor: scope } = uow;
-      const row = await updateInvoiceEmail(tx, scope, mail.subject_id, {
-        status: mail.status,
-        attempts: mail.attempts,
-        lastError: mail.last_error,
-      });
-      if (mail.status === 'sent') {
-        uow.event(
-          'invoice.sent',
-          invoiceFromRow(row, await selectLines(tx, scope, [row.id]), todayUtcOf(clock)),
-        );
-      }
-    },
-  };
+    pdfs: (db, scope, id) => invoicePdfs(db, documents, creditNotes, scope, id, clock.now()),
+  });
 }

@@ -1,4 +1,5 @@
 // The invoice as the API shows it, read from its rows, and the guards every change shares.
+import { documentEmailOf } from '../documents/mail.ts';
 import type { Queryable } from '../db/pool.ts';
 import { ResourceMissingError, StateInvalidError } from '../errors.ts';
 import { taxAmountFromStored } from '../taxes/service.ts';
@@ -60,12 +61,7 @@ export function invoiceFromRow(row: InvoiceRow, lines: readonly LineRow[], today
     paidAt: row.paid_at?.toISOString() ?? null,
     voidedAt: row.voided_at?.toISOString() ?? null,
     markedUncollectibleAt: row.marked_uncollectible_at?.toISOString() ?? null,
-    sentAt: row.sent_at?.toISOString() ?? null,
-    email: row.email_status && {
-      status: row.email_status,
-      attempts: row.email_attempts,
-      lastError: row.email_last_error,
-    },
+    ...documentEmailOf(row),
     memo: row.memo,
     metadata: row.metadata,
     customer: row.customer_snapshot && orderedSnapshot(row.customer_snapshot),

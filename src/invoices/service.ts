@@ -49,6 +49,7 @@ export {
   beforeSignature,
   hostedLinkText,
   invoiceMail,
+  invoicePdfs,
   invoiceStateText,
   INVOICE_MAIL,
   type InvoiceCreditNotes,

@@ -1,58 +1,17 @@
-// What an invoice freezes at issue: the customer and the seller as they are at that moment,
-// so its documents print the same thing whenever they are rendered.
+// What an invoice freezes at issue: its dates and buyer reference, and the customer and the
+// seller as they are at that moment (src/documents/frozen.ts, as every issued document freezes
+// them), so its documents print the same thing whenever they are rendered.
 import type { CustomerRow } from '../customers/store.ts';
 import type { SettingsRow } from '../settings/service.ts';
-import { defaultElectronicAddress } from '../documents/electronic-address.ts';
-import { buyerVatId } from './document.ts';
-import type { CustomerSnapshot, SellerSnapshot } from './schemas.ts';
-import type { InvoiceRow } from './store.ts';
-
-export function customerSnapshot(customer: CustomerRow, settings: SettingsRow): CustomerSnapshot {
-  return {
-    name: customer.name,
-    email: customer.email,
-    address: customer.address,
-    taxIds: customer.tax_ids,
-    taxExempt: customer.tax_exempt,
-    locale: customer.locale ?? settings.locale,
-    // Derived from the VAT id the documents name as the buyer's (a British customer's gb_vat
-    // too, whose scheme is 9932), so that the address and BT-48 agree.
-    electronicAddress:
-      customer.electronic_address ??
-      defaultElectronicAddress(buyerVatId(customer.tax_ids), customer.email),
-  };
-}
-
-export function sellerSnapshot(settings: SettingsRow, tenantName: string): SellerSnapshot {
-  return {
-    name: settings.legal_name ?? tenantName,
-    address: settings.address,
-    taxId: settings.tax_id,
-    companyRegistration: settings.company_registration,
-    email: settings.email,
-    phone: settings.phone,
-    electronicAddress: settings.electronic_address,
-    iban: settings.iban,
-    bic: settings.bic,
-    accountName: settings.account_name,
-    paymentInstructions: settings.payment_instructions,
-    paymentTerms: settings.payment_terms,
-  };
-}
+import { customerSnapshot, sellerSnapshot } from '../documents/frozen.ts';
+import type { InvoiceRow, markIssued } from './store.ts';
 
 function addDays(date: Date, days: number): string {
   return new Date(date.getTime() + days * 86_400_000).toISOString().slice(0, 10);
 }
 
-/** What issuing the draft at `issuedAt` freezes, besides its number and totals. */
-export interface FrozenAtIssue {
-  issued_at: Date;
-  due_date: string | null;
-  supply_date: string | null;
-  buyer_reference: string;
-  customer_snapshot: CustomerSnapshot;
-  seller_snapshot: SellerSnapshot;
-}
+/** What issuing the draft at `issuedAt` freezes and stores, besides its number and totals. */
+export type FrozenAtIssue = Omit<Parameters<typeof markIssued>[3], 'number' | 'paid'>;
 
 /**
  * The one definition of what issue freezes: the issue itself stores it, and a draft's

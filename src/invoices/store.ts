@@ -1,5 +1,5 @@
-// SQL for invoices, their lines and their number counters. Every query takes the tenant and
-// the environment.
+// SQL for invoices and their lines (their number counter: src/documents/store.ts). Every query
+// takes the tenant and the environment.
 import type { Queryable } from '../db/pool.ts';
 import { rowById } from '../db/row-by-id.ts';
 import { keysetPage, type PagePosition } from '../paging.ts';
@@ -499,21 +499,6 @@ export async function markOverdue(
     [scope.tenantId, scope.environment, today, limit],
   );
   return rows;
-}
-
-/**
- * The next invoice number of the tenant and environment. The counter row stays locked until
- * the calling transaction ends: a rollback returns the number, so numbers have no gaps.
- */
-export async function takeNextInvoiceNumber(db: Queryable, scope: TenantScope): Promise<number> {
-  const { rows } = await db.query<{ last_number: number }>(
-    `INSERT INTO invoice_number_counters AS c (tenant_id, environment, last_number)
-     VALUES ($1, $2, 1)
-     ON CONFLICT (tenant_id, environment) DO UPDATE SET last_number = c.last_number + 1
-     RETURNING last_number`,
-    [scope.tenantId, scope.environment],
-  );
-  return rows[0]!.last_number;
 }
 
 // Each filter variant has its own index (see the migration), which keysetPage's position bounds.

@@ -7,6 +7,7 @@ import { after, describe, it } from 'node:test';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import type { Db } from '../../src/db/pool.ts';
 import { createRenderPool } from '../../src/documents/render-pool.ts';
+import { createIssuedDocuments } from '../../src/documents/service.ts';
 import { invoiceCreditNotes } from '../../src/credit-notes/documents.ts';
 import { invoiceMail, INVOICE_MAIL } from '../../src/invoices/service.ts';
 import { createMailTransport } from '../../src/mail/transport.ts';
@@ -223,6 +224,7 @@ async function queuedReminders(tenantId: string): Promise<number> {
 
 const renderer = createRenderPool();
 after(() => renderer.close());
+const documents = createIssuedDocuments({ renderer, clock: server.clock });
 
 function startMailWorker(db: Db): MailWorker {
   const worker = new MailWorker(db, {
@@ -232,15 +234,15 @@ function startMailWorker(db: Db): MailWorker {
     ),
     kinds: {
       [INVOICE_MAIL]: invoiceMail(
-        renderer,
+        documents,
         server.links,
-        invoiceCreditNotes(renderer),
+        invoiceCreditNotes(documents),
         server.clock,
       ),
       [REMINDER_MAIL]: reminderMail(
-        renderer,
+        documents,
         server.links,
-        invoiceCreditNotes(renderer),
+        invoiceCreditNotes(documents),
         server.clock,
       ),
     },

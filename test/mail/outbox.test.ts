@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { createRenderPool } from '../../src/documents/render-pool.ts';
+import { createIssuedDocuments } from '../../src/documents/service.ts';
 import { invoiceCreditNotes } from '../../src/credit-notes/documents.ts';
 import { invoiceMail, INVOICE_MAIL } from '../../src/invoices/mail.ts';
 import { createMailTransport } from '../../src/mail/transport.ts';
@@ -28,6 +29,7 @@ const { api, key } = await tenantApi(server);
 const running: MailWorker[] = [];
 const renderer = createRenderPool();
 after(() => renderer.close());
+const documents = createIssuedDocuments({ renderer, clock: server.clock });
 after(() => Promise.all(running.map((w) => w.stop())));
 
 /** A worker as another instance runs it, with its own pool and a short back-off. */
@@ -41,9 +43,9 @@ function startWorker(): MailWorker {
     ),
     kinds: {
       [INVOICE_MAIL]: invoiceMail(
-        renderer,
+        documents,
         server.links,
-        invoiceCreditNotes(renderer),
+        invoiceCreditNotes(documents),
         server.clock,
       ),
     },
