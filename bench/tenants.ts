@@ -32,6 +32,9 @@ const tenants = (await load('tenants/service.ts').catch(() => keys)) as Pick<
   'createTenant'
 >;
 const service: KeyService = { ...keys, createTenant: tenants.createTenant };
+// A checkout whose composition root gives the unit of work the webhook fan-out (it follows
+// the outbox) wants it loaded before the first write, as every process of its own loads it.
+await load('composition.ts').catch(() => undefined);
 
 async function createKey(db: Pool, tenantId: string, name: string): Promise<string> {
   const issued = service.operator

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type preValidationHookHandler } from 'fastify';
+import Fastify, { type FastifyInstance, type onRequestHookHandler } from 'fastify';
 import type { Composition } from './composition.ts';
 import { registerAuth } from './http/auth.ts';
 import {
@@ -21,7 +21,6 @@ import {
 import { RouteNotFoundError, ServiceUnavailableError } from './errors.ts';
 import { AccessLog } from './http/observability.ts';
 import { registerNotFound } from './http/not-found.ts';
-import { registerPathParamGuard } from './http/path-params.ts';
 import { describeRoute, finishDocument } from './http/openapi.ts';
 import {
   API_DESCRIPTION,
@@ -34,10 +33,8 @@ import {
 import { registerMetrics } from './http/metrics.ts';
 import { operationsRoutes } from './http/operations.ts';
 import type { RoutePlugin } from './http/plugin.ts';
-import { registerQueryTypes } from './http/query.ts';
-import { routeHooks } from './http/route-hooks.ts';
-import { registerStorableTextGuard } from './http/storable-text.ts';
-import { ErrorEnvelope, NoQuery } from './http/schemas.ts';
+import { registerInputRules } from './http/route-hooks.ts';
+import { ErrorEnvelope } from './http/schemas.ts';
 import { customerRoutes } from './customers/routes.ts';
 import { creditNoteRoutes } from './credit-notes/routes.ts';
 import { eventRoutes } from './events/routes.ts';
@@ -152,19 +149,6 @@ export async function buildApp(deps: Composition): Promise<FastifyInstance> {
     if (text === '') done(null, {});
     else parseJson(request, text, done);
   });
-  // A write without a body is the same as one with `{}`: actions such as /issue need none, and
-  // a required field missing is then named (parameter_missing) rather than "no body".
-  // Added to the routes that take a body only: a hook on every route costs every request.
-  const emptyBodyIsObject: preValidationHookHandler = (request, _reply, done) => {
-    if (request.body === undefined) request.body = {};
-    done();
-  };
-  app.addHook('onRoute', (route) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (methods.every((method) => method === 'GET' || method === 'HEAD')) return;
-    route.preValidation = [...routeHooks(route.preValidation), emptyBodyIsObject];
-  });
-
   app.addSchema(ErrorEnvelope);
   registerErrorHandler(app, log);
 
@@ -181,8 +165,11 @@ export async function buildApp(deps: Composition): Promise<FastifyInstance> {
   };
   // Behind a trusted proxy that terminates TLS, HSTS goes on what it served over HTTPS.
   const hstsFromProxy = config.trustProxy && !config.tlsCertFile;
-  // The /docs page runs scripts: its policy only forbids framing it.
-  const docsHeaders = { ...securityHeaders, 'content-security-policy': "frame-ancestors 'none'" };
+  // The /docs page runs scripts: its policy only forbids framing it (set in its own scope).
+  const docsPolicy: onRequestHookHandler = (_request, reply, done) => {
+    reply.header('content-security-policy', "frame-ancestors 'none'");
+    done();
+  };
   // Graceful shutdown: from the moment close() begins, requests that still arrive (on open
   // keep-alive connections) are refused with 503 and Retry-After, so clients retry elsewhere.
   let closing = false;
@@ -192,7 +179,7 @@ export async function buildApp(deps: Composition): Promise<FastifyInstance> {
   });
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('request-id', request.id);
-    reply.headers(request.url.startsWith('/docs') ? docsHeaders : securityHeaders);
+    reply.headers(securityHeaders);
     if (hstsFromProxy && request.protocol === 'https')
       reply.header('strict-transport-security', HSTS);
     if (closing) return done(new ServiceUnavailableError('The server is shutting down; retry.'));
@@ -247,25 +234,18 @@ export async function buildApp(deps: Composition): Promise<FastifyInstance> {
         },
       ),
   });
-  app.addHook('onRoute', (route) => {
-    // Unknown parameters are refused, in the query string as in bodies (the /docs page's own
-    // routes excepted: they are not the API's).
-    if (!route.url.startsWith('/docs') && !route.schema?.querystring) {
-      route.schema = { ...route.schema, querystring: NoQuery };
-    }
-  });
   app.addHook('onClose', () => limits.close());
-  registerPathParamGuard(app);
-  registerQueryTypes(app);
   app.decorate('secrets', deps.secrets);
-  registerStorableTextGuard(app);
   const readMetrics = registerMetrics(app, deps);
 
-  // Two encapsulated scopes: what needs no key (operations, the /docs page, the hosted page),
-  // and the API, where every route needs one (./http/auth.ts). The scope, not the order of
-  // registration, says which routes the authentication hook reaches.
-  await app.register(async (open) => {
-    await open.register(fastifySwaggerUi, {
+  // Three encapsulated scopes, each with the plugins its routes need; the scope, not the order
+  // of registration, says which routes a plugin reaches. The /docs page is not the API's: none
+  // of its rules for input (./http/route-hooks.ts), and a policy of its own. What needs no key
+  // (operations, the hosted page) follows the rules for input. The API follows them too, and
+  // every route needs a key (./http/auth.ts).
+  await app.register(async (docs) => {
+    docs.addHook('onRequest', docsPolicy);
+    await docs.register(fastifySwaggerUi, {
       ...DOCS_PAGE,
       transformSpecification: (document) =>
         withListeningServer(
@@ -274,10 +254,14 @@ export async function buildApp(deps: Composition): Promise<FastifyInstance> {
           app.server.address(),
         ),
     });
+  });
+  await app.register(async (open) => {
+    registerInputRules(open);
     await open.register(operationsRoutes(readMetrics), deps);
     await open.register(hostedPageRoutes, deps);
   });
   await app.register(async (api) => {
+    registerInputRules(api);
     registerAuth(api, deps.verifier, config, limits);
     for (const routes of AUTHENTICATED) await api.register(routes, deps);
   });

@@ -27,7 +27,7 @@ import { createPayments } from './payments/payments.ts';
 import type { SecretsKeyring } from './secrets/keyring.ts';
 import { createCustomer, getCustomer, listCustomers, updateCustomer } from './customers/service.ts';
 import { bindDb } from './db/bind.ts';
-import type { WriteRequest } from './db/unit-of-work.ts';
+import { followOutbox, type WriteRequest } from './db/unit-of-work.ts';
 import { getEvent, listEvents } from './events/service.ts';
 import { createApiKey, listApiKeys, revokeApiKey, rotateApiKey } from './keys/service.ts';
 import { receivablesReport, taxReport } from './reports/service.ts';
@@ -42,7 +42,13 @@ import {
   listEndpoints,
   removeEndpoint,
 } from './webhooks/endpoints.ts';
+import { webhookFanOut } from './webhooks/fan-out-store.ts';
 import type { WebhookEndpointCreate, WebhookEndpointUpdate } from './webhooks/schemas.ts';
+
+// Every event a unit of work writes gets its webhook deliveries in the same statement (one
+// round trip): the webhooks module owns that SQL, the unit of work runs it. Done when this
+// module is loaded, which every process (server, worker, CLI) does before its first write.
+followOutbox(webhookFanOut);
 
 /** What every process builds first: configuration, time, the database, keys and renderer. */
 export interface Foundation {

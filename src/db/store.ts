@@ -9,8 +9,24 @@ export interface KeySlot {
   key: string;
 }
 
-export interface StoredResult {
+/**
+ * A result kept under an Idempotency-Key, as the database holds it. The unit of work writes
+ * and reads it; what it says (its status, its bytes, who may have it again) is decided above
+ * (src/http/kept-results.ts).
+ */
+export interface KeptResult {
   fingerprint: Buffer;
+  status: number;
+  body: string;
+  keyId: string;
+  lineageId: string;
+  requiredScope: string | null;
+  sealed: boolean;
+}
+
+interface KeptRow {
+  locked: boolean;
+  fingerprint: Buffer | null;
   status_code: number;
   response_body: string;
   key_id: string;
@@ -34,8 +50,8 @@ export async function claimKey(
   slot: KeySlot,
   wait: boolean,
   retentionHours: number,
-): Promise<{ locked: boolean; stored: StoredResult | undefined }> {
-  const { rows } = await tx.query<StoredResult & { locked: boolean }>({
+): Promise<{ locked: boolean; kept: KeptResult | undefined; expired: boolean }> {
+  const { rows } = await tx.query<KeptRow>({
     name: 'idempotency_claim',
     text: `SELECT locked, fingerprint, status_code, response_body, key_id, lineage_id,
                   required_scope, sealed, expired
@@ -43,7 +59,17 @@ export async function claimKey(
     values: [slot.tenantId, slot.environment, slot.key, lockText(slot), wait, retentionHours],
   });
   const row = rows[0]!;
-  return { locked: row.locked, stored: row.fingerprint === null ? undefined : row };
+  if (row.fingerprint === null) return { locked: row.locked, kept: undefined, expired: false };
+  const kept: KeptResult = {
+    fingerprint: row.fingerprint,
+    status: row.status_code,
+    body: row.response_body,
+    keyId: row.key_id,
+    lineageId: row.lineage_id,
+    requiredScope: row.required_scope,
+    sealed: row.sealed,
+  };
+  return { locked: row.locked, kept, expired: row.expired };
 }
 
 export async function deleteStoredResult(tx: Tx, slot: KeySlot): Promise<void> {
@@ -51,16 +77,6 @@ export async function deleteStoredResult(tx: Tx, slot: KeySlot): Promise<void> {
     'DELETE FROM idempotency_keys WHERE tenant_id = $1 AND environment = $2 AND key = $3',
     [slot.tenantId, slot.environment, slot.key],
   );
-}
-
-export interface NewStoredResult {
-  fingerprint: Buffer;
-  status: number;
-  body: string;
-  keyId: string;
-  lineageId: string;
-  requiredScope: string | null;
-  sealed: boolean;
 }
 
 /**
@@ -91,29 +107,25 @@ export interface OutboxEvent {
 }
 
 /**
- * The events of a unit of work, and one webhook delivery per enabled endpoint of the tenant
- * and environment that takes each event's type (partial index webhook_endpoints_enabled): one
- * statement. Delivery ids share their event id's time part; their random part is made here
- * because the number of rows is only known to the database. Every event of a unit of work is
- * its tenant's and environment's, named as constants ($7, $8): PostgreSQL then reads one
- * partition of webhook_endpoints when it is partitioned by tenant, and Citus can route the
- * statement to the tenant's shard.
+ * A statement that follows the outbox in the outcome statement (the webhook fan-out, given by
+ * the composition root): a data-modifying statement that reads the CTE `queued` (tenant_id,
+ * environment, id, type, object_id, data: the unit of work's events) and may name the unit of
+ * work's tenant and environment as $7 and $8. Every event of a unit of work is its tenant's
+ * and environment's: as constants, they let PostgreSQL read one partition of a table
+ * partitioned by tenant, and Citus route the statement to the tenant's shard.
  */
-/**
- * Writes what a unit of work leaves besides its own changes, in one statement: its events
- * (the outbox), a delivery of each to every endpoint of the tenant subscribed to it, and the
- * stored result of its Idempotency-Key, if it has one.
- */
-export async function insertOutcome(
-  tx: Tx,
-  scope: TenantScope,
-  events: readonly OutboxEvent[],
-  stored: { slot: KeySlot; result: NewStoredResult } | null,
-): Promise<void> {
-  const result = stored?.result;
-  await tx.query({
-    name: 'unit_of_work_outcome',
-    text: `WITH queued AS (
+export interface OutboxFollower {
+  /** What it does, for the statement's text. */
+  name: string;
+  sql: string;
+}
+
+/** The outcome statement's text, with each follower of the outbox as a CTE of its own. */
+export function outcomeStatement(followers: readonly OutboxFollower[]): string {
+  const follow = followers.map(
+    (f, i) => `,\n           -- ${f.name}\n           follower${i} AS (${f.sql})`,
+  );
+  return `WITH queued AS (
              SELECT q.tenant_id COLLATE "C" AS tenant_id, q.environment,
                     q.id COLLATE "C" AS id, q.type, q.object_id COLLATE "C" AS object_id, q.data
                FROM ROWS FROM (unnest($1::text[]), unnest($2::text[]), unnest($3::text[]),
@@ -124,25 +136,32 @@ export async function insertOutcome(
            event AS (
              INSERT INTO events (tenant_id, environment, id, type, object_id, data)
              SELECT tenant_id, environment, id, type, object_id, data FROM queued
-           ),
-           result AS (
-             INSERT INTO idempotency_keys (tenant_id, environment, key, fingerprint,
-                                           status_code, response_body, key_id, lineage_id,
-                                           required_scope, sealed)
-             SELECT $7, $8, $9::text, $10::bytea, $11::int, $12::text, $13::text, $14::text,
-                    $15::text, $16::boolean
-              WHERE $9::text IS NOT NULL
-           )
-           INSERT INTO webhook_deliveries (tenant_id, environment, id, endpoint_id, event_id,
-                                           event_type)
-           SELECT q.tenant_id, q.environment,
-                  'wd_' || substr(q.id, 5, 8) || substr(md5(random()::text || e.id || q.id), 1, 14),
-                  e.id, q.id, q.type
-             FROM queued q
-             JOIN webhook_endpoints e
-               ON e.tenant_id = q.tenant_id AND e.environment = q.environment AND NOT e.disabled
-              AND (e.enabled_events @> ARRAY[q.type] OR e.enabled_events @> ARRAY['*'])
-              AND e.tenant_id = $7 AND e.environment = $8`,
+           )${follow.join('')}
+           INSERT INTO idempotency_keys (tenant_id, environment, key, fingerprint, status_code,
+                                         response_body, key_id, lineage_id, required_scope,
+                                         sealed)
+           SELECT $7, $8, $9::text, $10::bytea, $11::int, $12::text, $13::text, $14::text,
+                  $15::text, $16::boolean
+            WHERE $9::text IS NOT NULL`;
+}
+
+/**
+ * Writes what a unit of work leaves besides its own changes, in one statement
+ * (`outcomeStatement`): its events (the outbox), what follows them (a delivery of each to
+ * every webhook endpoint subscribed to it), and the result kept under its Idempotency-Key, if
+ * it has one.
+ */
+export async function insertOutcome(
+  tx: Tx,
+  statement: string,
+  scope: TenantScope,
+  events: readonly OutboxEvent[],
+  kept: { slot: KeySlot; result: KeptResult } | null,
+): Promise<void> {
+  const result = kept?.result;
+  await tx.query({
+    name: 'unit_of_work_outcome',
+    text: statement,
     values: [
       events.map((e) => e.tenantId),
       events.map((e) => e.environment),
@@ -153,7 +172,7 @@ export async function insertOutcome(
       `[${events.map((e) => e.data).join(',')}]`,
       scope.tenantId,
       scope.environment,
-      stored?.slot.key ?? null,
+      kept?.slot.key ?? null,
       result?.fingerprint ?? null,
       result?.status ?? null,
       result?.body ?? null,

@@ -1,83 +1,59 @@
 // The one write path. Every change, whichever door it comes through (HTTP, the CLI, the
 // worker), runs as a unit of work: begin; claim the Idempotency-Key, if the request has one;
-// do the work; write the events it recorded (the outbox) and the stored result; commit. A
-// crash therefore leaves the change, its events and its stored result all together or none.
+// do the work; write the events it recorded (the outbox), what follows them (webhook
+// deliveries) and the kept result; commit. A crash therefore leaves the change, its events,
+// their deliveries and its kept result all together or none.
 //
-// Idempotency (docs/api.md, "Idempotent requests"):
-// - A transaction-scoped advisory lock on (tenant, environment, key) marks the key in flight
-//   on the database itself, so a second request on any instance sees it taken (409) instead
-//   of doing the work twice. COMMIT releases it, after which the stored result is visible.
-// - A finished request is replayed only to a caller that may see it: the same API key, or a
-//   key of the same rotation lineage holding the scope the operation requires.
-// - A sealed result is replayed only to the very key that made the request; to any other key,
-//   a rotated one included, it is 422 and nothing is done. A result that carries a secret (an
-//   API key's, a webhook endpoint's) is sealed under a key derived from the calling key's own
-//   secret, so only that key can open it and the database never holds the secret in clear. A
-//   result that shows a capability URL (an invoice's hosted URL) is sealed under the server's
-//   secrets key, which seals the link's token at rest anyway: a link is handed to whoever
-//   asked for it, not to every key that could read the invoice later.
-// - Refusals a client can fix or retry (validation, 409, 429, 5xx) are not stored; other
-//   outcomes (success, 404, 422) are.
-import { ApiError, IdempotencyKeyInUseError, IdempotencyKeyReusedError } from '../errors.ts';
+// The unit of work keeps and finds results; it does not decide what they say. Whoever brings
+// the key (HTTP: src/http/kept-results.ts) decides which outcomes are kept, turns a value or a
+// refusal into the bytes to keep (before commit, so what is kept is what is sent), seals them,
+// and says who may have a kept result again.
+//
+// A transaction-scoped advisory lock on (tenant, environment, key) marks the key in flight on
+// the database itself, so a second request on any instance sees it taken (409) instead of
+// doing the work twice. COMMIT releases it, after which the kept result is visible.
+import { IdempotencyKeyInUseError } from '../errors.ts';
 import { newId } from '../ids.ts';
-import { deriveKey, open, seal, sealedKeyId } from '../secrets/sealed.ts';
 import type { Actor } from '../tenancy.ts';
 import type { Db, Tx } from './pool.ts';
 import {
   claimKey,
   deleteStoredResult,
   insertOutcome,
+  outcomeStatement,
   purgeStoredResults,
+  type KeptResult,
   type KeySlot,
-  type NewStoredResult,
   type OutboxEvent,
-  type StoredResult,
+  type OutboxFollower,
 } from './store.ts';
+
+export type { KeptResult, OutboxFollower } from './store.ts';
 
 export const RETENTION_HOURS = 24;
 
-/** The key id of results sealed under the caller's key (the server's keys have their own). */
-const CALLER = 'caller';
+/** Who may read a result again: anyone allowed to; only the server; only the calling key. */
+export type Confidentiality = 'none' | 'server' | 'caller';
 
-/** A response as it is sent, and stored for replay. */
-export interface StoredResponse {
-  status: number;
-  /** JSON text, as the route's response schema serialises it. */
-  body: string;
-}
-
-/** What an Idempotency-Key adds to a write (HTTP reads it from the request). */
-export interface IdempotentRequest {
+/** What an Idempotency-Key adds to a write, with the policy of whoever brings it. */
+export interface IdempotentWrite {
   key: string;
-  /** SHA-256 of method, path and canonical body: the same key with another request is 422. */
-  fingerprint: Buffer;
-  /** The calling key's secret: what a secret-bearing result is sealed under. Never stored. */
-  callerSecret: string;
-  /** The server's secrets key (src/secrets/keyring.ts): what a capability is sealed under. */
-  secrets: Sealer;
-  /** The scope the operation requires (null: any key). */
-  requiredScope: string | null;
-  /** The response for the work's result, as the route's schema serialises it. */
-  respond(value: unknown): StoredResponse;
-  /** The response for a refusal (the error envelope). */
-  respondError(error: ApiError): StoredResponse;
-}
-
-/** Seals and opens values under the server's secrets key. */
-export interface Sealer {
-  seal(plain: string, context: string): string;
-  open(sealed: string, context: string): string;
+  /** Takes a result kept earlier under the key as the answer; throws when it is not this caller's. */
+  replay(kept: KeptResult, slot: KeySlot): void;
+  /** The result to keep for the work's value, made before commit. */
+  keep(value: unknown, confidentiality: Confidentiality, slot: KeySlot): KeptResult;
+  /** The result to keep for a refusal the work threw, or undefined: kept nowhere, rethrown. */
+  keepRefusal(error: unknown, slot: KeySlot): KeptResult | undefined;
 }
 
 export interface WriteRequest {
   /** Who writes: an API key, or the operator (keyId null). */
   actor: Actor;
-  idempotency?: IdempotentRequest | undefined;
+  idempotency?: IdempotentWrite | undefined;
 }
 
-export type Written<T> =
-  | { replayed: false; value: T; response: StoredResponse | undefined }
-  | { replayed: true; response: StoredResponse };
+/** A write's outcome: its value, or a replay (the kept result, given to `replay`). */
+export type Written<T> = { replayed: false; value: T } | { replayed: true };
 
 /** What the work sees: the transaction, who acts, and where its events go. */
 export interface UnitOfWork {
@@ -85,22 +61,33 @@ export interface UnitOfWork {
   readonly actor: Actor;
   /** Records an event of this unit of work's tenant and environment, rendered now. */
   event(type: string, object: { id: string }, extra?: Record<string, unknown>): void;
-  /** The result carries a secret: stored sealed under the caller's key, replayed only to it. */
+  /** The result carries a secret: kept sealed under the caller's key, replayed only to it. */
   carriesSecret(): void;
   /**
-   * The result shows a capability URL (a hosted URL): stored sealed under the server's key,
+   * The result shows a capability URL (a hosted URL): kept sealed under the server's key,
    * replayed only to the very key that made the request.
    */
   showsCapability(): void;
 }
 
-type Sealing = 'none' | 'server' | 'caller';
+let followers: OutboxFollower[] = [];
+let statement: string | undefined;
+
+/**
+ * Adds a statement that follows the outbox in the outcome statement (the webhook fan-out).
+ * Given once by the composition root, before the first write: the statement is prepared once.
+ */
+export function followOutbox(follower: OutboxFollower): void {
+  if (followers.some((f) => f.name === follower.name)) return;
+  if (statement !== undefined) throw new Error('the outbox is followed before the first write');
+  followers = [...followers, follower];
+}
 
 class Work implements UnitOfWork {
   events: OutboxEvent[] = [];
-  sealing: Sealing = 'none';
-  /** The stored result, written with the events at commit. */
-  stored: { slot: KeySlot; result: NewStoredResult } | null = null;
+  confidentiality: Confidentiality = 'none';
+  /** The kept result, written with the events at commit. */
+  kept: { slot: KeySlot; result: KeptResult } | null = null;
   readonly tx: Tx;
   readonly actor: Actor;
 
@@ -121,127 +108,59 @@ class Work implements UnitOfWork {
   }
 
   carriesSecret(): void {
-    this.sealing = 'caller';
+    this.confidentiality = 'caller';
   }
 
   showsCapability(): void {
-    if (this.sealing === 'none') this.sealing = 'server';
+    if (this.confidentiality === 'none') this.confidentiality = 'server';
   }
 
   /** Forgets what a rolled-back attempt recorded. */
   reset(): void {
     this.events = [];
-    this.sealing = 'none';
-    this.stored = null;
+    this.confidentiality = 'none';
+    this.kept = null;
   }
-}
-
-function isStored(status: number): boolean {
-  return status < 400 || status === 404 || status === 410 || status === 422;
-}
-
-function slotOf(actor: Actor, key: string): KeySlot {
-  return { tenantId: actor.tenantId, environment: actor.environment, key };
-}
-
-/** The key a secret-bearing result is sealed under: only the calling key's secret opens it. */
-function sealingKey(callerSecret: string, slot: KeySlot): Buffer {
-  return deriveKey(callerSecret, `idempotent result\n${slot.tenantId}\n${slot.environment}`);
-}
-
-function context(slot: KeySlot): string {
-  return `${slot.tenantId}\n${slot.environment}\n${slot.key}`;
-}
-
-/** The stored response for this caller, or 422 when it is another request or not theirs. */
-function replay(
-  stored: StoredResult,
-  request: WriteRequest,
-  idempotency: IdempotentRequest,
-  slot: KeySlot,
-): Written<never> {
-  const reused = new IdempotencyKeyReusedError(
-    'This Idempotency-Key was used with a different request (method, path or body) or by another API key.',
-  );
-  if (!stored.fingerprint.equals(idempotency.fingerprint)) throw reused;
-  const { actor } = request;
-  const sameKey = stored.key_id === actor.keyId;
-  if (stored.sealed) {
-    if (!sameKey) throw reused;
-    const body =
-      sealedKeyId(stored.response_body) === CALLER
-        ? open(stored.response_body, sealingKey(idempotency.callerSecret, slot), context(slot))
-        : idempotency.secrets.open(stored.response_body, context(slot));
-    return { replayed: true, response: { status: stored.status_code, body } };
-  }
-  const sameLineage =
-    stored.lineage_id === actor.lineageId &&
-    (stored.required_scope === null ||
-      (actor.scopes as readonly string[]).includes(stored.required_scope));
-  if (!sameKey && !sameLineage) throw reused;
-  return { replayed: true, response: { status: stored.status_code, body: stored.response_body } };
-}
-
-/** Keeps the response to be stored at commit (sealed if it carries a secret). */
-function store(
-  work: Work,
-  request: WriteRequest,
-  idempotency: IdempotentRequest,
-  slot: KeySlot,
-  response: StoredResponse,
-): void {
-  const body =
-    work.sealing === 'caller'
-      ? seal(response.body, sealingKey(idempotency.callerSecret, slot), CALLER, context(slot))
-      : work.sealing === 'server'
-        ? idempotency.secrets.seal(response.body, context(slot))
-        : response.body;
-  work.stored = {
-    slot,
-    result: {
-      fingerprint: idempotency.fingerprint,
-      status: response.status,
-      body,
-      keyId: request.actor.keyId!,
-      lineageId: request.actor.lineageId!,
-      requiredScope: idempotency.requiredScope,
-      sealed: work.sealing !== 'none',
-    },
-  };
 }
 
 /**
- * Claims the key under a fresh transaction's lock; a stored result that has not expired is
- * the answer (a replay or 422); an expired one is deleted.
+ * Claims the key under a fresh transaction's lock; a kept result that has not expired is the
+ * answer (true: replayed, or `replay` throws); an expired one is deleted.
  */
 async function claim(
   work: Work,
-  request: WriteRequest,
-  idempotency: IdempotentRequest,
+  idempotency: IdempotentWrite,
   slot: KeySlot,
   wait: boolean,
-): Promise<Written<never> | undefined> {
-  const { locked, stored } = await claimKey(work.tx, slot, wait, RETENTION_HOURS);
+): Promise<boolean> {
+  const { locked, kept, expired } = await claimKey(work.tx, slot, wait, RETENTION_HOURS);
   if (!locked) {
     throw new IdempotencyKeyInUseError(
       'A request with this Idempotency-Key is still being processed; retry later.',
     );
   }
-  if (stored && !stored.expired) return replay(stored, request, idempotency, slot);
-  if (stored) await deleteStoredResult(work.tx, slot);
-  return undefined;
+  if (kept && !expired) {
+    idempotency.replay(kept, slot);
+    return true;
+  }
+  if (kept) await deleteStoredResult(work.tx, slot);
+  return false;
 }
 
 async function commit(work: Work): Promise<void> {
-  if (work.events.length > 0 || work.stored) {
-    await insertOutcome(work.tx, work.actor, work.events, work.stored);
+  if (work.events.length > 0 || work.kept) {
+    if (work.events.length > 0 && followers.length === 0) {
+      throw new Error('events written before the outbox is followed (src/composition.ts)');
+    }
+    statement ??= outcomeStatement(followers);
+    await insertOutcome(work.tx, statement, work.actor, work.events, work.kept);
   }
   await work.tx.query('COMMIT');
 }
 
 /**
  * Runs `work` as one unit of work. Without an Idempotency-Key it is a transaction with its
- * events; with one, the outcome is stored with it, or the stored outcome is the answer.
+ * events; with one, the outcome is kept with it, or the kept outcome is the answer.
  */
 export async function unitOfWork<T>(
   db: Db,
@@ -255,42 +174,41 @@ export async function unitOfWork<T>(
   try {
     await tx.query('BEGIN');
     const idempotency = request.idempotency;
-    if (idempotency === undefined || request.actor.keyId === null) {
+    if (idempotency === undefined) {
       const value = await work(unit);
       await commit(unit);
-      return { replayed: false, value, response: undefined };
+      return { replayed: false, value };
     }
-    const slot = slotOf(request.actor, idempotency.key);
-    const replayed = await claim(unit, request, idempotency, slot, false);
-    if (replayed) {
+    const { tenantId, environment } = request.actor;
+    const slot: KeySlot = { tenantId, environment, key: idempotency.key };
+    if (await claim(unit, idempotency, slot, false)) {
       await tx.query('ROLLBACK');
-      return replayed;
+      return { replayed: true };
     }
     let value: T;
     try {
       value = await work(unit);
     } catch (error) {
-      if (!(error instanceof ApiError) || !isStored(error.status)) throw error;
+      const refusal = idempotency.keepRefusal(error, slot);
+      if (refusal === undefined) throw error;
       // The work's effects go with its transaction; the refusal is kept in a new one, under
       // the key's lock again, so a retry gets the same answer. (No savepoint on every write:
       // this path is rare, the successful one is common.)
       await tx.query('ROLLBACK');
       unit.reset();
       await tx.query('BEGIN');
-      const again = await claim(unit, request, idempotency, slot, true);
-      if (again) {
+      if (await claim(unit, idempotency, slot, true)) {
         await tx.query('ROLLBACK');
-        return again;
+        return { replayed: true };
       }
-      store(unit, request, idempotency, slot, idempotency.respondError(error));
+      unit.kept = { slot, result: refusal };
       await commit(unit);
       committed = true;
       throw error;
     }
-    const response = idempotency.respond(value);
-    store(unit, request, idempotency, slot, response);
+    unit.kept = { slot, result: idempotency.keep(value, unit.confidentiality, slot) };
     await commit(unit);
-    return { replayed: false, value, response };
+    return { replayed: false, value };
   } catch (error) {
     // A ROLLBACK after a COMMIT that failed only warns; one that fails means a broken link.
     if (!committed) {
@@ -310,7 +228,7 @@ export function writtenValue<T>(written: Written<T>): T {
   return written.value;
 }
 
-/** Deletes stored results past their retention; run periodically by the worker. */
+/** Deletes kept results past their retention; run periodically by the worker. */
 export function purgeExpiredIdempotencyKeys(db: Db): Promise<number> {
   return purgeStoredResults(db, RETENTION_HOURS);
 }

@@ -1,6 +1,7 @@
 // Authentication and scopes, as one Fastify hook: a route declares
-// `config: { scope: 'invoices:write' }` (or `scope: null` for any valid key, or `auth: false`
-// for the unauthenticated operational routes) and never calls auth code itself. The same hook
+// `config: { scope: 'invoices:write' }` (or `scope: null` for any valid key) and never calls
+// auth code itself; the plugin is registered in the authenticated scope only (src/app.ts), and
+// the routes that need no key (`auth: false`) live in the public one. The same hook
 // slows down addresses that fail authentication repeatedly and applies each key's rate limit
 // (./rate-limit.ts), so the order is fixed: address, key, transport, rate limit, scope.
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
@@ -71,7 +72,10 @@ export function presentedSecret(request: FastifyRequest): string {
   return match[1]!;
 }
 
-/** Authenticates the key, then counts the request against its rate limit, then checks scope. */
+/**
+ * Authenticates the key, then counts the request against its rate limit, then checks scope:
+ * for every route registered in `app` (the authenticated scope) after this call.
+ */
 export function registerAuth(
   app: FastifyInstance,
   verifier: KeyVerifier,
@@ -147,11 +151,14 @@ export function registerAuth(
 
   app.decorateRequest('actor', null as unknown as Actor);
   app.decorateRequest('routeUrl', undefined);
-  // Each route registered from here on gets its own hook, which knows its scope: no lookup of
-  // the route's options per request. Unknown routes (404/405) and the operational routes
-  // (`auth: false`) need no key and get none.
+  // Each route of the scope gets its own hook, which knows its scope: no lookup of the route's
+  // options per request. Unknown routes (404/405) need no key and get none; routes that need
+  // none (`auth: false`: operations, the hosted page) are in the public scope (src/app.ts),
+  // and one declared here is a mistake in the code.
   app.addHook('onRoute', (route) => {
-    if (route.config?.auth === false) return;
+    if (route.config?.auth === false) {
+      throw new Error(`${route.url} says auth: false but is in the authenticated scope`);
+    }
     route.onRequest = [...routeHooks(route.onRequest), authHook(route.config?.scope, route.url)];
   });
 }

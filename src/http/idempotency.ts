@@ -1,18 +1,19 @@
 // HTTP's part of writes: it reads the Idempotency-Key header and fingerprints the request,
-// hands both to the service (whose unit of work, src/db/unit-of-work.ts, claims the key,
-// stores the result and decides on replays), and sends what came back. A replay carries
-// `Idempotent-Replayed: true`.
+// hands both to the service with HTTP's policy for kept results (./kept-results.ts), whose
+// unit of work (src/db/unit-of-work.ts) claims the key and keeps the result in the write's
+// transaction, and sends the answer. A replay carries `Idempotent-Replayed: true`.
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Sealer, StoredResponse, WriteRequest, Written } from '../db/unit-of-work.ts';
+import type { WriteRequest, Written } from '../db/unit-of-work.ts';
 import { IdempotencyKeyInvalidError } from '../errors.ts';
+import type { SecretsKeyring } from '../secrets/keyring.ts';
 import { presentedSecret } from './auth.ts';
-import { envelope } from './error-handler.ts';
+import { keyedWrite, type Answer, type KeyedWrite } from './kept-results.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The server's secrets key: what stored results showing a capability are sealed under. */
-    secrets: Sealer;
+    /** The server's secrets key: what kept results showing a capability are sealed under. */
+    secrets: SecretsKeyring;
   }
 }
 
@@ -50,30 +51,24 @@ function fingerprint(request: FastifyRequest): Buffer {
     .digest();
 }
 
-/** The write as the service's unit of work takes it, answering with `status` on success. */
-function writeRequest(request: FastifyRequest, reply: FastifyReply, status: number): WriteRequest {
+/** The Idempotency-Key of this write, if it has one, with HTTP's policy for its result. */
+function keyOf(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+): KeyedWrite | undefined {
   const key = readIdempotencyKey(request);
-  if (key === undefined) return { actor: request.actor };
-  return {
-    actor: request.actor,
-    idempotency: {
-      key,
-      fingerprint: fingerprint(request),
-      callerSecret: presentedSecret(request),
-      secrets: request.server.secrets,
-      requiredScope: request.routeOptions.config.scope ?? null,
-      // The route's response schema serialises it: what is stored is what is sent.
-      respond: (value) => ({ status, body: reply.code(status).serialize(value) as string }),
-      respondError: (error) => ({
-        status: error.status,
-        body: JSON.stringify(envelope(error, request.id)),
-      }),
-    },
-  };
+  if (key === undefined || request.actor.keyId === null) return undefined;
+  return keyedWrite(request, reply, status, {
+    key,
+    fingerprint: fingerprint(request),
+    callerSecret: presentedSecret(request),
+    secrets: request.server.secrets,
+  });
 }
 
-function sendStored(reply: FastifyReply, response: StoredResponse): FastifyReply {
-  return reply.code(response.status).type('application/json; charset=utf-8').send(response.body);
+function sendAnswer(reply: FastifyReply, answer: Answer): FastifyReply {
+  return reply.code(answer.status).type('application/json; charset=utf-8').send(answer.body);
 }
 
 /** Runs a service's write for this request and sends its outcome (`status` on success). */
@@ -83,11 +78,10 @@ export async function sendWrite<T>(
   status: number,
   write: (request: WriteRequest) => Promise<Written<T>>,
 ): Promise<FastifyReply> {
-  const written = await write(writeRequest(request, reply, status));
-  if (written.replayed) {
-    reply.header('idempotent-replayed', 'true');
-    return sendStored(reply, written.response);
-  }
-  if (written.response) return sendStored(reply, written.response);
+  const idempotency = keyOf(request, reply, status);
+  const written = await write({ actor: request.actor, idempotency });
+  if (written.replayed) reply.header('idempotent-replayed', 'true');
+  if (idempotency?.answer) return sendAnswer(reply, idempotency.answer);
+  if (written.replayed) throw new Error('a write was replayed without an answer');
   return reply.code(status).send(written.value);
 }

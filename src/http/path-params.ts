@@ -2,9 +2,8 @@
 // `/v1/invoices//pdf` no invoice's PDF. The router would match them (a parameter may be
 // empty there), so each route with parameters refuses them first, as route_not_found before
 // any key is asked for, like every other path that does not exist.
-import type { FastifyInstance, onRequestHookHandler } from 'fastify';
+import type { onRequestHookHandler } from 'fastify';
 import { RouteNotFoundError } from '../errors.ts';
-import { routeHooks } from './route-hooks.ts';
 
 /** True when one of a matched route's parameters is the empty string. */
 export function hasEmptyParam(params: Record<string, string | undefined>): boolean {
@@ -12,16 +11,8 @@ export function hasEmptyParam(params: Record<string, string | undefined>): boole
   return false;
 }
 
-const refuseEmptyParams: onRequestHookHandler = (request, _reply, done) => {
+export const refuseEmptyParams: onRequestHookHandler = (request, _reply, done) => {
   if (!hasEmptyParam(request.params as Record<string, string>)) return done();
   const path = request.url.split('?')[0] ?? '/';
   done(new RouteNotFoundError(`No route ${request.method} ${path}.`));
 };
-
-/** Every route with parameters registered from here on refuses empty ones, first of all. */
-export function registerPathParamGuard(app: FastifyInstance): void {
-  app.addHook('onRoute', (route) => {
-    if (!route.url.includes(':')) return;
-    route.onRequest = [refuseEmptyParams, ...routeHooks(route.onRequest)];
-  });
-}

@@ -4,8 +4,7 @@
 // canonical text only ("25", not "025" or "+25"; "true" or "false"); anything else stays text and
 // the schema refuses it as the wrong type (400 parameter_invalid), like a repeated parameter
 // (an array). The document can then say `integer` and `boolean`, and clients send numbers.
-import type { FastifyInstance, preValidationHookHandler } from 'fastify';
-import { routeHooks } from './route-hooks.ts';
+import type { preValidationHookHandler } from 'fastify';
 
 const CANONICAL_INTEGER = /^(0|-?[1-9][0-9]*)$/;
 
@@ -27,19 +26,16 @@ function typedParameters(schema: unknown): [string, Reader][] {
   return typed;
 }
 
-/** Every route registered from here on reads its integer and boolean query parameters. */
-export function registerQueryTypes(app: FastifyInstance): void {
-  app.addHook('onRoute', (route) => {
-    const typed = typedParameters(route.schema?.querystring);
-    if (typed.length === 0) return;
-    const read: preValidationHookHandler = (request, _reply, done) => {
-      const query = request.query as Record<string, unknown>;
-      for (const [name, reader] of typed) {
-        const value = query[name];
-        if (typeof value === 'string') query[name] = reader(value);
-      }
-      done();
-    };
-    route.preValidation = [read, ...routeHooks(route.preValidation)];
-  });
+/** The step that reads a query schema's integer and boolean parameters, if it has any. */
+export function queryReader(schema: unknown): preValidationHookHandler | undefined {
+  const typed = typedParameters(schema);
+  if (typed.length === 0) return undefined;
+  return (request, _reply, done) => {
+    const query = request.query as Record<string, unknown>;
+    for (const [name, reader] of typed) {
+      const value = query[name];
+      if (typeof value === 'string') query[name] = reader(value);
+    }
+    done();
+  };
 }

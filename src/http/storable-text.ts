@@ -3,9 +3,8 @@
 // fail deep inside a query as a 500, so every string of the path, the query and the body (keys
 // included) is checked once, after schema validation, and refused as 400 parameter_invalid
 // naming the field.
-import type { FastifyInstance, preHandlerHookHandler } from 'fastify';
+import type { preHandlerHookHandler } from 'fastify';
 import { ParameterInvalidError } from '../errors.ts';
-import { routeHooks } from './route-hooks.ts';
 
 function isStorable(text: string): boolean {
   return !text.includes('\u0000') && (text as string & { isWellFormed(): boolean }).isWellFormed();
@@ -49,7 +48,7 @@ export function unstorableTextAt(value: unknown): string | undefined {
   return undefined;
 }
 
-const guard: preHandlerHookHandler = (request, _reply, done) => {
+export const refuseUnstorableText: preHandlerHookHandler = (request, _reply, done) => {
   const param =
     unstorableTextAt(request.params) ??
     unstorableTextAt(request.query) ??
@@ -64,20 +63,16 @@ const guard: preHandlerHookHandler = (request, _reply, done) => {
 };
 
 /**
- * Guards every route registered after this call that takes input (path parameters, a query
- * string with parameters, or a body); a route that takes none (whoami) has nothing to check
- * and is spared the hook.
+ * Whether a route takes input to guard (path parameters, a query string with parameters, or a
+ * body); a route that takes none (whoami) has nothing to check and is spared the hook.
  */
-export function registerStorableTextGuard(app: FastifyInstance): void {
-  app.addHook('onRoute', (route) => {
-    const schema = route.schema as
-      { params?: unknown; body?: unknown; querystring?: { properties?: object } } | undefined;
-    const query = schema?.querystring?.properties;
-    const takesInput =
-      schema?.params !== undefined ||
-      schema?.body !== undefined ||
-      (query !== undefined && Object.keys(query).length > 0) ||
-      (schema?.querystring === undefined && !route.url.startsWith('/docs'));
-    if (takesInput) route.preHandler = [...routeHooks(route.preHandler), guard];
-  });
+export function takesInput(schema: unknown): boolean {
+  const parts = schema as
+    { params?: unknown; body?: unknown; querystring?: { properties?: object } } | undefined;
+  const query = parts?.querystring?.properties;
+  return (
+    parts?.params !== undefined ||
+    parts?.body !== undefined ||
+    (query !== undefined && Object.keys(query).length > 0)
+  );
 }

@@ -5,7 +5,7 @@
 // endpoints that may log them): the work records its events before the URL is added. A write
 // whose answer shows the URL says so: its stored Idempotency-Key result holds it only sealed
 // under the server's secrets key, and is replayed only to the very key that made the request,
-// as results that carry a secret are (src/db/unit-of-work.ts). A key rotated from it reads the
+// as results that carry a secret are (src/http/kept-results.ts). A key rotated from it reads the
 // invoice, URL included, with a GET; a replay is not how a link reaches another key.
 import { todayUtcOf, type Clock } from '../clock.ts';
 import type { Db, Queryable } from '../db/pool.ts';

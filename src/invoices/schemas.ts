@@ -313,7 +313,7 @@ export const Invoice = Type.Object(
 );
 export type Invoice = Static<typeof Invoice>;
 
-/** Said by every write whose answer shows `hostedInvoiceUrl` (src/db/unit-of-work.ts). */
+/** Said by every write whose answer shows `hostedInvoiceUrl` (src/http/kept-results.ts). */
 export const HOSTED_URL_REPLAY =
   'When the answer shows `hostedInvoiceUrl` (a capability URL), an Idempotency-Key replays it only to the very key that made the request; any other key, one rotated from it included, gets 422 idempotency_key_reused (read the invoice instead).';
 

@@ -1,16 +1,8 @@
 // HTTP door to keys: whoami and /v1/api-keys. The CLI is the other door to the same service.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { RoutePlugin } from '../http/plugin.ts';
-import { sendWrite } from '../http/idempotency.ts';
-import { buildPage, listBinding, readPageRequest } from '../paging.ts';
-import {
-  errorResponses,
-  IdempotencyHeaders,
-  IdParams,
-  ListQuery,
-  NoBody,
-  Page,
-} from '../http/schemas.ts';
+import { apiRoutes } from '../http/routes.ts';
+import { errorResponses, IdParams, ListQuery, NoBody, Page } from '../http/schemas.ts';
 import { ApiKey, ApiKeyCreate, ApiKeyRotate, Identity, IssuedApiKey } from './schemas.ts';
 import { apiKeyFromRow } from './service.ts';
 
@@ -18,6 +10,7 @@ const tags = ['API keys'];
 
 export const keyRoutes: RoutePlugin = async (server, { apiKeys, cursors }) => {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
+  const routes = apiRoutes(server, cursors, tags);
   app.get(
     '/v1/auth/whoami',
     {
@@ -36,82 +29,61 @@ export const keyRoutes: RoutePlugin = async (server, { apiKeys, cursors }) => {
     }),
   );
 
-  app.get(
+  routes.list(
     '/v1/api-keys',
+    'keys:read',
     {
-      config: { scope: 'keys:read' },
-      schema: {
-        tags,
-        summary: 'List the keys of this tenant and environment (never their secrets)',
-        querystring: ListQuery,
-        response: { 200: Page(ApiKey), ...errorResponses() },
-      },
+      summary: 'List the keys of this tenant and environment (never their secrets)',
+      querystring: ListQuery,
+      response: { 200: Page(ApiKey), ...errorResponses() },
     },
-    async (request) => {
-      const binding = listBinding(request.actor, 'api_keys');
-      const page = readPageRequest(cursors, request.query, binding);
-      const rows = await apiKeys.list(request.actor, page);
-      return buildPage(cursors, rows, page, binding, apiKeyFromRow);
+    {
+      list: 'api_keys',
+      rows: (actor, _query, page) => apiKeys.list(actor, page),
+      item: apiKeyFromRow,
     },
   );
 
-  app.post(
-    '/v1/api-keys',
+  routes.write(
+    'POST /v1/api-keys',
+    'keys:write',
     {
-      config: { scope: 'keys:write' },
-      schema: {
-        tags,
-        summary: 'Create a key in this tenant and environment',
-        description:
-          'The secret is in this response only. The new key can hold only scopes the calling key holds (403 scope_insufficient names the first it lacks).',
-        headers: IdempotencyHeaders,
-        body: ApiKeyCreate,
-        response: { 201: IssuedApiKey, ...errorResponses(409, 413, 415, 422) },
-      },
+      summary: 'Create a key in this tenant and environment',
+      description:
+        'The secret is in this response only. The new key can hold only scopes the calling key holds (403 scope_insufficient names the first it lacks).',
+      body: ApiKeyCreate,
+      response: { 201: IssuedApiKey, ...errorResponses(409, 413, 415, 422) },
     },
-    async (request, reply) =>
-      sendWrite(request, reply, 201, (write) =>
-        apiKeys.create(write, { scopes: request.body.scopes, name: request.body.name ?? null }),
-      ),
+    (write, request) =>
+      apiKeys.create(write, { scopes: request.body.scopes, name: request.body.name ?? null }),
   );
 
-  app.post(
-    '/v1/api-keys/:id/rotate',
+  routes.write(
+    'POST /v1/api-keys/:id/rotate',
+    'keys:write',
     {
-      config: { scope: 'keys:write' },
-      schema: {
-        tags,
-        summary: 'Rotate a key: a new key with the same scopes',
-        description:
-          'The old key keeps working until revoked, or for `expireOldInSeconds` when given. The new secret is in this response only.',
-        params: IdParams,
-        headers: IdempotencyHeaders,
-        body: ApiKeyRotate,
-        response: { 201: IssuedApiKey, ...errorResponses(404, 409, 413, 415, 422) },
-      },
+      summary: 'Rotate a key: a new key with the same scopes',
+      description:
+        'The old key keeps working until revoked, or for `expireOldInSeconds` when given. The new secret is in this response only.',
+      params: IdParams,
+      body: ApiKeyRotate,
+      response: { 201: IssuedApiKey, ...errorResponses(404, 409, 413, 415, 422) },
     },
-    async (request, reply) =>
-      sendWrite(request, reply, 201, (write) =>
-        apiKeys.rotate(write, request.params.id, {
-          expireOldInSeconds: request.body.expireOldInSeconds ?? null,
-        }),
-      ),
+    (write, request) =>
+      apiKeys.rotate(write, request.params.id, {
+        expireOldInSeconds: request.body.expireOldInSeconds ?? null,
+      }),
   );
 
-  app.post(
-    '/v1/api-keys/:id/revoke',
+  routes.write(
+    'POST /v1/api-keys/:id/revoke',
+    'keys:write',
     {
-      config: { scope: 'keys:write' },
-      schema: {
-        tags,
-        summary: 'Revoke a key (a key may revoke itself); refused everywhere within 2 s',
-        params: IdParams,
-        headers: IdempotencyHeaders,
-        body: NoBody,
-        response: { 200: ApiKey, ...errorResponses(404, 409, 413, 415, 422) },
-      },
+      summary: 'Revoke a key (a key may revoke itself); refused everywhere within 2 s',
+      params: IdParams,
+      body: NoBody,
+      response: { 200: ApiKey, ...errorResponses(404, 409, 413, 415, 422) },
     },
-    async (request, reply) =>
-      sendWrite(request, reply, 200, (write) => apiKeys.revoke(write, request.params.id)),
+    (write, request) => apiKeys.revoke(write, request.params.id),
   );
 };

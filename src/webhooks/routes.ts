@@ -2,16 +2,9 @@
 // reply.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { RoutePlugin } from '../http/plugin.ts';
-import { sendWrite } from '../http/idempotency.ts';
+import { apiRoutes } from '../http/routes.ts';
 import { buildPage, listBinding, readPageRequest } from '../paging.ts';
-import {
-  errorResponses,
-  IdempotencyHeaders,
-  IdParams,
-  ListQuery,
-  NoBody,
-  Page,
-} from '../http/schemas.ts';
+import { errorResponses, IdParams, ListQuery, NoBody, Page } from '../http/schemas.ts';
 import { deliveryFromRow } from './deliveries.ts';
 import { endpointFromRow } from './endpoints.ts';
 import {
@@ -31,93 +24,70 @@ const DELIVERY_RULES =
 
 export const webhookEndpointRoutes: RoutePlugin = async (server, { webhookEndpoints, cursors }) => {
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
+  const routes = apiRoutes(server, cursors, tags);
 
-  app.post(
+  routes.write(
+    'POST /v1/webhook-endpoints',
+    'webhooks:write',
+    {
+      summary: 'Create a webhook endpoint',
+      description: `The reply holds the signing secret, shown this once only. The URL must be \`https\` and its host must resolve only to public addresses (not loopback, private, link-local, CGNAT, multicast or reserved, in IPv4 or IPv6): else 400 \`parameter_invalid\` with \`param: "url"\`. When the server runs with WEBHOOKS_ALLOW_LOOPBACK, test-environment endpoints may also use \`http\` and loopback addresses. ${DELIVERY_RULES}`,
+      body: WebhookEndpointCreate,
+      response: { 201: WebhookEndpointWithSecret, ...errorResponses(409, 413, 415, 422) },
+    },
+    (write, request) => webhookEndpoints.create(write, request.body),
+  );
+
+  routes.list(
     '/v1/webhook-endpoints',
+    'webhooks:read',
     {
-      config: { scope: 'webhooks:write' },
-      schema: {
-        tags,
-        summary: 'Create a webhook endpoint',
-        description: `The reply holds the signing secret, shown this once only. The URL must be \`https\` and its host must resolve only to public addresses (not loopback, private, link-local, CGNAT, multicast or reserved, in IPv4 or IPv6): else 400 \`parameter_invalid\` with \`param: "url"\`. When the server runs with WEBHOOKS_ALLOW_LOOPBACK, test-environment endpoints may also use \`http\` and loopback addresses. ${DELIVERY_RULES}`,
-        headers: IdempotencyHeaders,
-        body: WebhookEndpointCreate,
-        response: { 201: WebhookEndpointWithSecret, ...errorResponses(409, 413, 415, 422) },
-      },
+      summary: 'List webhook endpoints, newest first',
+      querystring: ListQuery,
+      response: { 200: Page(WebhookEndpoint), ...errorResponses() },
     },
-    async (request, reply) =>
-      sendWrite(request, reply, 201, (write) => webhookEndpoints.create(write, request.body)),
-  );
-
-  app.get(
-    '/v1/webhook-endpoints',
     {
-      config: { scope: 'webhooks:read' },
-      schema: {
-        tags,
-        summary: 'List webhook endpoints, newest first',
-        querystring: ListQuery,
-        response: { 200: Page(WebhookEndpoint), ...errorResponses() },
-      },
-    },
-    async (request) => {
-      const binding = listBinding(request.actor, 'webhook_endpoints');
-      const page = readPageRequest(cursors, request.query, binding);
-      const rows = await webhookEndpoints.list(request.actor, page);
-      return buildPage(cursors, rows, page, binding, endpointFromRow);
+      list: 'webhook_endpoints',
+      rows: (actor, _query, page) => webhookEndpoints.list(actor, page),
+      item: endpointFromRow,
     },
   );
 
-  app.get(
+  routes.read(
     '/v1/webhook-endpoints/:id',
+    'webhooks:read',
     {
-      config: { scope: 'webhooks:read' },
-      schema: {
-        tags,
-        summary: 'Retrieve a webhook endpoint (without its secret)',
-        params: IdParams,
-        response: { 200: WebhookEndpoint, ...errorResponses(404) },
-      },
+      summary: 'Retrieve a webhook endpoint (without its secret)',
+      params: IdParams,
+      response: { 200: WebhookEndpoint, ...errorResponses(404) },
     },
-    async (request) => webhookEndpoints.get(request.actor, request.params.id),
+    (request) => webhookEndpoints.get(request.actor, request.params.id),
   );
 
-  app.patch(
-    '/v1/webhook-endpoints/:id',
+  routes.write(
+    'PATCH /v1/webhook-endpoints/:id',
+    'webhooks:write',
     {
-      config: { scope: 'webhooks:write' },
-      schema: {
-        tags,
-        summary: 'Update a webhook endpoint',
-        description:
-          'Changes only the fields it names; a new `url` is checked as on creation. `disabled: false` re-enables an endpoint, also one the service disabled, and clears its record of failures; cancelled deliveries can then be retried one by one.',
-        params: IdParams,
-        headers: IdempotencyHeaders,
-        body: WebhookEndpointUpdate,
-        response: { 200: WebhookEndpoint, ...errorResponses(404, 409, 413, 415, 422) },
-      },
+      summary: 'Update a webhook endpoint',
+      description:
+        'Changes only the fields it names; a new `url` is checked as on creation. `disabled: false` re-enables an endpoint, also one the service disabled, and clears its record of failures; cancelled deliveries can then be retried one by one.',
+      params: IdParams,
+      body: WebhookEndpointUpdate,
+      response: { 200: WebhookEndpoint, ...errorResponses(404, 409, 413, 415, 422) },
     },
-    async (request, reply) =>
-      sendWrite(request, reply, 200, (write) =>
-        webhookEndpoints.change(write, request.params.id, request.body),
-      ),
+    (write, request) => webhookEndpoints.change(write, request.params.id, request.body),
   );
 
-  app.delete(
-    '/v1/webhook-endpoints/:id',
+  routes.write(
+    'DELETE /v1/webhook-endpoints/:id',
+    'webhooks:write',
     {
-      config: { scope: 'webhooks:write' },
-      schema: {
-        tags,
-        summary: 'Delete a webhook endpoint with its deliveries',
-        params: IdParams,
-        headers: IdempotencyHeaders,
-        body: NoBody,
-        response: { 200: DeletedWebhookEndpoint, ...errorResponses(404, 409, 422) },
-      },
+      summary: 'Delete a webhook endpoint with its deliveries',
+      params: IdParams,
+      body: NoBody,
+      response: { 200: DeletedWebhookEndpoint, ...errorResponses(404, 409, 422) },
     },
-    async (request, reply) =>
-      sendWrite(request, reply, 200, (write) => webhookEndpoints.remove(write, request.params.id)),
+    (write, request) => webhookEndpoints.remove(write, request.params.id),
   );
 
   app.get(
@@ -148,24 +118,18 @@ export const webhookEndpointRoutes: RoutePlugin = async (server, { webhookEndpoi
     },
   );
 
-  app.post(
-    '/v1/webhook-endpoints/:id/deliveries/:deliveryId/retry',
+  routes.write(
+    'POST /v1/webhook-endpoints/:id/deliveries/:deliveryId/retry',
+    'webhooks:write',
     {
-      config: { scope: 'webhooks:write' },
-      schema: {
-        tags,
-        summary: 'Attempt a delivery again now',
-        description:
-          'Makes the delivery due at once, whatever its status (a succeeded one is sent again, with the same `webhook-id`). It then follows the retry schedule from the attempts it already had. 409 `state_invalid` while the endpoint is disabled or an attempt is in flight.',
-        params: DeliveryParams,
-        headers: IdempotencyHeaders,
-        body: NoBody,
-        response: { 200: WebhookDelivery, ...errorResponses(404, 409, 413, 415, 422) },
-      },
+      summary: 'Attempt a delivery again now',
+      description:
+        'Makes the delivery due at once, whatever its status (a succeeded one is sent again, with the same `webhook-id`). It then follows the retry schedule from the attempts it already had. 409 `state_invalid` while the endpoint is disabled or an attempt is in flight.',
+      params: DeliveryParams,
+      body: NoBody,
+      response: { 200: WebhookDelivery, ...errorResponses(404, 409, 413, 415, 422) },
     },
-    async (request, reply) =>
-      sendWrite(request, reply, 200, (write) =>
-        webhookEndpoints.retryDelivery(write, request.params.id, request.params.deliveryId),
-      ),
+    (write, request) =>
+      webhookEndpoints.retryDelivery(write, request.params.id, request.params.deliveryId),
   );
 };

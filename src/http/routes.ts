@@ -1,0 +1,210 @@
+// The common shapes of the API's routes, so that a module's routes.ts states only each route's
+// schema, scope and service call: a read answers what the service returns; a list reads its
+// page request and shapes the page (../paging.ts); a write takes an Idempotency-Key and answers
+// its success status, the only 2xx of its response schema (./idempotency.ts).
+import type { Static, TSchema, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type {
+  FastifyInstance,
+  FastifyRequest,
+  FastifySchema,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+  RouteGenericInterface,
+} from 'fastify';
+import type { WriteRequest, Written } from '../db/unit-of-work.ts';
+import type { Scope } from '../keys/scopes.ts';
+import type { Actor } from '../tenancy.ts';
+import {
+  buildPage,
+  listBinding,
+  readPageRequest,
+  type CursorSigner,
+  type PageRequest,
+} from '../paging.ts';
+import { sendWrite } from './idempotency.ts';
+import { errorResponses, IdempotencyHeaders, IdParams } from './schemas.ts';
+
+/** A request typed by its route's schema. */
+export type SchemaRequest<S extends FastifySchema> = FastifyRequest<
+  RouteGenericInterface,
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  S,
+  TypeBoxTypeProvider
+>;
+
+/** The paging parameters every list's query has (./schemas.ts, PageQuery). */
+type PagingQuery = { limit?: number; cursor?: string };
+
+type WriteMethod = 'POST' | 'PATCH' | 'DELETE';
+
+/** What a list says about itself: its name and filters (bound into its cursors), its rows. */
+export interface Listing<Query, Row, Item> {
+  list: string;
+  filters?: (query: Query) => Record<string, string | undefined>;
+  rows: (actor: Actor, query: Query, page: PageRequest) => Promise<Row[]>;
+  item: (row: Row) => Item;
+}
+
+/** How a rendered document is described: its summary and description in the document. */
+export interface DocumentRoute {
+  summary: string;
+  description: string;
+}
+
+function successStatus(response: unknown): number {
+  const statuses = Object.keys(response ?? {}).map(Number);
+  const success = statuses.filter((status) => status >= 200 && status < 300);
+  if (success.length !== 1) throw new Error('a write names exactly one success status');
+  return success[0]!;
+}
+
+/**
+ * The route shapes of one module's scope (`server`): its routes are documented under `tags`
+ * (unless a schema names its own), its lists' cursors signed by `cursors`.
+ */
+export function apiRoutes(server: FastifyInstance, cursors: CursorSigner, tags: string[]) {
+  // Typed by each route's own schema (SchemaRequest), not by the instance's provider.
+  const app = server;
+  const routes = {
+    /** GET `url`: the service's answer, as the schema's 200 serialises it. */
+    read<S extends FastifySchema>(
+      url: string,
+      scope: Scope | null,
+      schema: S,
+      answer: (request: SchemaRequest<S>) => unknown,
+    ): void {
+      app.route({
+        method: 'GET',
+        url,
+        config: { scope },
+        schema: { tags, ...schema } as FastifySchema,
+        handler: async (request) => answer(request as unknown as SchemaRequest<S>),
+      });
+    },
+
+    /** GET `url`: one page of a list, newest first. */
+    list<Q extends TSchema, Row extends { created_at: Date; id: string }, Item>(
+      url: string,
+      scope: Scope,
+      schema: FastifySchema & { querystring: Q },
+      listing: Listing<Static<Q>, Row, Item>,
+    ): void {
+      this.read(url, scope, schema, async ({ actor, query }) => {
+        const filters = query as Static<Q>;
+        const binding = listBinding(actor, listing.list, listing.filters?.(filters));
+        const page = readPageRequest(cursors, query as PagingQuery, binding);
+        const rows = await listing.rows(actor, filters, page);
+        return buildPage(cursors, rows, page, binding, listing.item);
+      });
+    },
+
+    /** A write at `route` ("POST /v1/customers"), safe to retry with an Idempotency-Key. */
+    write<S extends FastifySchema>(
+      route: `${WriteMethod} /${string}`,
+      scope: Scope,
+      schema: S,
+      call: (write: WriteRequest, request: SchemaRequest<S>) => Promise<Written<unknown>>,
+    ): void {
+      const status = successStatus(schema.response);
+      const [method, url] = route.split(' ') as [WriteMethod, string];
+      app.route({
+        method,
+        url,
+        config: { scope },
+        schema: { tags, headers: IdempotencyHeaders, ...schema } as FastifySchema,
+        handler: async (request, reply) =>
+          sendWrite(request, reply, status, (write) =>
+            call(write, request as unknown as SchemaRequest<S>),
+          ),
+      });
+    },
+
+    /** GET `url` (…/:id/pdf): the PDF the service keeps for the record, shown inline. */
+    pdf(
+      url: string,
+      scope: Scope,
+      doc: DocumentRoute,
+      render: (actor: Actor, id: string) => Promise<{ filename: string; pdf: Uint8Array }>,
+    ): void {
+      const binary = { type: 'string', format: 'binary' };
+      const served = { type: 'application/pdf', schema: binary, disposition: 'inline' };
+      documentRoute(
+        url,
+        scope,
+        doc,
+        { ...served, description: 'The PDF document.' },
+        [404],
+        (request) =>
+          render(request.actor, (request.params as { id: string }).id).then(
+            ({ filename, pdf }) => ({ filename, body: pdf }),
+          ),
+      );
+    },
+
+    /** GET `url` (…/:id/e-invoice): the e-invoice's XML, as an attachment. */
+    einvoice<Q extends TSchema>(
+      url: string,
+      scope: Scope,
+      doc: DocumentRoute & { querystring: Q },
+      render: (
+        actor: Actor,
+        id: string,
+        query: Static<Q>,
+      ) => Promise<{ filename: string; xml: Uint8Array | string }>,
+    ): void {
+      const served = {
+        type: 'application/xml',
+        schema: { type: 'string' },
+        disposition: 'attachment',
+      };
+      documentRoute(
+        url,
+        scope,
+        doc,
+        { ...served, description: 'The e-invoice.' },
+        [404, 409],
+        (request) =>
+          render(
+            request.actor,
+            (request.params as { id: string }).id,
+            request.query as Static<Q>,
+          ).then(({ filename, xml }) => ({ filename, body: xml })),
+      );
+    },
+  };
+  return routes;
+
+  /** A document of a record (its PDF, its e-invoice): served as a file, not as JSON. */
+  function documentRoute(
+    url: string,
+    scope: Scope,
+    doc: DocumentRoute,
+    served: { type: string; schema: object; disposition: string; description: string },
+    errors: number[],
+    render: (request: FastifyRequest) => Promise<{ filename: string; body: Uint8Array | string }>,
+  ): void {
+    const { type, schema, disposition, description } = served;
+    app.route({
+      method: 'GET',
+      url,
+      config: { scope },
+      schema: {
+        tags,
+        ...doc,
+        params: IdParams,
+        response: {
+          200: { description, content: { [type]: { schema } } },
+          ...errorResponses(...errors),
+        },
+      },
+      handler: async (request, reply) => {
+        const { filename, body } = await render(request);
+        return reply
+          .type(type)
+          .header('content-disposition', `${disposition}; filename="${filename}"`)
+          .send(body);
+      },
+    });
+  }
+}
