@@ -18,7 +18,8 @@ import { operator, type TenantScope } from '../tenancy.ts';
 import { getInvoicePdf } from './documents.ts';
 import { invoiceFromRow, loadInvoiceRow, withLines } from './model.ts';
 import type { Invoice } from './schemas.ts';
-import { selectLines, updateInvoiceEmail } from './store.ts';
+import { selectLines } from './lines-store.ts';
+import { updateInvoiceEmail } from './store.ts';
 
 export const INVOICE_MAIL = 'invoice';
 

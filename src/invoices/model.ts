@@ -6,7 +6,8 @@ import type { TenantScope } from '../tenancy.ts';
 import { issuedReadiness } from './einvoice-readiness.ts';
 import type { CustomerSnapshot, Invoice } from './schemas.ts';
 import { allowedActions, nextStatus, type InvoiceAction } from './state.ts';
-import { selectInvoice, selectLines, type InvoiceRow, type LineRow } from './store.ts';
+import { selectLines, type LineRow } from './lines-store.ts';
+import { selectInvoice, type InvoiceRow } from './store.ts';
 
 /** Today's date in UTC (YYYY-MM-DD): due dates are calendar dates, compared in UTC. */
 export function todayUtc(): string {
