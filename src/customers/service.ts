@@ -171,5 +171,5 @@ export async function listCustomers(
   filters: { email?: string | undefined },
   page: PageRequest,
 ): Promise<CustomerRow[]> {
-  return selectCustomerPage(db, scope, filters, page.after, page.limit + 1);
+  return selectCustomerPage(db, scope, filters, page);
 }

@@ -3,7 +3,8 @@
 // OpenAPI document; the bodies that make and edit a draft are in draft-schemas.ts.
 import { Type, type Static } from '@sinclair/typebox';
 import { AddressOut, ElectronicAddressOut, TaxExempt, TaxId } from '../customers/schemas.ts';
-import { Environment, Nullable, PageQuery, StringEnum, Timestamp } from '../http/schemas.ts';
+import { Nullable, StringEnum, Timestamp } from '../http/schemas.ts';
+import { ListQuery, ObjectId, Stamps } from '../http/resource-schemas.ts';
 import { Payment } from '../payments/schemas.ts';
 import { TaxAmount } from '../taxes/schemas.ts';
 import { INVOICE_STATUSES } from './state.ts';
@@ -152,9 +153,7 @@ export const Invoice = Type.Object(
           "The hosted invoice page, `{PUBLIC_URL}/i/{token}`: a capability URL that shows the invoice to whoever holds it, without a login, in the customer's language, with its status, payments and downloads of its PDF and e-invoices. Made when the invoice is issued; valid until 120 days after the due date (or the issue date), and at least 120 days from when it was made; `POST /v1/invoices/{id}/hosted-link` replaces it (the old URL stops at once). null on drafts, once expired, and on invoices issued before hosted pages existed (make one with hosted-link). Always null in events, which are stored and delivered (read the invoice for it); a stored Idempotency-Key result that shows it is kept sealed under the server's secrets key and replayed only to the very key that made the request (any other key, one rotated from it included, gets 422 idempotency_key_reused).",
       }),
     ),
-    environment: Environment,
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
+    ...Stamps,
   },
   { title: 'Invoice' },
 );
@@ -169,16 +168,12 @@ export const DeletedInvoice = Type.Object(
   { title: 'DeletedInvoice' },
 );
 
-export const InvoiceListQuery = Type.Object(
-  {
-    ...PageQuery,
-    customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-    status: Type.Optional(
-      StringEnum(INVOICE_STATUSES, { description: `One of ${INVOICE_STATUSES.join(', ')}.` }),
-    ),
-  },
-  { additionalProperties: false },
-);
+export const InvoiceListQuery = ListQuery({
+  customerId: Type.Optional(ObjectId()),
+  status: Type.Optional(
+    StringEnum(INVOICE_STATUSES, { description: `One of ${INVOICE_STATUSES.join(', ')}.` }),
+  ),
+});
 
 export const LineParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 100 }),

@@ -4,7 +4,7 @@
 // environment.
 import type { Queryable } from '../db/pool.ts';
 import { rowById } from '../db/row-by-id.ts';
-import { keysetPage, type PagePosition } from '../paging.ts';
+import { pageReader } from '../paging.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { TaxAmount } from '../taxes/schemas.ts';
 import type { Payment } from '../payments/schemas.ts';
@@ -184,43 +184,20 @@ export async function takeNextInvoiceNumber(db: Queryable, scope: TenantScope): 
   return rows[0]!.last_number;
 }
 
-// Each filter variant has its own index (see the migration), which keysetPage's position bounds.
-const FILTERS = {
-  all: '', // invoices_page
-  customer: 'AND customer_id = $3', // invoices_by_customer
-  status: 'AND status = $3', // invoices_by_status
-  customerStatus: 'AND customer_id = $3 AND status = $4', // invoices_by_customer_status
-} as const;
-
-/** One page of invoices, newest first (index per variant: see FILTERS). */
-export async function selectInvoicePage(
-  db: Queryable,
-  scope: TenantScope,
-  filters: { customerId?: string | undefined; status?: string | undefined },
-  after: PagePosition | null,
-  limit: number,
-): Promise<ShownInvoiceRow[]> {
-  const values: unknown[] = [scope.tenantId, scope.environment];
-  if (filters.customerId !== undefined) values.push(filters.customerId);
-  if (filters.status !== undefined) values.push(filters.status);
-  const filter: keyof typeof FILTERS =
-    filters.customerId !== undefined
-      ? filters.status !== undefined
-        ? 'customerStatus'
-        : 'customer'
-      : filters.status !== undefined
-        ? 'status'
-        : 'all';
-  const page = keysetPage(values, after, limit);
-  const { rows } = await db.query<ShownInvoiceRow>(
-    `SELECT ${COLUMNS}, ${LINES} AS lines, ${HOSTED_TOKEN} AS hosted_token_sealed
-       FROM invoices
-      WHERE tenant_id = $1 AND environment = $2 ${FILTERS[filter]} ${page.after}
-      ${page.orderBy}`,
-    page.values,
-  );
-  return rows;
-}
+/**
+ * One page of invoices, newest first. Each filter variant has its own index (see the
+ * migration), which the page's position bounds: invoices_page, invoices_by_customer,
+ * invoices_by_status, invoices_by_customer_status.
+ */
+export const selectInvoicePage = pageReader<
+  ShownInvoiceRow,
+  { customerId?: string | undefined; status?: string | undefined }
+>(`SELECT ${COLUMNS}, ${LINES} AS lines, ${HOSTED_TOKEN} AS hosted_token_sealed FROM invoices`, {
+  filters: (f) => [
+    ['customer_id', f.customerId],
+    ['status', f.status],
+  ],
+});
 
 /**
  * What the invoice shows of its last e-mail: queued when a send is asked for, then what the

@@ -219,5 +219,5 @@ export async function listPayments(
   filters: { invoiceId?: string | undefined; customerId?: string | undefined },
   page: PageRequest,
 ): Promise<PaymentRow[]> {
-  return selectPaymentPage(db, scope, filters, page.after, page.limit + 1);
+  return selectPaymentPage(db, scope, filters, page);
 }

@@ -215,7 +215,7 @@ export async function listTaxRates(
   filters: { active?: boolean | undefined },
   page: PageRequest,
 ): Promise<TaxRateRow[]> {
-  return selectTaxRatePage(db, scope, filters, page.after, page.limit + 1);
+  return selectTaxRatePage(db, scope, filters, page);
 }
 
 /**

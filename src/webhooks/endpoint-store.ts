@@ -2,7 +2,7 @@
 // query takes the tenant and the environment, but the resealing walk across tenants.
 import type { Queryable } from '../db/pool.ts';
 import { rowById } from '../db/row-by-id.ts';
-import { keysetPage, type PagePosition } from '../paging.ts';
+import { pageReader } from '../paging.ts';
 import type { Environment, TenantScope } from '../tenancy.ts';
 import type { EventType } from '../events/types.ts';
 
@@ -141,20 +141,7 @@ export async function setEndpointFailingSince(
 }
 
 /** One page, newest first (index webhook_endpoints_page). */
-export async function selectEndpointPage(
-  db: Queryable,
-  scope: TenantScope,
-  after: PagePosition | null,
-  limit: number,
-): Promise<EndpointRow[]> {
-  const page = keysetPage([scope.tenantId, scope.environment], after, limit);
-  const { rows } = await db.query<EndpointRow>(
-    `SELECT * FROM webhook_endpoints WHERE tenant_id = $1 AND environment = $2 ${page.after}
-      ${page.orderBy}`,
-    page.values,
-  );
-  return rows;
-}
+export const selectEndpointPage = pageReader<EndpointRow>('SELECT * FROM webhook_endpoints');
 
 export interface EndpointSecretRow {
   tenant_id: string;

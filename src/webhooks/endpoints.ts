@@ -148,7 +148,7 @@ export async function listEndpoints(
   scope: TenantScope,
   page: PageRequest,
 ): Promise<EndpointRow[]> {
-  return selectEndpointPage(db, scope, page.after, page.limit + 1);
+  return selectEndpointPage(db, scope, {}, page);
 }
 
 /**
