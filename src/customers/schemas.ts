@@ -168,6 +168,7 @@ export const AddressOut = Type.Object(
   },
   { title: 'Address' },
 );
+export type Address = Static<typeof AddressOut>;
 
 /** An electronic address as the API returns it. */
 export const ElectronicAddressOut = Type.Object(

@@ -2,7 +2,7 @@
 // query takes the tenant and the environment.
 import type { Queryable } from '../db/pool.ts';
 import type { TenantScope } from '../tenancy.ts';
-import type { CustomerSnapshot, SellerSnapshot } from './schemas.ts';
+import type { FrozenAtIssue } from './snapshots.ts';
 import { lineArrays, linesFromArrays, type LineRow } from './lines-store.ts';
 import { COLUMNS, type DraftFields, type InvoiceRow, type Totals } from './store.ts';
 
@@ -102,16 +102,7 @@ export async function markIssued(
   db: Queryable,
   scope: TenantScope,
   id: string,
-  issue: {
-    number: string;
-    issued_at: Date;
-    due_date: string | null;
-    supply_date: string | null;
-    buyer_reference: string;
-    customer_snapshot: CustomerSnapshot;
-    seller_snapshot: SellerSnapshot;
-    paid: boolean;
-  },
+  issue: FrozenAtIssue & { number: string; paid: boolean },
   totals: Totals,
 ): Promise<InvoiceRow> {
   const { rows } = await db.query<InvoiceRow>(

@@ -1,6 +1,7 @@
 // The invoice as the API shows it, read from its rows, and the guards every change shares.
 import type { Queryable } from '../db/pool.ts';
 import { ResourceMissingError, StateInvalidError } from '../errors.ts';
+import { orderedAddress } from '../customers/service.ts';
 import { taxAmountFromStored } from '../taxes/service.ts';
 import type { TenantScope } from '../tenancy.ts';
 import { issuedReadiness } from './einvoice-readiness.ts';
@@ -89,14 +90,7 @@ function orderedSnapshot(snapshot: CustomerSnapshot): CustomerSnapshot {
   return {
     name: snapshot.name,
     email: snapshot.email,
-    address: a && {
-      line1: a.line1,
-      line2: a.line2,
-      city: a.city,
-      state: a.state,
-      postalCode: a.postalCode,
-      country: a.country,
-    },
+    address: a && orderedAddress(a),
     taxIds: snapshot.taxIds.map((t) => ({ type: t.type, value: t.value })),
     taxExempt: snapshot.taxExempt,
     // Snapshots frozen before languages and e-invoices existed: English, no address.
