@@ -86,6 +86,41 @@ function draftFields(row: InvoiceRow): DraftFields {
   };
 }
 
+/**
+ * A change of a draft's lines in one unit of work: the invoice locked (the lock serialises line
+ * changes) and allowed an edit; `change` changes its lines and says which rates they newly use
+ * and which field is blamed for a mix; the draft is repriced and stored; invoice.updated.
+ */
+function changeLines(
+  db: Db,
+  clock: Clock,
+  request: WriteRequest,
+  id: string,
+  change: (
+    tx: Tx,
+    scope: TenantScope,
+    row: InvoiceRow,
+  ) => Promise<{ lines: LineRow[]; newlyUsed: ReadonlySet<string>; param: string }>,
+): Promise<Written<Invoice>> {
+  return unitOfWork(db, request, async (uow) => {
+    const { tx, actor: scope } = uow;
+    const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
+    assertAllowed(row, 'edit');
+    const { lines, ...repricing } = await change(tx, scope, row);
+    const invoice = await saveDraft(
+      tx,
+      scope,
+      row,
+      draftFields(row),
+      lines,
+      repricing,
+      clock.now(),
+    );
+    uow.event('invoice.updated', invoice);
+    return invoice;
+  });
+}
+
 export function addInvoiceLine(
   db: Db,
   clock: Clock,
@@ -93,11 +128,8 @@ export function addInvoiceLine(
   id: string,
   input: LineCreate,
 ): Promise<Written<Invoice>> {
-  return unitOfWork(db, request, async (uow) => {
-    const { tx, actor: scope } = uow;
+  return changeLines(db, clock, request, id, async (tx, scope, row) => {
     // The invoice row lock serialises line changes, so the count below stays true.
-    const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
-    assertAllowed(row, 'edit');
     const lines = await selectLines(tx, scope, [id]);
     if (lines.length >= MAX_LINES) {
       throw new ParameterInvalidError('lines', `An invoice has at most ${MAX_LINES} lines.`);
@@ -106,20 +138,11 @@ export function addInvoiceLine(
     const [line] = newLines([input], position, () => '');
     await insertLines(tx, scope, id, [line!]);
     const before = rateIdsOf(row.default_tax_rates, lines);
-    const invoice = await saveDraft(
-      tx,
-      scope,
-      row,
-      draftFields(row),
-      [...lines, { ...line!, invoice_id: id }],
-      {
-        newlyUsed: new Set((input.taxRates ?? []).filter((r) => !before.has(r))),
-        param: 'taxRates',
-      },
-      clock.now(),
-    );
-    uow.event('invoice.updated', invoice);
-    return invoice;
+    return {
+      lines: [...lines, { ...line!, invoice_id: id }],
+      newlyUsed: new Set((input.taxRates ?? []).filter((r) => !before.has(r))),
+      param: 'taxRates',
+    };
   });
 }
 
@@ -130,27 +153,10 @@ export function removeInvoiceLine(
   id: string,
   lineId: string,
 ): Promise<Written<Invoice>> {
-  return unitOfWork(db, request, async (uow) => {
-    const { tx, actor: scope } = uow;
-    const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
-    assertAllowed(row, 'edit');
+  return changeLines(db, clock, request, id, async (tx, scope) => {
     if (!(await deleteLine(tx, scope, id, lineId))) {
       throw new ResourceMissingError('invoice line', lineId);
     }
-    const lines = await selectLines(tx, scope, [id]);
-    const invoice = await saveDraft(
-      tx,
-      scope,
-      row,
-      draftFields(row),
-      lines,
-      {
-        newlyUsed: new Set(),
-        param: 'lines',
-      },
-      clock.now(),
-    );
-    uow.event('invoice.updated', invoice);
-    return invoice;
+    return { lines: await selectLines(tx, scope, [id]), newlyUsed: new Set(), param: 'lines' };
   });
 }
