@@ -3,6 +3,8 @@
 // the environment, the list and its filters, so one taken from another list (or forged, or
 // altered) is refused as cursor_invalid.
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { QueryResultRow } from 'pg';
+import type { Queryable } from './db/pool.ts';
 import type { TenantScope } from './tenancy.ts';
 import { CursorInvalidError, ParameterInvalidError } from './errors.ts';
 
@@ -160,5 +162,57 @@ export function keysetPage(
     orderBy: `ORDER BY created_at DESC, id DESC LIMIT $${n + 1}`,
     values: after ? [...values, limit, after.createdAt, after.id] : [...values, limit],
     variant: after ? 'After' : 'First',
+  };
+}
+
+/**
+ * A list's filter: a column that must equal the value, or the condition that the value's
+ * parameter (`$3`, …) makes. A filter whose value is undefined is not in force.
+ */
+export type ListFilter = readonly [condition: string | ((param: string) => string), value: unknown];
+
+/**
+ * Reads one page of a list in the tenant and environment, newest first: the rows of its filters
+ * in force, limit + 1 of them (see buildPage).
+ */
+export type PageReader<Row, Filters> = (
+  db: Queryable,
+  scope: TenantScope,
+  filters: Filters,
+  page: PageRequest,
+) => Promise<Row[]>;
+
+/**
+ * The reader of a list's pages (see keysetPage). `select` is the store's constant `SELECT
+ * columns FROM table`; `filters` names its filters in order, each in force adding `AND
+ * condition` on the next parameter after the tenant and environment ($1, $2). Each combination
+ * of filters in force is one constant text, served by the index the store names for it. `name`
+ * prepares each variant (filters in force, first page or later) once per connection.
+ */
+export function pageReader<Row extends QueryResultRow, Filters = Record<string, never>>(
+  select: string,
+  options: { filters?: (filters: Filters) => readonly ListFilter[]; name?: string } = {},
+): PageReader<Row, Filters> {
+  return async (db, scope, filters, request) => {
+    const values: unknown[] = [scope.tenantId, scope.environment];
+    let conditions = '';
+    let inForce = '';
+    for (const [condition, value] of options.filters?.(filters) ?? []) {
+      inForce += value === undefined ? '0' : '1';
+      if (value === undefined) continue;
+      values.push(value);
+      const param = `$${values.length}`;
+      conditions += ` AND ${typeof condition === 'string' ? `${condition} = ${param}` : condition(param)}`;
+    }
+    const page = keysetPage(values, request.after, request.limit + 1);
+    const text = `${select} WHERE tenant_id = $1 AND environment = $2${conditions} ${page.after}
+      ${page.orderBy}`;
+    const { name } = options;
+    const { rows } = await db.query<Row>(
+      name === undefined
+        ? { text, values: page.values }
+        : { name: `${name}${inForce}${page.variant}`, text, values: page.values },
+    );
+    return rows;
   };
 }

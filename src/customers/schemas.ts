@@ -2,14 +2,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ELECTRONIC_ADDRESS_SCHEMES } from '../documents/einvoice/codes.ts';
 import { LOCALES } from '../documents/model.ts';
-import {
-  Environment,
-  Metadata,
-  Nullable,
-  PageQuery,
-  StringEnum,
-  Timestamp,
-} from '../http/schemas.ts';
+import { Metadata, Nullable, StringEnum } from '../http/schemas.ts';
+import { ListQuery, Stamps } from '../http/resource-schemas.ts';
 
 export const TAX_ID_TYPES = [
   'eu_vat',
@@ -174,6 +168,7 @@ export const AddressOut = Type.Object(
   },
   { title: 'Address' },
 );
+export type Address = Static<typeof AddressOut>;
 
 /** An electronic address as the API returns it. */
 export const ElectronicAddressOut = Type.Object(
@@ -197,20 +192,14 @@ export const Customer = Type.Object(
     locale: Nullable(Type.String()),
     buyerReference: Nullable(Type.String()),
     electronicAddress: Nullable(ElectronicAddressOut),
-    environment: Environment,
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
+    ...Stamps,
   },
   { title: 'Customer' },
 );
 export type Customer = Static<typeof Customer>;
 
-export const CustomerListQuery = Type.Object(
-  {
-    ...PageQuery,
-    email: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 512, description: 'Exact e-mail, any case.' }),
-    ),
-  },
-  { additionalProperties: false },
-);
+export const CustomerListQuery = ListQuery({
+  email: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 512, description: 'Exact e-mail, any case.' }),
+  ),
+});

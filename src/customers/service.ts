@@ -2,11 +2,10 @@
 import type { Db, Queryable } from '../db/pool.ts';
 import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
 import { ParameterInvalidError, ResourceMissingError } from '../errors.ts';
-import type { PageRequest } from '../paging.ts';
 import { newId } from '../ids.ts';
 import { checkedLocale } from '../documents/i18n.ts';
 import type { TenantScope } from '../tenancy.ts';
-import type { Customer, CustomerCreate, CustomerUpdate } from './schemas.ts';
+import type { Address, Customer, CustomerCreate, CustomerUpdate } from './schemas.ts';
 import {
   insertCustomer,
   selectCustomer,
@@ -65,6 +64,21 @@ function normaliseAddress(
     state: address.state ?? null,
     postalCode: address.postalCode ?? null,
     country: address.country ?? null,
+  };
+}
+
+/**
+ * An address with its fields in the API's order: a stored one (jsonb) comes back with its keys
+ * in another, which events and stored answers would show.
+ */
+export function orderedAddress(a: Address): Address {
+  return {
+    line1: a.line1,
+    line2: a.line2,
+    city: a.city,
+    state: a.state,
+    postalCode: a.postalCode,
+    country: a.country,
   };
 }
 
@@ -165,11 +179,5 @@ export function updateCustomer(
   });
 }
 
-export async function listCustomers(
-  db: Queryable,
-  scope: TenantScope,
-  filters: { email?: string | undefined },
-  page: PageRequest,
-): Promise<CustomerRow[]> {
-  return selectCustomerPage(db, scope, filters, page.after, page.limit + 1);
-}
+/** One page of customers, newest first, by e-mail if asked (the store's page reader). */
+export const listCustomers = selectCustomerPage;

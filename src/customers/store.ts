@@ -1,7 +1,7 @@
 // SQL for customers. Every query takes the tenant and the environment.
 import type { Queryable } from '../db/pool.ts';
 import { rowById } from '../db/row-by-id.ts';
-import { keysetPage, type PagePosition } from '../paging.ts';
+import { pageReader } from '../paging.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { AddressOut, TaxIdValue } from './schemas.ts';
 
@@ -115,29 +115,11 @@ export async function updateCustomer(
 }
 
 /** One page, newest first: index customers_page, or customers_by_email with the filter. */
-export async function selectCustomerPage(
-  db: Queryable,
-  scope: TenantScope,
-  filters: { email?: string | undefined },
-  after: PagePosition | null,
-  limit: number,
-): Promise<CustomerRow[]> {
-  const byEmail = filters.email !== undefined;
-  const page = keysetPage(
-    byEmail
-      ? [scope.tenantId, scope.environment, filters.email]
-      : [scope.tenantId, scope.environment],
-    after,
-    limit,
-  );
-  // Named: prepared once per connection, so the hot list skips parsing and planning.
-  const { rows } = await db.query<CustomerRow>({
-    name: `customers_page${byEmail ? 'Email' : 'All'}${page.variant}`,
-    text: `SELECT ${ROW_COLUMNS} FROM customers
-            WHERE tenant_id = $1 AND environment = $2 ${byEmail ? 'AND lower(email) = lower($3)' : ''}
-              ${page.after}
-            ${page.orderBy}`,
-    values: page.values,
-  });
-  return rows;
-}
+// Named: prepared once per connection, so the hot list skips parsing and planning.
+export const selectCustomerPage = pageReader<CustomerRow, { email?: string | undefined }>(
+  `SELECT ${ROW_COLUMNS} FROM customers`,
+  {
+    filters: (f) => [[(email) => `lower(email) = lower(${email})`, f.email]],
+    name: 'customers_page',
+  },
+);

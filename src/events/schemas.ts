@@ -2,7 +2,8 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { CreditNote } from '../credit-notes/schemas.ts';
 import { Customer } from '../customers/schemas.ts';
-import { Environment, Nullable, PageQuery, StringEnum, Timestamp } from '../http/schemas.ts';
+import { Environment, Nullable, StringEnum, Timestamp } from '../http/schemas.ts';
+import { ListQuery } from '../http/resource-schemas.ts';
 import { Invoice } from '../invoices/schemas.ts';
 import { Payment } from '../payments/schemas.ts';
 import { ApiKey } from '../keys/schemas.ts';
@@ -81,7 +82,4 @@ export const WebhookPayload = Type.Object(
   { title: 'WebhookPayload', description: 'The event’s type, time and data.' },
 );
 
-export const EventListQuery = Type.Object(
-  { ...PageQuery, type: Type.Optional(EventType) },
-  { additionalProperties: false },
-);
+export const EventListQuery = ListQuery({ type: Type.Optional(EventType) });

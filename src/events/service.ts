@@ -59,5 +59,5 @@ export async function listEvents(
       );
     }
   }
-  return selectEventPage(db, actor, types, page.after, page.limit + 1);
+  return selectEventPage(db, actor, types, page);
 }

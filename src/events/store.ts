@@ -1,7 +1,7 @@
 // SQL for the event outbox. Every query takes the tenant and the environment.
 import type { Queryable } from '../db/pool.ts';
 import { rowById } from '../db/row-by-id.ts';
-import { keysetPage, type PagePosition } from '../paging.ts';
+import { keysetPage, pageReader, type PageRequest } from '../paging.ts';
 import type { Environment, TenantScope } from '../tenancy.ts';
 import type { EventType } from './types.ts';
 
@@ -17,6 +17,8 @@ export interface EventRow {
 
 export const selectEvent = rowById<EventRow>('SELECT * FROM events');
 
+const selectAllEvents = pageReader<EventRow>('SELECT * FROM events', { name: 'events_page' });
+
 /**
  * One page, newest first: index events_page for every type (types null), events_by_type for
  * a list of types. A key that reads only some types walks events_by_type once per readable
@@ -27,20 +29,14 @@ export async function selectEventPage(
   db: Queryable,
   scope: TenantScope,
   types: readonly string[] | null,
-  after: PagePosition | null,
-  limit: number,
+  request: PageRequest,
 ): Promise<EventRow[]> {
-  if (types === null) {
-    const page = keysetPage([scope.tenantId, scope.environment], after, limit);
-    const { rows } = await db.query<EventRow>({
-      name: `events_pageAll${page.variant}`,
-      text: `SELECT * FROM events WHERE tenant_id = $1 AND environment = $2 ${page.after}
-             ${page.orderBy}`,
-      values: page.values,
-    });
-    return rows;
-  }
-  const page = keysetPage([scope.tenantId, scope.environment, types], after, limit);
+  if (types === null) return selectAllEvents(db, scope, {}, request);
+  const page = keysetPage(
+    [scope.tenantId, scope.environment, types],
+    request.after,
+    request.limit + 1,
+  );
   // The outer ORDER BY reads e's columns (t has only `type`) and shares the limit parameter.
   const { rows } = await db.query<EventRow>({
     name: `events_pageTypes${page.variant}`,

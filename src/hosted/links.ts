@@ -16,17 +16,10 @@
 import { systemClock, type Clock } from '../clock.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db, Queryable } from '../db/pool.ts';
-import { unitOfWork } from '../db/unit-of-work.ts';
 import type { SecretsKeyring } from '../secrets/keyring.ts';
-import { operator, type TenantScope } from '../tenancy.ts';
-import {
-  selectLinkByHash,
-  selectLinks,
-  selectSealedLinks,
-  updateSealedToken,
-  upsertLink,
-  type SealedLinkRow,
-} from './store.ts';
+import { resealColumn } from '../secrets/reseal.ts';
+import type { TenantScope } from '../tenancy.ts';
+import { selectLinkByHash, selectLinks, upsertLink } from './store.ts';
 
 const TOKEN_BYTES = 24;
 /** What a token looks like: anything else is refused before the database is asked. */
@@ -64,6 +57,14 @@ export interface ResolvedLink {
   scope: TenantScope;
   invoiceId: string;
 }
+
+/** The links' sealed tokens (see CROSS_TENANT_STATEMENTS). */
+const SEALED_TOKENS = {
+  table: 'hosted_invoice_links',
+  key: 'invoice_id',
+  column: 'token_sealed',
+  marker: 'hosted links reseal',
+};
 
 export class HostedLinks {
   readonly #secrets: SecretsKeyring;
@@ -154,28 +155,15 @@ export class HostedLinks {
    * Run at start while a key rotation is under way (SECRETS_KEY_PREVIOUS), and by `billing
    * secrets reseal`. A token no key of the ring opens is left as it is.
    */
-  async reseal(db: Db): Promise<number> {
-    let resealed = 0;
-    let after: SealedLinkRow | null = null;
-    for (;;) {
-      const batch = await selectSealedLinks(db, after, 500);
-      if (batch.length === 0) return resealed;
-      after = batch[batch.length - 1]!;
-      for (const row of batch) {
-        if (this.#secrets.isCurrent(row.token_sealed)) continue;
-        const scope = { tenantId: row.tenant_id, environment: row.environment };
-        let token: string;
-        try {
-          token = this.#secrets.open(row.token_sealed, context(scope, row.invoice_id));
-        } catch {
-          continue;
-        }
-        const sealed = this.#secrets.seal(token, context(scope, row.invoice_id));
-        await unitOfWork(db, { actor: operator(row.tenant_id, row.environment) }, ({ tx }) =>
-          updateSealedToken(tx, scope, row.invoice_id, row.token_sealed, sealed),
-        );
-        resealed++;
+  reseal(db: Db): Promise<number> {
+    return resealColumn(db, this.#secrets, SEALED_TOKENS, (link, scope) => {
+      let token: string;
+      try {
+        token = this.#secrets.open(link.sealed, context(scope, link.key));
+      } catch {
+        return null;
       }
-    }
+      return this.#secrets.seal(token, context(scope, link.key));
+    });
   }
 }

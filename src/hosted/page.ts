@@ -2,7 +2,8 @@
 // documents print it (seller, buyer, facts, lines, tax breakdown, totals, payment details, from
 // the same document model as the PDF) plus what only the page can show, the invoice's state
 // now (status, amounts paid and remaining, payments). The templates (./templates/) only lay it
-// out; every number and date is formatted here, money exactly from its minor units.
+// out; every number and date is formatted here, money exactly from its minor units. The
+// view's shape is in ./page-view.ts.
 import {
   formatAmount,
   formatDate,
@@ -22,16 +23,14 @@ import {
 import { groupIban } from '../documents/pdf/payment.ts';
 import { printedRate } from '../documents/pdf/tax-summary.ts';
 import type { Invoice } from '../invoices/schemas.ts';
-
-export const PAGE_STATUSES = [
-  'open',
-  'partially_paid',
-  'overdue',
-  'paid',
-  'void',
-  'uncollectible',
-] as const;
-export type PageStatus = (typeof PAGE_STATUSES)[number];
+import type {
+  CreditNoteRow,
+  LineRow,
+  PageCreditNote,
+  PageStatus,
+  PageView,
+  PaymentRow,
+} from './page-view.ts';
 
 /**
  * The status the page shows, from the invoice's state now (the PDF, a record of the issue,
@@ -44,83 +43,6 @@ export function pageStatus(
   if (invoice.status === 'uncollectible') return 'uncollectible';
   if (invoice.overdue) return 'overdue';
   return invoice.amountPaid > 0 ? 'partially_paid' : 'open';
-}
-
-export interface Party {
-  name: string;
-  lines: string[];
-}
-
-export interface LineRow {
-  description: string;
-  quantity: string;
-  unit: string;
-  unitPrice: string;
-  vat: string;
-  amount: string;
-}
-
-export interface TaxRow {
-  category: string;
-  reason: string | null;
-  rate: string;
-  taxable: string;
-  tax: string;
-}
-
-export interface PaymentRow {
-  date: string;
-  method: string;
-  amount: string;
-  voided: boolean;
-}
-
-export interface Download {
-  href: string;
-  label: string;
-  /** The media type, for the link's `type`. */
-  type: string;
-}
-
-/** A credit note of the invoice (not void), with the documents the page offers of it. */
-export interface CreditNoteRow {
-  number: string;
-  date: string;
-  amount: string;
-  downloads: Download[];
-}
-
-/** What the page needs to know of a credit note: the page offers its documents. */
-export interface PageCreditNote {
-  number: string;
-  total: number;
-  createdAt: string;
-  /** Its documents that exist (the PDF; its e-invoices when its data allow them). */
-  formats: ReadonlySet<DocumentFormat>;
-}
-
-export interface PageView {
-  lang: DocumentLocale;
-  title: string;
-  heading: string;
-  status: { key: PageStatus; label: string };
-  seller: Party;
-  buyer: Party;
-  facts: [string, string][];
-  /** Total, paid, credited, remaining: the state of the invoice now. */
-  summary: { label: string; value: string; key: string }[];
-  lines: LineRow[];
-  pricesIncludeTax: string | null;
-  taxRows: TaxRow[];
-  totals: { label: string; value: string; strong: boolean }[];
-  paymentTerms: string | null;
-  paymentDetails: [string, string][];
-  paymentInstructions: string | null;
-  payments: PaymentRow[];
-  creditNotes: CreditNoteRow[];
-  downloads: Download[];
-  note: string | null;
-  labels: Record<string, string>;
 }
 
 /** The messages the templates use as they are. */

@@ -18,7 +18,8 @@ import {
   issuedInvoiceFormats,
 } from '../invoices/service.ts';
 import type { HostedLinks } from './links.ts';
-import { pageView, type PageView } from './page.ts';
+import { pageView } from './page.ts';
+import type { PageView } from './page-view.ts';
 
 export interface HostedPageDeps {
   db: Db;

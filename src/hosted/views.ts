@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Eta } from 'eta';
 import { catalogueLocale, t } from '../documents/i18n.ts';
 import type { DocumentLocale } from '../documents/model.ts';
-import type { PageView } from './page.ts';
+import type { PageView } from './page-view.ts';
 
 const eta = new Eta({
   views: fileURLToPath(new URL('./templates', import.meta.url)),

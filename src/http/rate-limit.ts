@@ -26,93 +26,20 @@
 // request goes through rather than failing.
 import type { Clock } from '../clock.ts';
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
-import { Redis } from 'ioredis';
-import {
-  RateLimiterMemory,
-  RateLimiterRedis,
-  RateLimiterRes,
-  type RateLimiterAbstract,
-} from 'rate-limiter-flexible';
+import type { Redis } from 'ioredis';
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../config.ts';
 import type { Environment } from '../tenancy.ts';
 import { RateLimitedError } from '../errors.ts';
+import { connectRedis, sharedLimiter } from './rate-limit-redis.ts';
+import { LocalWindows } from './rate-limit-windows.ts';
 
 const POLICY = '"default"';
 const KEY_WINDOW_SECONDS = 1;
 
-// While Redis is away commands fail at once (no offline queue) and the limiters skip it until
-// it is ready again; a Redis that hangs costs a request at most the command timeout.
-const REDIS_OPTIONS = {
-  enableOfflineQueue: false,
-  connectTimeout: 1000,
-  commandTimeout: 500,
-  maxRetriesPerRequest: 0,
-  retryStrategy: (attempt: number) => Math.min(attempt * 200, 2000),
-};
-
-interface LimiterOptions {
-  keyPrefix: string;
-  points: number;
-  duration: number;
-}
-
 /** Whole seconds until a window ends, as the headers and Retry-After give it. */
 function secondsUntil(msBeforeNext: number): number {
   return Math.max(0, Math.ceil(msBeforeNext / 1000));
-}
-
-interface Window {
-  points: number;
-  endsAt: number;
-}
-
-/**
- * Fixed windows counted in this process's memory, for an instance without Redis. The same
- * windows as the shared limiters (a window opens with the first point and lasts its duration),
- * but answered synchronously: every request counts, and a promise per count was a measurable
- * share of the cheapest requests. Ended windows are dropped in one sweep now and then rather
- * than with a timer each.
- */
-class LocalWindows {
-  private readonly windows = new Map<string, Window>();
-  private readonly sweeper: NodeJS.Timeout;
-
-  private readonly durationMs: number;
-
-  private readonly clock: Clock;
-
-  constructor(durationMs: number, clock: Clock) {
-    this.durationMs = durationMs;
-    this.clock = clock;
-    this.sweeper = setInterval(() => this.sweep(), Math.max(durationMs, 10_000));
-    this.sweeper.unref();
-  }
-
-  /** Adds points to the key's open window (opening one if none is); the window after it. */
-  add(key: string, points: number, now: number): Window {
-    let window = this.windows.get(key);
-    if (window === undefined || window.endsAt <= now) {
-      window = { points: 0, endsAt: now + this.durationMs };
-      this.windows.set(key, window);
-    }
-    window.points += points;
-    return window;
-  }
-
-  /** The key's open window, if it has one. */
-  peek(key: string, now: number): Window | undefined {
-    const window = this.windows.get(key);
-    return window !== undefined && window.endsAt > now ? window : undefined;
-  }
-
-  private sweep(): void {
-    const now = this.clock.nowMs();
-    for (const [key, window] of this.windows) if (window.endsAt <= now) this.windows.delete(key);
-  }
-
-  close(): void {
-    clearInterval(this.sweeper);
-  }
 }
 
 /** A key's per-second limit in one environment, and its RateLimit-Policy value. */
@@ -148,26 +75,19 @@ export class RateLimits {
   private readonly keyLimits: Record<Environment, KeyLimit>;
 
   private readonly config: Config;
-
   private readonly log: FastifyBaseLogger;
-
   private readonly redis: Redis | undefined;
-
   private readonly clock: Clock;
 
   private constructor(
     config: Config,
-
     log: FastifyBaseLogger,
-
     redis: Redis | undefined,
     clock: Clock,
   ) {
     this.config = config;
     this.clock = clock;
-
     this.log = log;
-
     this.redis = redis;
     this.synchronous = redis === undefined;
     this.keyLimits = { live: keyLimit(config.rateLimitLive), test: keyLimit(config.rateLimitTest) };
@@ -184,23 +104,23 @@ export class RateLimits {
     const prefix = `${config.redisKeyPrefix}:rl`;
     this.shared = {
       perKey: {
-        live: this.limiter(redis, {
+        live: sharedLimiter(redis, {
           keyPrefix: `${prefix}:live`,
           points: this.keyLimits.live.points,
           duration: KEY_WINDOW_SECONDS,
         }),
-        test: this.limiter(redis, {
+        test: sharedLimiter(redis, {
           keyPrefix: `${prefix}:test`,
           points: this.keyLimits.test.points,
           duration: KEY_WINDOW_SECONDS,
         }),
       },
-      authFailures: this.limiter(redis, {
+      authFailures: sharedLimiter(redis, {
         keyPrefix: `${prefix}:auth-failures`,
         points: config.authFailureLimit,
         duration: config.authFailureWindowSeconds,
       }),
-      hostedPage: this.limiter(redis, {
+      hostedPage: sharedLimiter(redis, {
         keyPrefix: `${prefix}:hosted-page`,
         points: config.hostedPageRateLimit,
         duration: HOSTED_PAGE_WINDOW_SECONDS,
@@ -210,44 +130,8 @@ export class RateLimits {
 
   /** Connects to Redis when configured (waiting at most its connect timeout) and builds the limiters. */
   static async create(config: Config, log: FastifyBaseLogger, clock: Clock): Promise<RateLimits> {
-    if (!config.redisUrl) return new RateLimits(config, log, undefined, clock);
-    const redis = new Redis(config.redisUrl, REDIS_OPTIONS);
-    let shared: boolean | undefined;
-    redis.on('ready', () => {
-      if (shared !== true) log.info('rate limits are shared through Redis');
-      shared = true;
-    });
-    // Logged once per outage: when the connection drops, or the first attempt fails.
-    const lost = (error?: Error) => {
-      if (shared !== false) {
-        log.warn(
-          error ? { err: error } : {},
-          'Redis is unreachable: rate limits are counted per instance until it is back',
-        );
-      }
-      shared = false;
-    };
-    redis.on('error', lost);
-    redis.on('close', () => lost());
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, REDIS_OPTIONS.connectTimeout + 100);
-      const done = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-      redis.once('ready', done);
-      redis.once('error', done);
-    });
+    const redis = config.redisUrl ? await connectRedis(config.redisUrl, log) : undefined;
     return new RateLimits(config, log, redis, clock);
-  }
-
-  private limiter(redis: Redis, options: LimiterOptions): RateLimiterAbstract {
-    return new RateLimiterRedis({
-      ...options,
-      storeClient: redis,
-      rejectIfRedisNotReady: true,
-      insuranceLimiter: new RateLimiterMemory(options),
-    });
   }
 
   /**

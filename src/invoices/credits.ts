@@ -10,7 +10,8 @@ import { ParameterInvalidError, StateInvalidError } from '../errors.ts';
 import type { TenantScope } from '../tenancy.ts';
 import { invoiceFromRow, loadInvoiceRow, withLines } from './model.ts';
 import type { Invoice } from './schemas.ts';
-import { selectLines, updateCredits } from './store.ts';
+import { updateCredits } from './balance-store.ts';
+import { selectLines } from './lines-store.ts';
 
 /** Where a credit went; keep it with the credit note, and give it back to reverse it. */
 export interface CreditEffect {

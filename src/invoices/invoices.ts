@@ -8,7 +8,7 @@ import type { IssuedDocuments } from '../documents/service.ts';
 import type { HostedLinks } from '../hosted/links.ts';
 import type { PageRequest } from '../paging.ts';
 import type { TenantScope } from '../tenancy.ts';
-import type { InvoiceCreate, InvoiceUpdate, LineCreate } from './schemas.ts';
+import type { InvoiceCreate, InvoiceUpdate, LineCreate } from './draft-schemas.ts';
 import {
   addInvoiceLine,
   createInvoice,

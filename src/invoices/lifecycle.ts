@@ -23,7 +23,9 @@ import { shownByWrite } from './hosted-link.ts';
 import { priceWithRates } from './pricing.ts';
 import type { Invoice, SellerSnapshot } from './schemas.ts';
 import { frozenAtIssue } from './snapshots.ts';
-import { applyTransition, markIssued, selectLines } from './store.ts';
+import { markIssued } from './draft-store.ts';
+import { selectLines } from './lines-store.ts';
+import { applyTransition } from './store.ts';
 
 /**
  * Issues a draft: prices it a last time (with the customer's tax status as it is now), freezes

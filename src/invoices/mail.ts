@@ -19,7 +19,8 @@ import { operator, type TenantScope } from '../tenancy.ts';
 import { getInvoicePdf } from './documents.ts';
 import { invoiceFromRow, loadInvoiceRow, withLines } from './model.ts';
 import type { Invoice } from './schemas.ts';
-import { selectLines, updateInvoiceEmail, type InvoiceRow } from './store.ts';
+import { selectLines } from './lines-store.ts';
+import { updateInvoiceEmail, type InvoiceRow } from './store.ts';
 
 export const INVOICE_MAIL = 'invoice';
 

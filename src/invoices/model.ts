@@ -2,12 +2,14 @@
 import { documentEmailOf } from '../documents/mail.ts';
 import type { Queryable } from '../db/pool.ts';
 import { ResourceMissingError, StateInvalidError } from '../errors.ts';
+import { orderedAddress } from '../customers/service.ts';
 import { taxAmountFromStored } from '../taxes/service.ts';
 import type { TenantScope } from '../tenancy.ts';
 import { issuedReadiness } from './einvoice-readiness.ts';
 import type { CustomerSnapshot, Invoice } from './schemas.ts';
 import { allowedActions, nextStatus, type InvoiceAction } from './state.ts';
-import { selectInvoice, selectLines, type InvoiceRow, type LineRow } from './store.ts';
+import { selectLines, type LineRow } from './lines-store.ts';
+import { selectInvoice, type InvoiceRow } from './store.ts';
 
 /**
  * Open and past its due date on `today` (an uncollectible invoice is not chased). `today` is
@@ -84,14 +86,7 @@ function orderedSnapshot(snapshot: CustomerSnapshot): CustomerSnapshot {
   return {
     name: snapshot.name,
     email: snapshot.email,
-    address: a && {
-      line1: a.line1,
-      line2: a.line2,
-      city: a.city,
-      state: a.state,
-      postalCode: a.postalCode,
-      country: a.country,
-    },
+    address: a && orderedAddress(a),
     taxIds: snapshot.taxIds.map((t) => ({ type: t.type, value: t.value })),
     taxExempt: snapshot.taxExempt,
     // Snapshots frozen before languages and e-invoices existed: English, no address.

@@ -11,7 +11,8 @@ import type { TenantScope } from '../tenancy.ts';
 import { assertAllowed, invoiceFromRow, loadInvoiceRow } from './model.ts';
 import type { Invoice } from './schemas.ts';
 import type { InvoiceStatus } from './state.ts';
-import { markOverdue, selectLines, selectScopesWithNewlyOverdue, updatePaid } from './store.ts';
+import { markOverdue, selectScopesWithNewlyOverdue, updatePaid } from './balance-store.ts';
+import { selectLines } from './lines-store.ts';
 
 /** What a payment needs to know of its invoice. */
 export interface PayableInvoice {

@@ -54,7 +54,7 @@ export async function listInvoices(
   page: PageRequest,
 ): Promise<{ id: string; created_at: Date; invoice: Invoice }[]> {
   // The page, its lines and its hosted links in one statement (primary key prefix look-ups).
-  const rows = await selectInvoicePage(db, scope, filters, page.after, page.limit + 1);
+  const rows = await selectInvoicePage(db, scope, filters, page);
   // Drafts' e-invoice readiness: at most three reads for the page (./einvoice-readiness.ts).
   const now = clock.now();
   const shown = rows.map((row) => invoiceFromRow(row, row.lines, utcDateOf(now)));

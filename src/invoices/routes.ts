@@ -8,12 +8,10 @@ import {
   EinvoiceQuery,
   HOSTED_URL_REPLAY,
   Invoice,
-  InvoiceCreate,
   InvoiceListQuery,
-  InvoiceUpdate,
-  LineCreate,
   LineParams,
 } from './schemas.ts';
+import { InvoiceCreate, InvoiceUpdate, LineCreate } from './draft-schemas.ts';
 
 const tags = ['Invoices'];
 const writeScope = 'invoices:write';

@@ -1,41 +1,26 @@
-// Invoice rules: drafts and their lines, money, the state machine's guard, events. The
-// lifecycle (issue, void, send, PDF) is in lifecycle.ts, the credit-note hooks in credits.ts
-// and the payment and overdue hooks in payments.ts; this file is the module's public face and
-// re-exports them.
+// Invoice rules for drafts: creating, editing and deleting one, with its fields' checks. A
+// draft's lines (and its repricing) are in lines.ts, the lifecycle (issue, void, send, PDF) in
+// lifecycle.ts, the credit-note hooks in credits.ts and the payment and overdue hooks in
+// payments.ts; this file is the module's public face and re-exports them.
 import { todayUtcOf, utcDateOf, type Clock } from '../clock.ts';
-import type { Db, Tx } from '../db/pool.ts';
+import type { Db } from '../db/pool.ts';
 import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
 import { getCustomerRow } from '../customers/service.ts';
-import { ParameterInvalidError, ResourceMissingError, StateInvalidError } from '../errors.ts';
+import { ParameterInvalidError, StateInvalidError } from '../errors.ts';
 import { checkedDate as checkedCalendarDate } from '../dates.ts';
 import { newId } from '../ids.ts';
 import { isCurrency } from '../money/currency.ts';
-import type { TenantScope } from '../tenancy.ts';
 import type { HostedLinks } from '../hosted/links.ts';
 import { shownByWrite } from './hosted-link.ts';
 import { withReadiness } from './einvoice-readiness.ts';
-import { checkedLineAmount, priceWithRates } from './pricing.ts';
-import {
-  MAX_LINES,
-  type Invoice,
-  type InvoiceCreate,
-  type InvoiceUpdate,
-  type LineCreate,
-} from './schemas.ts';
+import { priceWithRates } from './pricing.ts';
+import type { InvoiceCreate, InvoiceUpdate } from './draft-schemas.ts';
+import type { Invoice } from './schemas.ts';
 import { assertAllowed, invoiceFromRow, loadInvoiceRow, withLines } from './model.ts';
-import {
-  deleteAllLines,
-  deleteInvoice,
-  deleteLine,
-  insertDraft,
-  insertLines,
-  selectLines,
-  updateDraft,
-  updateMetadata,
-  type DraftFields,
-  type InvoiceRow,
-  type LineRow,
-} from './store.ts';
+import { newLines, rateIdsOf, saveDraft } from './lines.ts';
+import { insertDraft } from './draft-store.ts';
+import { deleteAllLines, insertLines, selectLines } from './lines-store.ts';
+import { deleteInvoice, updateMetadata, type DraftFields } from './store.ts';
 
 export {
   getInvoiceEinvoice,
@@ -45,6 +30,7 @@ export {
   renderIssuedInvoice,
 } from './documents.ts';
 export { issueInvoice, markInvoiceUncollectible, sendInvoice, voidInvoice } from './lifecycle.ts';
+export { addInvoiceLine, removeInvoiceLine } from './lines.ts';
 export {
   beforeSignature,
   hostedLinkText,
@@ -96,57 +82,6 @@ function supplyFields(
     service_period_start: start,
     service_period_end: end,
   };
-}
-
-function newLines(
-  inputs: readonly LineCreate[],
-  firstPosition: number,
-  /** The prefix of the fields' names in errors: `lines.3.` on an invoice, '' for one line. */
-  param: (index: number) => string,
-): Omit<LineRow, 'invoice_id'>[] {
-  return inputs.map((input, i) => {
-    const quantity = input.quantity ?? 1;
-    return {
-      id: newId('il'),
-      position: firstPosition + i,
-      description: input.description,
-      quantity,
-      unit_amount: input.unitAmount,
-      unit_code: input.unitCode ?? 'C62',
-      amount: checkedLineAmount(quantity, input.unitAmount, `${param(i)}unitAmount`),
-      tax_rates: input.taxRates ?? null,
-    };
-  });
-}
-
-function rateIdsOf(defaults: readonly string[], lines: readonly Pick<LineRow, 'tax_rates'>[]) {
-  return new Set([...defaults, ...lines.flatMap((l) => l.tax_rates ?? [])]);
-}
-
-/**
- * Prices a draft with its current lines, rates and customer, and stores it. Rates in
- * `newlyUsed` must be active; `param` is blamed for a mix of inclusive and exclusive rates.
- */
-async function saveDraft(
-  tx: Tx,
-  scope: TenantScope,
-  row: InvoiceRow,
-  fields: DraftFields,
-  lines: readonly LineRow[],
-  change: { newlyUsed: ReadonlySet<string>; param: string },
-  now: Date,
-): Promise<Invoice> {
-  const customer = await getCustomerRow(tx, scope, row.customer_id);
-  const totals = await priceWithRates(
-    tx,
-    scope,
-    fields.default_tax_rates,
-    lines,
-    customer.tax_exempt,
-    change,
-  );
-  const saved = await updateDraft(tx, scope, row.id, fields, totals);
-  return withReadiness(tx, scope, invoiceFromRow(saved, lines, utcDateOf(now)), now, customer);
 }
 
 export function createInvoice(
@@ -312,89 +247,5 @@ export function deleteDraftInvoice(
     await deleteInvoice(tx, scope, id);
     uow.event('invoice.deleted', invoice);
     return { id, object: 'invoice', deleted: true };
-  });
-}
-
-function draftFields(row: InvoiceRow): DraftFields {
-  return {
-    default_tax_rates: row.default_tax_rates,
-    due_date: row.due_date,
-    days_until_due: row.days_until_due,
-    memo: row.memo,
-    metadata: row.metadata,
-    supply_date: row.supply_date,
-    service_period_start: row.service_period_start,
-    service_period_end: row.service_period_end,
-    buyer_reference: row.buyer_reference,
-    purchase_order: row.purchase_order,
-  };
-}
-
-export function addInvoiceLine(
-  db: Db,
-  clock: Clock,
-  request: WriteRequest,
-  id: string,
-  input: LineCreate,
-): Promise<Written<Invoice>> {
-  return unitOfWork(db, request, async (uow) => {
-    const { tx, actor: scope } = uow;
-    // The invoice row lock serialises line changes, so the count below stays true.
-    const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
-    assertAllowed(row, 'edit');
-    const lines = await selectLines(tx, scope, [id]);
-    if (lines.length >= MAX_LINES) {
-      throw new ParameterInvalidError('lines', `An invoice has at most ${MAX_LINES} lines.`);
-    }
-    const position = Math.max(0, ...lines.map((l) => l.position)) + 1;
-    const [line] = newLines([input], position, () => '');
-    await insertLines(tx, scope, id, [line!]);
-    const before = rateIdsOf(row.default_tax_rates, lines);
-    const invoice = await saveDraft(
-      tx,
-      scope,
-      row,
-      draftFields(row),
-      [...lines, { ...line!, invoice_id: id }],
-      {
-        newlyUsed: new Set((input.taxRates ?? []).filter((r) => !before.has(r))),
-        param: 'taxRates',
-      },
-      clock.now(),
-    );
-    uow.event('invoice.updated', invoice);
-    return invoice;
-  });
-}
-
-export function removeInvoiceLine(
-  db: Db,
-  clock: Clock,
-  request: WriteRequest,
-  id: string,
-  lineId: string,
-): Promise<Written<Invoice>> {
-  return unitOfWork(db, request, async (uow) => {
-    const { tx, actor: scope } = uow;
-    const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
-    assertAllowed(row, 'edit');
-    if (!(await deleteLine(tx, scope, id, lineId))) {
-      throw new ResourceMissingError('invoice line', lineId);
-    }
-    const lines = await selectLines(tx, scope, [id]);
-    const invoice = await saveDraft(
-      tx,
-      scope,
-      row,
-      draftFields(row),
-      lines,
-      {
-        newlyUsed: new Set(),
-        param: 'lines',
-      },
-      clock.now(),
-    );
-    uow.event('invoice.updated', invoice);
-    return invoice;
   });
 }

@@ -4,14 +4,22 @@
 import type { CustomerRow } from '../customers/store.ts';
 import type { SettingsRow } from '../settings/service.ts';
 import { customerSnapshot, sellerSnapshot } from '../documents/frozen.ts';
-import type { InvoiceRow, markIssued } from './store.ts';
+import type { CustomerSnapshot, SellerSnapshot } from './schemas.ts';
+import type { InvoiceRow } from './store.ts';
 
 function addDays(date: Date, days: number): string {
   return new Date(date.getTime() + days * 86_400_000).toISOString().slice(0, 10);
 }
 
 /** What issuing the draft at `issuedAt` freezes and stores, besides its number and totals. */
-export type FrozenAtIssue = Omit<Parameters<typeof markIssued>[3], 'number' | 'paid'>;
+export interface FrozenAtIssue {
+  issued_at: Date;
+  due_date: string | null;
+  supply_date: string | null;
+  buyer_reference: string;
+  customer_snapshot: CustomerSnapshot;
+  seller_snapshot: SellerSnapshot;
+}
 
 /**
  * The one definition of what issue freezes: the issue itself stores it, and a draft's

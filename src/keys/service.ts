@@ -159,7 +159,7 @@ export async function listApiKeys(
   scope: TenantScope,
   page: PageRequest,
 ): Promise<ApiKeyRow[]> {
-  return selectKeyPage(db, scope.tenantId, scope.environment, page.after, page.limit + 1);
+  return selectKeyPage(db, scope, {}, page);
 }
 
 export async function listApiKeysOfTenant(db: Db, tenantId: string): Promise<ApiKey[]> {

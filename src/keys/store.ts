@@ -1,6 +1,6 @@
 // SQL for API keys.
 import type { Queryable } from '../db/pool.ts';
-import { keysetPage, type PagePosition } from '../paging.ts';
+import { pageReader } from '../paging.ts';
 import type { Environment } from '../tenancy.ts';
 import type { Scope } from './scopes.ts';
 
@@ -118,21 +118,7 @@ export async function selectKeysOfTenant(db: Queryable, tenantId: string): Promi
 }
 
 /** One page of a tenant's keys in one environment, newest first (index api_keys_page). */
-export async function selectKeyPage(
-  db: Queryable,
-  tenantId: string,
-  environment: Environment,
-  after: PagePosition | null,
-  limit: number,
-): Promise<ApiKeyRow[]> {
-  const page = keysetPage([tenantId, environment], after, limit);
-  const { rows } = await db.query<ApiKeyRow>(
-    `SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = $1 AND environment = $2 ${page.after}
-      ${page.orderBy}`,
-    page.values,
-  );
-  return rows;
-}
+export const selectKeyPage = pageReader<ApiKeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys`);
 
 export async function setKeyExpiry(
   db: Queryable,

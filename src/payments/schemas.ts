@@ -1,6 +1,7 @@
 // Payment schemas: they validate requests, type the handlers and feed the OpenAPI document.
 import { Type, type Static } from '@sinclair/typebox';
-import { Environment, Nullable, PageQuery, StringEnum, Timestamp } from '../http/schemas.ts';
+import { Environment, Nullable, StringEnum, Timestamp } from '../http/schemas.ts';
+import { ListQuery, ObjectId } from '../http/resource-schemas.ts';
 import { INVOICE_STATUSES } from '../invoices/state.ts';
 import { MAX_AMOUNT } from '../money/amount.ts';
 
@@ -122,23 +123,7 @@ export const RecordedPayment = Type.Object(
 );
 export type RecordedPayment = Static<typeof RecordedPayment>;
 
-export const PaymentListQuery = Type.Object(
-  {
-    ...PageQuery,
-    invoiceId: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 100,
-        description: 'Only the payments of this invoice.',
-      }),
-    ),
-    customerId: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 100,
-        description: 'Only the payments of this customer’s invoices.',
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
+export const PaymentListQuery = ListQuery({
+  invoiceId: Type.Optional(ObjectId('Only the payments of this invoice.')),
+  customerId: Type.Optional(ObjectId('Only the payments of this customer’s invoices.')),
+});

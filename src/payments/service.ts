@@ -21,7 +21,6 @@ import {
 } from '../invoices/service.ts';
 import type { HostedLinks } from '../hosted/links.ts';
 import type { Invoice } from '../invoices/schemas.ts';
-import type { PageRequest } from '../paging.ts';
 import type { TenantScope } from '../tenancy.ts';
 import {
   MAX_PAYMENTS_PER_INVOICE,
@@ -229,11 +228,5 @@ export function voidPayment(
   });
 }
 
-export async function listPayments(
-  db: Db,
-  scope: TenantScope,
-  filters: { invoiceId?: string | undefined; customerId?: string | undefined },
-  page: PageRequest,
-): Promise<PaymentRow[]> {
-  return selectPaymentPage(db, scope, filters, page.after, page.limit + 1);
-}
+/** One page of payments, newest first, of an invoice or customer if asked (the store's page reader). */
+export const listPayments = selectPaymentPage;

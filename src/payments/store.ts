@@ -1,7 +1,7 @@
 // SQL for payments. Every query takes the tenant and the environment.
 import type { Queryable } from '../db/pool.ts';
 import { rowById } from '../db/row-by-id.ts';
-import { keysetPage, type PagePosition } from '../paging.ts';
+import { pageReader } from '../paging.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { PaymentMethod } from './schemas.ts';
 
@@ -81,41 +81,18 @@ export async function markPaymentVoid(
   return rows[0]!;
 }
 
-// Each filter variant has its own index (migration 0020), which keysetPage's position bounds.
-// Both filters use the invoice's index (an invoice has few payments) and check the customer on
-// its rows.
-const FILTERS = {
-  all: '', // payments_page
-  invoice: 'AND invoice_id = $3', // payments_by_invoice
-  customer: 'AND customer_id = $3', // payments_by_customer
-  invoiceCustomer: 'AND invoice_id = $3 AND customer_id = $4', // payments_by_invoice
-} as const;
-
-/** One page of payments, newest first (index per variant: see FILTERS). */
-export async function selectPaymentPage(
-  db: Queryable,
-  scope: TenantScope,
-  filters: { invoiceId?: string | undefined; customerId?: string | undefined },
-  after: PagePosition | null,
-  limit: number,
-): Promise<PaymentRow[]> {
-  const values: unknown[] = [scope.tenantId, scope.environment];
-  if (filters.invoiceId !== undefined) values.push(filters.invoiceId);
-  if (filters.customerId !== undefined) values.push(filters.customerId);
-  const filter: keyof typeof FILTERS =
-    filters.invoiceId !== undefined
-      ? filters.customerId !== undefined
-        ? 'invoiceCustomer'
-        : 'invoice'
-      : filters.customerId !== undefined
-        ? 'customer'
-        : 'all';
-  const page = keysetPage(values, after, limit);
-  const { rows } = await db.query<PaymentRow>(
-    `SELECT ${COLUMNS} FROM payments
-      WHERE tenant_id = $1 AND environment = $2 ${FILTERS[filter]} ${page.after}
-      ${page.orderBy}`,
-    page.values,
-  );
-  return rows;
-}
+/**
+ * One page of payments, newest first. Each filter variant has its own index (migration 0020),
+ * which the page's position bounds: payments_page, payments_by_invoice, payments_by_customer.
+ * Both filters use the invoice's index (an invoice has few payments) and check the customer on
+ * its rows.
+ */
+export const selectPaymentPage = pageReader<
+  PaymentRow,
+  { invoiceId?: string | undefined; customerId?: string | undefined }
+>(`SELECT ${COLUMNS} FROM payments`, {
+  filters: (f) => [
+    ['invoice_id', f.invoiceId],
+    ['customer_id', f.customerId],
+  ],
+});

@@ -3,7 +3,7 @@
 // live documents print) or by the operator's CLI for both.
 import type { Db, Queryable } from '../db/pool.ts';
 import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
-import { isCountryCode } from '../customers/service.ts';
+import { isCountryCode, orderedAddress } from '../customers/service.ts';
 import { checkedLocale } from '../documents/i18n.ts';
 import { ParameterInvalidError, ResourceMissingError } from '../errors.ts';
 import type { TenantScope } from '../tenancy.ts';
@@ -25,14 +25,7 @@ export function settingsFromRow(row: SettingsRow): Settings {
     object: 'settings',
     environment: row.environment,
     legalName: row.legal_name,
-    address: a && {
-      line1: a.line1,
-      line2: a.line2,
-      city: a.city,
-      state: a.state,
-      postalCode: a.postalCode,
-      country: a.country,
-    },
+    address: a && orderedAddress(a),
     taxId: row.tax_id,
     companyRegistration: row.company_registration,
     email: row.email,

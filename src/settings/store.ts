@@ -1,4 +1,5 @@
 // SQL for tenant settings: one row per tenant and environment, made with the tenant.
+import type { Address } from '../customers/schemas.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { Environment, TenantScope } from '../tenancy.ts';
 
@@ -6,14 +7,7 @@ export interface SettingsRow {
   tenant_id: string;
   environment: Environment;
   legal_name: string | null;
-  address: {
-    line1: string | null;
-    line2: string | null;
-    city: string | null;
-    state: string | null;
-    postalCode: string | null;
-    country: string | null;
-  } | null;
+  address: Address | null;
   tax_id: string | null;
   company_registration: string | null;
   email: string | null;

@@ -2,14 +2,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { CountryCode } from '../customers/schemas.ts';
 import { VAT_CATEGORIES } from '../documents/model.ts';
-import {
-  Environment,
-  Metadata,
-  Nullable,
-  PageQuery,
-  StringEnum,
-  Timestamp,
-} from '../http/schemas.ts';
+import { Metadata, Nullable, StringEnum } from '../http/schemas.ts';
+import { ListQuery, Stamps } from '../http/resource-schemas.ts';
 
 export const TAX_TYPES = ['vat', 'gst', 'sales_tax', 'other'] as const;
 export const TaxType = StringEnum(TAX_TYPES, { description: 'vat, gst, sales_tax or other.' });
@@ -114,23 +108,17 @@ export const TaxRate = Type.Object(
     description: Nullable(Type.String()),
     active: Type.Boolean(),
     metadata: Type.Record(Type.String(), Type.String()),
-    environment: Environment,
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
+    ...Stamps,
   },
   { title: 'TaxRate' },
 );
 export type TaxRate = Static<typeof TaxRate>;
 
-export const TaxRateListQuery = Type.Object(
-  {
-    ...PageQuery,
-    active: Type.Optional(
-      Type.Boolean({ description: 'true or false: only active or only inactive rates.' }),
-    ),
-  },
-  { additionalProperties: false },
-);
+export const TaxRateListQuery = ListQuery({
+  active: Type.Optional(
+    Type.Boolean({ description: 'true or false: only active or only inactive rates.' }),
+  ),
+});
 
 /** One line of an invoice's (or credit note's) tax breakdown. */
 export const TaxAmount = Type.Object(

@@ -5,7 +5,6 @@ import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.
 import { isCountryCode } from '../customers/service.ts';
 import type { VatCategory } from '../documents/model.ts';
 import { ParameterInvalidError, ParameterMissingError, ResourceMissingError } from '../errors.ts';
-import type { PageRequest } from '../paging.ts';
 import { newId } from '../ids.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { RateForBreakdown } from './breakdown.ts';
@@ -209,14 +208,8 @@ export function updateTaxRate(
   });
 }
 
-export async function listTaxRates(
-  db: Db,
-  scope: TenantScope,
-  filters: { active?: boolean | undefined },
-  page: PageRequest,
-): Promise<TaxRateRow[]> {
-  return selectTaxRatePage(db, scope, filters, page.after, page.limit + 1);
-}
+/** One page of tax rates, newest first, active or not if asked (the store's page reader). */
+export const listTaxRates = selectTaxRatePage;
 
 /**
  * The rates an invoice names, from this tenant and environment only: an id of another tenant

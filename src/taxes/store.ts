@@ -1,7 +1,7 @@
 // SQL for tax rates. Every query takes the tenant and the environment.
 import type { Queryable } from '../db/pool.ts';
 import { rowById } from '../db/row-by-id.ts';
-import { keysetPage, type PagePosition } from '../paging.ts';
+import { pageReader } from '../paging.ts';
 import type { VatCategory } from '../documents/model.ts';
 import type { TenantScope } from '../tenancy.ts';
 
@@ -113,26 +113,7 @@ export async function updateTaxRate(
 }
 
 /** One page, newest first: index tax_rates_page, or tax_rates_by_active with the filter. */
-export async function selectTaxRatePage(
-  db: Queryable,
-  scope: TenantScope,
-  filters: { active?: boolean | undefined },
-  after: PagePosition | null,
-  limit: number,
-): Promise<TaxRateRow[]> {
-  const byActive = filters.active !== undefined;
-  const page = keysetPage(
-    byActive
-      ? [scope.tenantId, scope.environment, filters.active]
-      : [scope.tenantId, scope.environment],
-    after,
-    limit,
-  );
-  const { rows } = await db.query<TaxRateRow>(
-    `SELECT * FROM tax_rates
-      WHERE tenant_id = $1 AND environment = $2 ${byActive ? 'AND active = $3' : ''} ${page.after}
-      ${page.orderBy}`,
-    page.values,
-  );
-  return rows;
-}
+export const selectTaxRatePage = pageReader<TaxRateRow, { active?: boolean | undefined }>(
+  'SELECT * FROM tax_rates',
+  { filters: (f) => [['active', f.active]] },
+);

@@ -64,7 +64,7 @@ export async function listDeliveries(
     if (!(await selectEndpoint(tx, scope, endpointId))) {
       throw new ResourceMissingError('webhook endpoint', endpointId);
     }
-    const rows = await selectDeliveryPage(tx, scope, endpointId, page.after, page.limit + 1);
+    const rows = await selectDeliveryPage(tx, scope, { endpointId }, page);
     const ids = rows.map((r) => r.id);
     return { rows, attempts: await selectAttempts(tx, scope, ids) };
   });

@@ -2,7 +2,7 @@
 // query takes the tenant and the environment, but the resealing walk across tenants.
 import type { Queryable } from '../db/pool.ts';
 import { rowById } from '../db/row-by-id.ts';
-import { keysetPage, type PagePosition } from '../paging.ts';
+import { pageReader } from '../paging.ts';
 import type { Environment, TenantScope } from '../tenancy.ts';
 import type { EventType } from '../events/types.ts';
 
@@ -141,56 +141,4 @@ export async function setEndpointFailingSince(
 }
 
 /** One page, newest first (index webhook_endpoints_page). */
-export async function selectEndpointPage(
-  db: Queryable,
-  scope: TenantScope,
-  after: PagePosition | null,
-  limit: number,
-): Promise<EndpointRow[]> {
-  const page = keysetPage([scope.tenantId, scope.environment], after, limit);
-  const { rows } = await db.query<EndpointRow>(
-    `SELECT * FROM webhook_endpoints WHERE tenant_id = $1 AND environment = $2 ${page.after}
-      ${page.orderBy}`,
-    page.values,
-  );
-  return rows;
-}
-
-export interface EndpointSecretRow {
-  tenant_id: string;
-  environment: Environment;
-  id: string;
-  secret: string;
-}
-
-/** Every endpoint's sealed secret, a page at a time in primary-key order, across tenants. */
-export async function selectEndpointSecrets(
-  db: Queryable,
-  after: EndpointSecretRow | null,
-  limit: number,
-): Promise<EndpointSecretRow[]> {
-  // The resealing pass of every start and of `billing secrets reseal`.
-  const { rows } = await db.query<EndpointSecretRow>(
-    `-- spans tenants: endpoint secrets reseal
-     SELECT tenant_id, environment, id, secret FROM webhook_endpoints
-      WHERE (tenant_id, environment, id) > ($1, $2, $3)
-      ORDER BY tenant_id, environment, id LIMIT $4`,
-    [after?.tenant_id ?? '', after?.environment ?? '', after?.id ?? '', limit],
-  );
-  return rows;
-}
-
-/** Replaces a sealed secret, unless it changed meanwhile. */
-export async function updateEndpointSecret(
-  db: Queryable,
-  scope: TenantScope,
-  id: string,
-  before: string,
-  sealed: string,
-): Promise<void> {
-  await db.query(
-    `UPDATE webhook_endpoints SET secret = $5
-      WHERE tenant_id = $1 AND environment = $2 AND id = $3 AND secret = $4`,
-    [scope.tenantId, scope.environment, id, before, sealed],
-  );
-}
+export const selectEndpointPage = pageReader<EndpointRow>('SELECT * FROM webhook_endpoints');

@@ -6,21 +6,18 @@ import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.
 import { ParameterInvalidError, ResourceMissingError } from '../errors.ts';
 import type { PageRequest } from '../paging.ts';
 import { newId } from '../ids.ts';
-import { operator } from '../keys/service.ts';
 import type { SecretsKeyring } from '../secrets/keyring.ts';
+import { resealColumn } from '../secrets/reseal.ts';
 import type { TenantScope } from '../tenancy.ts';
 import { cancelPendingDeliveries } from './store.ts';
 import { DestinationRefusedError, resolveDestination } from './destination.ts';
 import {
   deleteEndpoint,
   insertEndpoint,
-  selectEndpointSecrets,
-  updateEndpointSecret,
   selectEndpoint,
   selectEndpointPage,
   updateEndpoint,
   type EndpointFields,
-  type EndpointSecretRow,
   type EndpointRow,
 } from './endpoint-store.ts';
 import type { WebhookEndpoint, WebhookEndpointCreate, WebhookEndpointUpdate } from './schemas.ts';
@@ -66,27 +63,23 @@ export function openSigningSecret(
  * under a previous key, under the current key; returns how many. Run at every start and by
  * `billing secrets reseal`.
  */
-export async function resealEndpointSecrets(db: Db, secrets: SecretsKeyring): Promise<number> {
-  let resealed = 0;
-  let after: EndpointSecretRow | null = null;
-  for (;;) {
-    const batch = await selectEndpointSecrets(db, after, 500);
-    if (batch.length === 0) return resealed;
-    after = batch[batch.length - 1]!;
-    for (const row of batch) {
-      if (secrets.isCurrent(row.secret)) continue;
-      const scope = { tenantId: row.tenant_id, environment: row.environment };
-      const context = secretContext(scope, row.id);
-      const clear = row.secret.startsWith('whsec_')
-        ? row.secret
-        : secrets.open(row.secret, context);
-      await unitOfWork(db, { actor: operator(row.tenant_id, row.environment) }, ({ tx }) =>
-        updateEndpointSecret(tx, scope, row.id, row.secret, secrets.seal(clear, context)),
-      );
-      resealed++;
-    }
-  }
+export function resealEndpointSecrets(db: Db, secrets: SecretsKeyring): Promise<number> {
+  return resealColumn(db, secrets, SEALED_SECRETS, (endpoint, scope) => {
+    const context = secretContext(scope, endpoint.key);
+    const clear = endpoint.sealed.startsWith('whsec_')
+      ? endpoint.sealed
+      : secrets.open(endpoint.sealed, context);
+    return secrets.seal(clear, context);
+  });
 }
+
+/** The endpoints' signing secrets, sealed (see CROSS_TENANT_STATEMENTS). */
+const SEALED_SECRETS = {
+  table: 'webhook_endpoints',
+  key: 'id',
+  column: 'secret',
+  marker: 'endpoint secrets reseal',
+};
 
 // The name is resolved before the write's transaction begins: a look-up may take seconds,
 // and no connection may be held meanwhile (one tenant cannot slow another).
@@ -148,7 +141,7 @@ export async function listEndpoints(
   scope: TenantScope,
   page: PageRequest,
 ): Promise<EndpointRow[]> {
-  return selectEndpointPage(db, scope, page.after, page.limit + 1);
+  return selectEndpointPage(db, scope, {}, page);
 }
 
 /**

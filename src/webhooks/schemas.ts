@@ -1,13 +1,8 @@
 // Schemas of webhook endpoints and deliveries: they validate requests, type the handlers and
 // feed the OpenAPI document.
 import { Type, type Static } from '@sinclair/typebox';
-import {
-  Environment,
-  Nullable,
-  NullableTimestamp,
-  StringEnum,
-  Timestamp,
-} from '../http/schemas.ts';
+import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../http/schemas.ts';
+import { Stamps } from '../http/resource-schemas.ts';
 import { EVENT_TYPES } from '../events/types.ts';
 import { EventType } from '../events/schemas.ts';
 
@@ -85,9 +80,7 @@ const endpointFields = {
   description: Nullable(Type.String()),
   disabled: Type.Boolean(),
   disabledReason: DisabledReason,
-  environment: Environment,
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
+  ...Stamps,
 };
 export const WebhookEndpoint = Type.Object(endpointFields, { title: 'WebhookEndpoint' });
 export type WebhookEndpoint = Static<typeof WebhookEndpoint>;

@@ -1,7 +1,7 @@
 // SQL for webhook deliveries (the outbox queue) and their attempts; endpoints in
 // ./endpoint-store.ts. Every query takes the tenant and the environment, but the worker's claim.
 import type { Queryable } from '../db/pool.ts';
-import { keysetPage, type PagePosition } from '../paging.ts';
+import { pageReader } from '../paging.ts';
 import type { Environment, TenantScope } from '../tenancy.ts';
 import type { EventType } from '../events/types.ts';
 
@@ -180,22 +180,10 @@ export async function requeueDelivery(
 }
 
 /** One page of an endpoint's deliveries, newest first (index webhook_deliveries_page). */
-export async function selectDeliveryPage(
-  db: Queryable,
-  scope: TenantScope,
-  endpointId: string,
-  after: PagePosition | null,
-  limit: number,
-): Promise<DeliveryRow[]> {
-  const page = keysetPage([scope.tenantId, scope.environment, endpointId], after, limit);
-  const { rows } = await db.query<DeliveryRow>(
-    `SELECT * FROM webhook_deliveries
-      WHERE tenant_id = $1 AND environment = $2 AND endpoint_id = $3 ${page.after}
-      ${page.orderBy}`,
-    page.values,
-  );
-  return rows;
-}
+export const selectDeliveryPage = pageReader<DeliveryRow, { endpointId: string }>(
+  'SELECT * FROM webhook_deliveries',
+  { filters: (f) => [['endpoint_id', f.endpointId]] },
+);
 
 /** The attempts of some deliveries, oldest first (primary key). */
 export async function selectAttempts(

@@ -1,0 +1,119 @@
+// SQL for an invoice's lines. Every query takes the tenant and the environment; the invoice's
+// statements (store.ts, draft-store.ts) read and insert lines through the fragments below.
+import type { Queryable } from '../db/pool.ts';
+import type { TenantScope } from '../tenancy.ts';
+
+export interface LineRow {
+  invoice_id: string;
+  id: string;
+  position: number;
+  description: string;
+  quantity: number;
+  unit_amount: number;
+  amount: number;
+  tax_rates: string[] | null;
+  unit_code: string;
+}
+
+// The invoice's lines in their order, as LineRows, for statements that read invoices with their
+// lines in one query (a single statement sees one snapshot: no transaction around two reads).
+// Not with FOR UPDATE: a statement that waited for the row's lock sees the row as its holder
+// left it, but its subqueries see the snapshot from before the wait, and would miss the lines
+// the holder changed. Statements run once the lock is held (an UPDATE after a FOR UPDATE in
+// the same transaction) see both alike.
+export const LINES = `(SELECT coalesce(json_agg(json_build_object(
+    'invoice_id', l.invoice_id, 'id', l.id, 'position', l.position,
+    'description', l.description, 'quantity', l.quantity, 'unit_amount', l.unit_amount,
+    'amount', l.amount, 'tax_rates', l.tax_rates, 'unit_code', l.unit_code)
+    ORDER BY l.position), '[]'::json)
+   FROM invoice_lines l
+  WHERE l.tenant_id = invoices.tenant_id AND l.environment = invoices.environment
+    AND l.invoice_id = invoices.id)`;
+
+/** The lines of these invoices, in their order on each invoice. */
+export async function selectLines(
+  db: Queryable,
+  scope: TenantScope,
+  invoiceIds: readonly string[],
+): Promise<LineRow[]> {
+  if (invoiceIds.length === 0) return [];
+  const { rows } = await db.query<LineRow>(
+    `SELECT invoice_id, id, position, description, quantity, unit_amount, amount, tax_rates,
+            unit_code
+       FROM invoice_lines
+      WHERE tenant_id = $1 AND environment = $2 AND invoice_id = ANY($3::text[])
+      ORDER BY invoice_id, position`,
+    [scope.tenantId, scope.environment, invoiceIds],
+  );
+  return rows;
+}
+
+// Lines from arrays unnested in step (tax_rates as JSON, since a line's rates are themselves an
+// array, or null); `$first` is the number of the first array parameter. The invoice is
+// (tenant $1, environment $2, id $3) in both statements that use it.
+export function linesFromArrays(first: number): string {
+  const p = (i: number) => `$${first + i}`;
+  return `INSERT INTO invoice_lines (tenant_id, environment, invoice_id, id, position, description,
+                                quantity, unit_amount, amount, tax_rates, unit_code)
+     SELECT $1, $2, $3, l.id, l.position, l.description, l.quantity, l.unit_amount, l.amount,
+            CASE WHEN l.tax_rates = 'null' THEN NULL
+                 ELSE ARRAY(SELECT jsonb_array_elements_text(l.tax_rates)) END, l.unit_code
+       FROM unnest(${p(0)}::text[], ${p(1)}::int[], ${p(2)}::text[], ${p(3)}::bigint[],
+                   ${p(4)}::bigint[], ${p(5)}::bigint[], ${p(6)}::jsonb[], ${p(7)}::text[])
+            AS l(id, position, description, quantity, unit_amount, amount, tax_rates, unit_code)`;
+}
+
+export function lineArrays(lines: readonly Omit<LineRow, 'invoice_id'>[]): unknown[] {
+  return [
+    lines.map((l) => l.id),
+    lines.map((l) => l.position),
+    lines.map((l) => l.description),
+    lines.map((l) => l.quantity),
+    lines.map((l) => l.unit_amount),
+    lines.map((l) => l.amount),
+    lines.map((l) => JSON.stringify(l.tax_rates)),
+    lines.map((l) => l.unit_code),
+  ];
+}
+
+const INSERT_LINES_SQL = linesFromArrays(4);
+
+export async function insertLines(
+  db: Queryable,
+  scope: TenantScope,
+  invoiceId: string,
+  lines: readonly Omit<LineRow, 'invoice_id'>[],
+): Promise<void> {
+  if (lines.length === 0) return;
+  // One statement for every line.
+  await db.query({
+    name: 'insert_invoice_lines',
+    text: INSERT_LINES_SQL,
+    values: [scope.tenantId, scope.environment, invoiceId, ...lineArrays(lines)],
+  });
+}
+
+export async function deleteLine(
+  db: Queryable,
+  scope: TenantScope,
+  invoiceId: string,
+  lineId: string,
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `DELETE FROM invoice_lines
+      WHERE tenant_id = $1 AND environment = $2 AND invoice_id = $3 AND id = $4`,
+    [scope.tenantId, scope.environment, invoiceId, lineId],
+  );
+  return rowCount === 1;
+}
+
+export async function deleteAllLines(
+  db: Queryable,
+  scope: TenantScope,
+  invoiceId: string,
+): Promise<void> {
+  await db.query(
+    `DELETE FROM invoice_lines WHERE tenant_id = $1 AND environment = $2 AND invoice_id = $3`,
+    [scope.tenantId, scope.environment, invoiceId],
+  );
+}
