@@ -190,7 +190,7 @@ export async function listCreditNotes(
   filters: { invoiceId?: string | undefined },
   page: PageRequest,
 ): Promise<{ id: string; created_at: Date; creditNote: CreditNote }[]> {
-  const rows = await selectCreditNotePage(db, scope, filters, page.after, page.limit + 1);
+  const rows = await selectCreditNotePage(db, scope, filters, page);
   const lines = await selectCreditNoteLines(
     db,
     scope,

@@ -2,7 +2,7 @@
 // query takes the tenant and the environment.
 import type { Queryable } from '../db/pool.ts';
 import { rowById } from '../db/row-by-id.ts';
-import { keysetPage, type PagePosition } from '../paging.ts';
+import { pageReader } from '../paging.ts';
 import type { SellerSnapshot } from '../invoices/schemas.ts';
 import type { TaxAmount } from '../taxes/schemas.ts';
 import type { StoredTaxAmount } from '../taxes/service.ts';
@@ -218,30 +218,10 @@ export async function markVoid(
 }
 
 /** One page, newest first: index credit_notes_page, or credit_notes_by_invoice filtered. */
-export async function selectCreditNotePage(
-  db: Queryable,
-  scope: TenantScope,
-  filters: { invoiceId?: string | undefined },
-  after: PagePosition | null,
-  limit: number,
-): Promise<CreditNoteRow[]> {
-  const byInvoice = filters.invoiceId !== undefined;
-  const page = keysetPage(
-    byInvoice
-      ? [scope.tenantId, scope.environment, filters.invoiceId]
-      : [scope.tenantId, scope.environment],
-    after,
-    limit,
-  );
-  const { rows } = await db.query<CreditNoteRow>(
-    `SELECT ${COLUMNS} FROM credit_notes
-      WHERE tenant_id = $1 AND environment = $2 ${byInvoice ? 'AND invoice_id = $3' : ''}
-        ${page.after}
-      ${page.orderBy}`,
-    page.values,
-  );
-  return rows;
-}
+export const selectCreditNotePage = pageReader<CreditNoteRow, { invoiceId?: string | undefined }>(
+  `SELECT ${COLUMNS} FROM credit_notes`,
+  { filters: (f) => [['invoice_id', f.invoiceId]] },
+);
 
 /** What the credit note shows of its last e-mail (see the invoice's `email`). */
 export async function updateCreditNoteEmail(

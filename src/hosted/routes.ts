@@ -15,6 +15,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { RoutePlugin } from '../http/plugin.ts';
 import { ApiError } from '../errors.ts';
+import type { HostedDocument } from './service.ts';
 import { acceptedLocale, invoicePage, messagePage, STYLESHEET } from './views.ts';
 
 const PAGE_HEADERS: Record<string, string> = {
@@ -47,6 +48,14 @@ function notFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
     .type(HTML)
     .header('content-language', locale)
     .send(messagePage(locale, 'hosted.linkInvalid', depthBelowPage(request)));
+}
+
+/** A stored document, as a download. */
+function download(reply: FastifyReply, document: HostedDocument): FastifyReply {
+  return reply
+    .type(document.contentType)
+    .header('content-disposition', `attachment; filename="${document.filename}"`)
+    .send(document.content);
 }
 
 export const hostedPageRoutes: RoutePlugin = async (app, { hostedPage, limits }) => {
@@ -97,11 +106,7 @@ export const hostedPageRoutes: RoutePlugin = async (app, { hostedPage, limits })
           async (request, reply) => {
             const { token } = request.params as { token: string };
             const document = await hostedPage.invoiceDocument(token, format);
-            if (!document) return notFound(request, reply);
-            return reply
-              .type(document.contentType)
-              .header('content-disposition', `attachment; filename="${document.filename}"`)
-              .send(document.content);
+            return document ? download(reply, document) : notFound(request, reply);
           },
         );
 
@@ -112,11 +117,7 @@ export const hostedPageRoutes: RoutePlugin = async (app, { hostedPage, limits })
           async (request, reply) => {
             const { token, number } = request.params as { token: string; number: string };
             const document = await hostedPage.creditNoteDocument(token, number, format);
-            if (!document) return notFound(request, reply);
-            return reply
-              .type(document.contentType)
-              .header('content-disposition', `attachment; filename="${document.filename}"`)
-              .send(document.content);
+            return document ? download(reply, document) : notFound(request, reply);
           },
         );
       }

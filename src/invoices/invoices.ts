@@ -17,13 +17,12 @@ import {
   getInvoicePdf,
   issueInvoice,
   listInvoices,
-  markInvoiceUncollectible,
   removeInvoiceLine,
   replaceHostedLink,
   sendInvoice,
   showInvoice,
   updateInvoice,
-  voidInvoice,
+  transitionInvoice,
 } from './service.ts';
 
 export interface InvoicesDeps {
@@ -51,9 +50,10 @@ export function createInvoices({ db, clock, documents, links }: InvoicesDeps) {
       removeInvoiceLine(db, clock, write, id, lineId),
     issue: (write: WriteRequest, id: string) =>
       issueInvoice(db, clock, documents, links, write, id),
-    void: (write: WriteRequest, id: string) => voidInvoice(db, clock, links, write, id),
+    void: (write: WriteRequest, id: string) =>
+      transitionInvoice(db, clock, links, write, id, 'void'),
     markUncollectible: (write: WriteRequest, id: string) =>
-      markInvoiceUncollectible(db, clock, links, write, id),
+      transitionInvoice(db, clock, links, write, id, 'mark_uncollectible'),
     send: (write: WriteRequest, id: string) => sendInvoice(db, clock, documents, links, write, id),
     replaceHostedLink: (write: WriteRequest, id: string) =>
       replaceHostedLink(db, clock, links, write, id),

@@ -3,12 +3,7 @@
 // (src/payments/, through ./payments.ts).
 import { todayUtcOf, utcDateOf, type Clock } from '../clock.ts';
 import type { Db } from '../db/pool.ts';
-import {
-  unitOfWork,
-  type UnitOfWork,
-  type WriteRequest,
-  type Written,
-} from '../db/unit-of-work.ts';
+import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
 import { getCustomerRow } from '../customers/service.ts';
 import { getTenant } from '../tenants/service.ts';
 import { formatAmount, formatDate, resolveLocale, t } from '../documents/i18n.ts';
@@ -85,46 +80,30 @@ export async function issueInvoice(
   return written;
 }
 
-async function transition(
-  uow: UnitOfWork,
-  clock: Clock,
-  links: HostedLinks,
-  id: string,
-  action: 'void' | 'mark_uncollectible',
-  eventType: string,
-): Promise<Invoice> {
-  const { tx, actor: scope } = uow;
-  const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
-  assertAllowed(row, action);
-  const changed = await applyTransition(tx, scope, id, action);
-  const invoice = await withLines(tx, scope, changed, todayUtcOf(clock));
-  uow.event(eventType, invoice);
-  return shownByWrite(uow, links, invoice);
-}
+/** The moves of an issued invoice that only change its status, with the event each records. */
+const TRANSITIONS = {
+  void: 'invoice.voided',
+  mark_uncollectible: 'invoice.marked_uncollectible',
+} as const;
 
-/** Voids an invoice; its hosted page stays, and says it is void. */
-export function voidInvoice(
+/** Voids an invoice (its hosted page stays, and says it is void) or marks it uncollectible. */
+export function transitionInvoice(
   db: Db,
   clock: Clock,
   links: HostedLinks,
   request: WriteRequest,
   id: string,
+  action: keyof typeof TRANSITIONS,
 ): Promise<Written<Invoice>> {
-  return unitOfWork(db, request, (uow) =>
-    transition(uow, clock, links, id, 'void', 'invoice.voided'),
-  );
-}
-
-export function markInvoiceUncollectible(
-  db: Db,
-  clock: Clock,
-  links: HostedLinks,
-  request: WriteRequest,
-  id: string,
-): Promise<Written<Invoice>> {
-  return unitOfWork(db, request, (uow) =>
-    transition(uow, clock, links, id, 'mark_uncollectible', 'invoice.marked_uncollectible'),
-  );
+  return unitOfWork(db, request, async (uow) => {
+    const { tx, actor: scope } = uow;
+    const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
+    assertAllowed(row, action);
+    const changed = await applyTransition(tx, scope, id, action);
+    const invoice = await withLines(tx, scope, changed, todayUtcOf(clock));
+    uow.event(TRANSITIONS[action], invoice);
+    return shownByWrite(uow, links, invoice);
+  });
 }
 
 /**

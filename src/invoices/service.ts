@@ -29,7 +29,7 @@ export {
   issuedInvoiceFormats,
   renderIssuedInvoice,
 } from './documents.ts';
-export { issueInvoice, markInvoiceUncollectible, sendInvoice, voidInvoice } from './lifecycle.ts';
+export { issueInvoice, sendInvoice, transitionInvoice } from './lifecycle.ts';
 export { addInvoiceLine, removeInvoiceLine } from './lines.ts';
 export {
   beforeSignature,
