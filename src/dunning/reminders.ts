@@ -9,7 +9,7 @@
 // skipped, and one whose message failed for good is not tried again: the next step is.
 import { todayUtcOf, type Clock } from '../clock.ts';
 import type { Db } from '../db/pool.ts';
-import { unitOfWork, writtenValue, type UnitOfWork } from '../db/unit-of-work.ts';
+import type { UnitOfWork } from '../db/unit-of-work.ts';
 import { formatAmount, formatDate, resolveLocale, t } from '../documents/i18n.ts';
 import type { IssuedDocuments } from '../documents/service.ts';
 import type { HostedLinks } from '../hosted/links.ts';
@@ -23,6 +23,7 @@ import {
 } from '../invoices/service.ts';
 import { operator } from '../keys/service.ts';
 import { getTenant } from '../tenants/service.ts';
+import { inBatches } from './batches.ts';
 import { queueMail, type MailKind } from '../mail/outbox.ts';
 import {
   claimDueReminders,
@@ -102,18 +103,12 @@ async function remindBatch(uow: UnitOfWork, schedule: number[], today: string): 
  * steps were taken. Safe with any number of workers at once: each step is taken once.
  */
 export async function queueDueReminders(db: Db, today: string): Promise<number> {
-  let taken = 0;
-  for (const { tenant_id: tenantId, environment, reminders } of await selectReminderSchedules(db)) {
-    const actor = operator(tenantId, environment);
-    for (;;) {
-      const count = writtenValue(
-        await unitOfWork(db, { actor }, (uow) => remindBatch(uow, reminders, today)),
-      );
-      taken += count;
-      if (count < BATCH) break;
-    }
-  }
-  return taken;
+  const scopes = (await selectReminderSchedules(db)).map((s) => ({
+    tenantId: s.tenant_id,
+    environment: s.environment,
+    reminders: s.reminders,
+  }));
+  return inBatches(db, scopes, BATCH, (uow, scope) => remindBatch(uow, scope.reminders, today));
 }
 
 /**

@@ -4,9 +4,8 @@
 // the worker calls it every few minutes with the real one (src/jobs/index.ts). Any number of
 // workers may run it at once: each event and each reminder happens once.
 import type { Db } from '../db/pool.ts';
-import { unitOfWork, writtenValue } from '../db/unit-of-work.ts';
 import { recordOverdueInvoices, scopesWithNewlyOverdueInvoices } from '../invoices/service.ts';
-import { operator } from '../keys/service.ts';
+import { inBatches } from './batches.ts';
 import { queueDueReminders } from './reminders.ts';
 
 /** Invoices marked overdue per unit of work. */
@@ -14,18 +13,8 @@ const BATCH = 100;
 
 /** Records invoice.overdue for the open invoices past their due date on `today`. */
 export async function recordOverdue(db: Db, today: string): Promise<number> {
-  let recorded = 0;
-  for (const scope of await scopesWithNewlyOverdueInvoices(db, today)) {
-    const actor = operator(scope.tenantId, scope.environment);
-    for (;;) {
-      const count = writtenValue(
-        await unitOfWork(db, { actor }, (uow) => recordOverdueInvoices(uow, today, BATCH)),
-      );
-      recorded += count;
-      if (count < BATCH) break;
-    }
-  }
-  return recorded;
+  const scopes = await scopesWithNewlyOverdueInvoices(db, today);
+  return inBatches(db, scopes, BATCH, (uow) => recordOverdueInvoices(uow, today, BATCH));
 }
 
 /** One run of the job for the UTC date `today` (YYYY-MM-DD). */

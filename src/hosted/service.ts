@@ -54,6 +54,24 @@ export interface HostedDocument {
   content: Buffer;
 }
 
+/** A PDF as a download. */
+function pdfDocument({ filename, pdf }: { filename: string; pdf: Buffer }): HostedDocument {
+  return { filename, contentType: 'application/pdf', content: pdf };
+}
+
+/** An e-invoice as a download, or null when the data do not make one. */
+async function einvoiceDocument(
+  read: Promise<{ filename: string; xml: Buffer }>,
+): Promise<HostedDocument | null> {
+  try {
+    const { filename, xml } = await read;
+    return { filename, contentType: 'application/xml', content: xml };
+  } catch (error) {
+    if (error instanceof EinvoiceIncompleteError) return null;
+    throw error;
+  }
+}
+
 /** One stored document of the invoice a token opens, or null (also: no such e-invoice). */
 export async function hostedInvoiceDocument(
   deps: HostedPageDeps,
@@ -65,23 +83,11 @@ export async function hostedInvoiceDocument(
   const { db, documents } = deps;
   const now = deps.clock.now();
   if (format === 'pdf') {
-    const { filename, pdf } = await getInvoicePdf(db, documents, link.scope, link.invoiceId, now);
-    return { filename, contentType: 'application/pdf', content: pdf };
+    return pdfDocument(await getInvoicePdf(db, documents, link.scope, link.invoiceId, now));
   }
-  try {
-    const { filename, xml } = await getInvoiceEinvoice(
-      db,
-      documents,
-      link.scope,
-      link.invoiceId,
-      format,
-      now,
-    );
-    return { filename, contentType: 'application/xml', content: xml };
-  } catch (error) {
-    if (error instanceof EinvoiceIncompleteError) return null;
-    throw error;
-  }
+  return einvoiceDocument(
+    getInvoiceEinvoice(db, documents, link.scope, link.invoiceId, format, now),
+  );
 }
 
 /**
@@ -94,34 +100,19 @@ export async function hostedCreditNoteDocument(
   number: string,
   format: DocumentFormat,
 ): Promise<HostedDocument | null> {
-  const link = await deps.links.resolve(deps.db, token);
+  const { db, documents, links } = deps;
+  const link = await links.resolve(db, token);
   if (!link) return null;
-  const { db, documents } = deps;
   const notes = await issuedCreditNotesOf(db, link.scope, link.invoiceId);
   const note = notes.find((n) => n.number === number);
   if (!note) return null;
-  if (format === 'pdf') {
-    const subject = creditNoteSubject(db, link.scope, note);
-    const { filename, pdf } = await documents.pdf(db, link.scope, subject);
-    return { filename, contentType: 'application/pdf', content: pdf };
-  }
+  const subject = creditNoteSubject(db, link.scope, note);
+  if (format === 'pdf') return pdfDocument(await documents.pdf(db, link.scope, subject));
   // What the page offers (./page.ts, creditNoteRows), and nothing more.
-  const offered = await issuedInvoiceFormats(
-    db,
-    documents,
-    link.scope,
-    link.invoiceId,
-    deps.clock.now(),
-  );
+  const now = deps.clock.now();
+  const offered = await issuedInvoiceFormats(db, documents, link.scope, link.invoiceId, now);
   if (!offered.has(format)) return null;
-  try {
-    const subject = creditNoteSubject(db, link.scope, note);
-    const { filename, xml } = await documents.einvoice(db, link.scope, subject, format);
-    return { filename, contentType: 'application/xml', content: xml };
-  } catch (error) {
-    if (error instanceof EinvoiceIncompleteError) return null;
-    throw error;
-  }
+  return einvoiceDocument(documents.einvoice(db, link.scope, subject, format));
 }
 
 /** The hosted page's service, bound once by the composition root (src/composition.ts). */

@@ -4,16 +4,21 @@
 // full batch suggests more are due. Any number of workers on one database share a queue. The
 // pause between polls is on the worker's clock (src/clock.ts): a test clock moved past it
 // makes the worker look again without real waiting.
-import type { Clock } from '../clock.ts';
+import { randomBytes } from 'node:crypto';
+import { systemClock, type Clock } from '../clock.ts';
 
 export interface PollerOptions<T> {
-  /** Claims up to `limit` due items (their lease taken); [] when none is due. */
-  claim(limit: number): Promise<T[]>;
+  /**
+   * Claims up to `limit` due items, their lease taken under `leaseToken` (new for every claim,
+   * so that only the claimer's outcome counts); [] when none is due.
+   */
+  claim(limit: number, leaseToken: string): Promise<T[]>;
   /** Handles one claimed item; its failures are its own to record. */
   handle(item: T): Promise<void>;
-  pollMs: number;
-  /** Whose time the pause between polls is. */
-  clock: Clock;
+  /** The pause between polls (500 ms unless given). */
+  pollMs?: number | undefined;
+  /** Whose time the pause between polls is (the system clock unless given). */
+  clock?: Clock | undefined;
   concurrency: number;
   onError?: ((error: unknown, context: string) => void) | undefined;
   /** What the items are, for error messages. */
@@ -52,7 +57,7 @@ export class Poller<T> {
   }
 
   async #run(): Promise<void> {
-    const { concurrency, pollMs } = this.#options;
+    const { concurrency, pollMs = 500 } = this.#options;
     while (this.#running) {
       const free = concurrency - this.#inFlight.size;
       let claimed = 0;
@@ -69,7 +74,7 @@ export class Poller<T> {
 
   async #claim(limit: number): Promise<T[]> {
     try {
-      return await this.#options.claim(limit);
+      return await this.#options.claim(limit, randomBytes(12).toString('base64url'));
     } catch (error) {
       this.#options.onError?.(error, `claiming ${this.#options.name}`);
       return [];
@@ -90,6 +95,6 @@ export class Poller<T> {
   async #pause(ms: number): Promise<void> {
     const wake = new AbortController();
     this.#wake = wake;
-    await this.#options.clock.sleep(ms, wake.signal);
+    await (this.#options.clock ?? systemClock).sleep(ms, wake.signal);
   }
 }

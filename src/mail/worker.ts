@@ -7,8 +7,7 @@
 // worker die after the server accepted a message but before recording it, the lease lapses and
 // the message is offered again with the same Message-ID, which mail systems take for the same
 // message: it is not delivered twice.
-import { randomBytes } from 'node:crypto';
-import { systemClock, type Clock } from '../clock.ts';
+import type { Clock } from '../clock.ts';
 import type { Db } from '../db/pool.ts';
 import { unitOfWork } from '../db/unit-of-work.ts';
 import { Poller } from '../jobs/poller.ts';
@@ -55,12 +54,10 @@ export class MailWorker {
     this.#options = options;
     const lease = options.leaseSeconds ?? 60;
     this.#poller = new Poller({
+      ...options, // pollMs, clock, onError
       name: 'mail',
-      pollMs: options.pollMs ?? 500,
-      clock: options.clock ?? systemClock,
       concurrency: options.concurrency ?? 4,
-      onError: options.onError,
-      claim: (limit) => claimDueMail(db, limit, lease, randomBytes(12).toString('base64url')),
+      claim: (limit, leaseToken) => claimDueMail(db, limit, lease, leaseToken),
       handle: (mail) => this.#attempt(mail),
     });
   }

@@ -3,7 +3,6 @@
 // with a lease), sends them outside any transaction, then records each attempt; so any number
 // of workers on one database share the queue without sending one attempt twice.
 import { systemClock, type Clock } from '../clock.ts';
-import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/pool.ts';
 import type { SecretsKeyring } from '../secrets/keyring.ts';
 import { Poller } from '../jobs/poller.ts';
@@ -44,13 +43,10 @@ export class WebhookWorker {
     this.#options = options;
     const timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
     this.#poller = new Poller({
+      ...options, // pollMs, clock, onError
       name: 'webhook deliveries',
-      pollMs: options.pollMs ?? 500,
-      clock: options.clock ?? systemClock,
       concurrency: options.concurrency ?? 16,
-      onError: options.onError,
-      claim: (limit) =>
-        claimDueDeliveries(db, limit, LEASE_SECONDS, randomBytes(12).toString('base64url')),
+      claim: (limit, leaseToken) => claimDueDeliveries(db, limit, LEASE_SECONDS, leaseToken),
       // Cancelled by the claim: its endpoint was disabled.
       handle: (delivery) =>
         delivery.endpoint_disabled ? Promise.resolve() : this.#attempt(delivery, timeoutMs),
