@@ -9,8 +9,7 @@ import type { CustomerRow } from '../customers/store.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { DocumentModel } from '../documents/model.ts';
 import { einvoiceRefusal, readinessOf } from '../documents/readiness.ts';
-import { getTenant } from '../tenants/service.ts';
-import { getSettingsRow, type SettingsRow } from '../settings/service.ts';
+import { getSettingsWithTenantName, type SettingsRow } from '../settings/service.ts';
 import type { TenantScope } from '../tenancy.ts';
 import { invoiceDocumentModel } from './document.ts';
 import type { EinvoiceReadiness, Invoice, SellerSnapshot } from './schemas.ts';
@@ -87,11 +86,15 @@ export async function withDraftReadiness<T extends Invoice>(
 ): Promise<T[]> {
   const drafts = invoices.filter((i) => i.status === 'draft');
   if (drafts.length === 0) return [...invoices];
-  const settings = await getSettingsRow(db, scope);
-  const tenantName = settings.legal_name ?? (await getTenant(db, scope.tenantId)).name;
   const customers = new Map(known.map((c) => [c.id, c]));
   const unknown = [...new Set(drafts.map((d) => d.customerId))].filter((id) => !customers.has(id));
-  for (const [id, row] of await getCustomerRows(db, scope, unknown)) customers.set(id, row);
+  // Both at once: on a pool they are two connections' work in parallel, not two waits.
+  const [{ settings, tenantName: name }, rows] = await Promise.all([
+    getSettingsWithTenantName(db, scope),
+    getCustomerRows(db, scope, unknown),
+  ]);
+  const tenantName = settings.legal_name ?? name;
+  for (const [id, row] of rows) customers.set(id, row);
   return invoices.map((invoice) => {
     const customer = customers.get(invoice.customerId);
     if (invoice.status !== 'draft' || !customer) return invoice;

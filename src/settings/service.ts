@@ -10,6 +10,7 @@ import type { TenantScope } from '../tenancy.ts';
 import type { Settings, SettingsUpdate } from './schemas.ts';
 import {
   selectSettings,
+  selectSettingsWithTenantName,
   updateSettings as updateSettingsRow,
   type SettingsFields,
   type SettingsRow,
@@ -55,6 +56,17 @@ export async function getSettingsRow(db: Queryable, scope: TenantScope): Promise
   const row = await selectSettings(db, scope);
   if (!row) throw new ResourceMissingError('tenant', scope.tenantId);
   return row;
+}
+
+/** The settings and the tenant's name, read together (see selectSettingsWithTenantName). */
+export async function getSettingsWithTenantName(
+  db: Queryable,
+  scope: TenantScope,
+): Promise<{ settings: SettingsRow; tenantName: string }> {
+  const row = await selectSettingsWithTenantName(db, scope);
+  if (!row) throw new ResourceMissingError('tenant', scope.tenantId);
+  const { tenant_name: tenantName, ...settings } = row;
+  return { settings, tenantName };
 }
 
 export async function getSettings(db: Queryable, scope: TenantScope): Promise<Settings> {

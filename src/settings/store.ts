@@ -53,6 +53,22 @@ export async function selectSettings(
   return rows[0];
 }
 
+/**
+ * The settings with the tenant's name, in one statement: what a seller is made of (its legal
+ * name, or else the tenant's name) on every draft's e-invoice readiness.
+ */
+export async function selectSettingsWithTenantName(
+  db: Queryable,
+  scope: TenantScope,
+): Promise<(SettingsRow & { tenant_name: string }) | undefined> {
+  const { rows } = await db.query<SettingsRow & { tenant_name: string }>(
+    `SELECT ${COLUMNS}, (SELECT name FROM tenants WHERE tenant_id = $1) AS tenant_name
+       FROM tenant_settings WHERE tenant_id = $1 AND environment = $2`,
+    [scope.tenantId, scope.environment],
+  );
+  return rows[0];
+}
+
 export async function updateSettings(
   db: Queryable,
   scope: TenantScope,
