@@ -7,8 +7,7 @@ import { sellerSnapshot } from '../documents/frozen.ts';
 import type { DocumentModel } from '../documents/model.ts';
 import type { IssuedDocuments, IssuedSubject } from '../documents/service.ts';
 import { getInvoice, type InvoiceCreditNotes } from '../invoices/service.ts';
-import { getSettingsRow } from '../settings/service.ts';
-import { getTenant } from '../tenants/service.ts';
+import { getSettingsWithTenantName } from '../settings/service.ts';
 import type { TenantScope } from '../tenancy.ts';
 import { creditNoteDocumentModel } from './document.ts';
 import { creditNoteFromRow, loadCreditNoteRow } from './model.ts';
@@ -26,9 +25,8 @@ export async function creditNoteModel(
   // day (overdue), so it reads the same whenever it is rendered.
   const invoice = await getInvoice(db, scope, row.invoice_id, utcDateOf(row.created_at));
   // Credit notes made before sellers were frozen print the seller as it is now.
-  const seller =
-    row.seller_snapshot ??
-    sellerSnapshot(await getSettingsRow(db, scope), (await getTenant(db, scope.tenantId)).name);
+  const current = row.seller_snapshot ? null : await getSettingsWithTenantName(db, scope);
+  const seller = row.seller_snapshot ?? sellerSnapshot(current!.settings, current!.tenantName);
   return creditNoteDocumentModel(
     note,
     new Map(lines.map((l) => [l.id, l.tax_amounts])),

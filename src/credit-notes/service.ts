@@ -17,8 +17,7 @@ import {
 import type { Invoice } from '../invoices/schemas.ts';
 import { sellerSnapshot } from '../documents/frozen.ts';
 import type { IssuedDocuments } from '../documents/service.ts';
-import { getTenant } from '../tenants/service.ts';
-import { getSettingsRow } from '../settings/service.ts';
+import { getSettingsWithTenantName } from '../settings/service.ts';
 import type { TenantScope } from '../tenancy.ts';
 import { creditNoteModel } from './documents.ts';
 import { creditNoteFromRow, loadCreditNoteRow } from './model.ts';
@@ -89,7 +88,7 @@ export async function createCreditNote(
     );
     const credit = plan.allocation;
     const { effect } = await applyCreditToInvoice(uow, invoice.id, credit.total, today);
-    const settings = await getSettingsRow(tx, scope);
+    const { settings, tenantName } = await getSettingsWithTenantName(tx, scope);
     // Taken last: the counter row stays locked until this transaction ends. Credit notes have
     // a series of their own (src/documents/numbering.ts).
     const number = await documents.nextNumber(
@@ -101,7 +100,7 @@ export async function createCreditNote(
     const inclusive = isTaxInclusive(invoice);
     const rates = new Map(invoice.taxAmounts.map((t) => [t.taxRateId, t]));
     // The seller as it is now: the credit note is a document of its own.
-    const seller = sellerSnapshot(settings, (await getTenant(tx, scope.tenantId)).name);
+    const seller = sellerSnapshot(settings, tenantName);
     const row = await insertCreditNote(tx, scope, {
       seller_snapshot: seller,
       id: newId('cn'),

@@ -14,8 +14,7 @@ import type {
   IssuedSubject,
 } from '../documents/service.ts';
 import { StateInvalidError } from '../errors.ts';
-import { getTenant } from '../tenants/service.ts';
-import { getSettingsRow } from '../settings/service.ts';
+import { getSettingsWithTenantName } from '../settings/service.ts';
 import type { TenantScope } from '../tenancy.ts';
 import { invoiceDocumentModel } from './document.ts';
 import { loadInvoiceRow, withLines } from './model.ts';
@@ -36,13 +35,14 @@ export async function invoiceModel(
   const invoice = await withLines(db, scope, row, utcDateOf(now));
   const draft = row.status === 'draft';
   // Invoices issued before sellers were frozen print the seller as it is now.
-  const settings =
-    row.seller_snapshot && row.customer_snapshot ? null : await getSettingsRow(db, scope);
-  const seller =
-    row.seller_snapshot ?? sellerSnapshot(settings!, (await getTenant(db, scope.tenantId)).name);
+  const current =
+    row.seller_snapshot && row.customer_snapshot
+      ? null
+      : await getSettingsWithTenantName(db, scope);
+  const seller = row.seller_snapshot ?? sellerSnapshot(current!.settings, current!.tenantName);
   const customer =
     draft || !invoice.customer
-      ? customerSnapshot(await getCustomerRow(db, scope, row.customer_id), settings!)
+      ? customerSnapshot(await getCustomerRow(db, scope, row.customer_id), current!.settings)
       : invoice.customer;
   const model = invoiceDocumentModel(invoice, seller, customer, { draft, now });
   return { invoice, model };

@@ -9,7 +9,7 @@ import { getTenant } from '../tenants/service.ts';
 import { formatAmount, formatDate, resolveLocale, t } from '../documents/i18n.ts';
 import type { IssuedDocuments } from '../documents/service.ts';
 import type { HostedLinks } from '../hosted/links.ts';
-import { getSettingsRow } from '../settings/service.ts';
+import { getSettingsWithTenantName } from '../settings/service.ts';
 import { INVOICE_EMAIL } from './mail.ts';
 import { assertIssuable } from './einvoice-readiness.ts';
 import { assertAllowed, invoiceFromRow, loadInvoiceRow, withLines } from './model.ts';
@@ -53,12 +53,11 @@ export async function issueInvoice(
         param: 'lines',
       },
     );
-    const settings = await getSettingsRow(tx, scope);
-    const tenant = await getTenant(tx, scope.tenantId);
+    const { settings, tenantName } = await getSettingsWithTenantName(tx, scope);
     const issuedAt = clock.now();
     // Taken last: the counter row stays locked until this transaction ends.
     const number = await documents.nextNumber(tx, scope, 'invoice', settings.invoice_prefix);
-    const frozen = frozenAtIssue(row, customer, settings, tenant.name, issuedAt);
+    const frozen = frozenAtIssue(row, customer, settings, tenantName, issuedAt);
     const issued = await markIssued(
       tx,
       scope,
