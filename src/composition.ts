@@ -8,16 +8,19 @@ import { pino } from 'pino';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { createCreditNotes } from './credit-notes/credit-notes.ts';
-import { invoiceCreditNotes } from './credit-notes/documents.ts';
+import { creditNoteModel, invoiceCreditNotes } from './credit-notes/documents.ts';
 import { creditNoteMail, CREDIT_NOTE_MAIL } from './credit-notes/mail.ts';
 import type { Db } from './db/pool.ts';
 import type { RenderPool } from './documents/render-pool.ts';
+import type { ModelOf } from './documents/render-queue.ts';
+import { documentRenders } from './documents/renders-store.ts';
 import { createIssuedDocuments, type IssuedDocuments } from './documents/service.ts';
 import { reminderMail, REMINDER_MAIL } from './dunning/reminders.ts';
 import { HostedLinks } from './hosted/links.ts';
 import { publicBaseUrl } from './hosted/public-url.ts';
 import { createHostedPage } from './hosted/service.ts';
 import { RateLimits } from './http/rate-limit.ts';
+import { invoiceModel } from './invoices/documents.ts';
 import { createInvoices } from './invoices/invoices.ts';
 import { invoiceMail, INVOICE_MAIL } from './invoices/mail.ts';
 import { KeyVerifier } from './keys/verifier.ts';
@@ -49,6 +52,8 @@ import type { WebhookEndpointCreate, WebhookEndpointUpdate } from './webhooks/sc
 // round trip): the webhooks module owns that SQL, the unit of work runs it. Done when this
 // module is loaded, which every process (server, worker, CLI) does before its first write.
 followOutbox(webhookFanOut);
+// And the event that issues an invoice or makes a credit note queues its documents' render.
+followOutbox(documentRenders);
 
 /** What every process builds first: configuration, time, the database, keys and renderer. */
 export interface Foundation {
@@ -91,6 +96,14 @@ export function createMailKinds({
   };
 }
 
+/** An issued invoice's or credit note's document model, from what it froze (the worker's). */
+function issuedModel(db: Db, clock: Clock): ModelOf {
+  return async (kind, scope, id) =>
+    kind === 'credit_note'
+      ? creditNoteModel(db, scope, id)
+      : (await invoiceModel(db, scope, id, clock.now())).model;
+}
+
 /** Every module's service, each made once from the foundation. */
 export function createServices(foundation: Foundation) {
   const { config, clock, db, secrets } = foundation;
@@ -100,6 +113,7 @@ export function createServices(foundation: Foundation) {
   return {
     ...foundation,
     documents,
+    issuedModel: issuedModel(db, clock),
     customers: bindDb(db, {
       create: createCustomer,
       get: getCustomer,

@@ -19,7 +19,6 @@ import { sellerSnapshot } from '../documents/frozen.ts';
 import type { IssuedDocuments } from '../documents/service.ts';
 import { getSettingsWithTenantName } from '../settings/service.ts';
 import type { TenantScope } from '../tenancy.ts';
-import { creditNoteModel } from './documents.ts';
 import { creditNoteFromRow, loadCreditNoteRow } from './model.ts';
 import { isTaxInclusive, planCredit } from './plan.ts';
 import type { CreditNote, CreditNoteCreate } from './schemas.ts';
@@ -128,13 +127,9 @@ export async function createCreditNote(
     uow.event('credit_note.created', note);
     return note;
   });
-  // Its documents are rendered from what it froze, now that it is committed.
-  if (!written.replayed) {
-    const { id } = written.value;
-    await documents.renderIssued(db, request.actor, id, () =>
-      creditNoteModel(db, request.actor, id),
-    );
-  }
+  // Its documents are rendered from what it froze, after this answer (its render was queued
+  // with its events).
+  if (!written.replayed) documents.issued();
   return written;
 }
 

@@ -33,6 +33,12 @@ export function createPool(url: string, max = 20, options: PoolOptions = {}): Db
     connectionTimeoutMillis: 5000,
     idleTimeoutMillis: 30000,
     application_name: 'billing-api',
+    // Statements a caller queues without waiting (a transaction's BEGIN and its first
+    // statement; its outcome and COMMIT) go out together and share one round trip
+    // (src/db/unit-of-work.ts). Each keeps its own Sync, so one failing does not swallow the
+    // next; a caller that awaits each statement in turn sees no difference. Measured in
+    // docs/scaling.md ("Round trips").
+    pipeline: true,
     // Sent when connecting, where PgBouncer refuses them (and a SET of them would stay on
     // whichever server connection ran it): behind a pooler both are the server's settings for
     // the app's role (docs/scaling.md). A statement that hangs (locks, an outage) must not

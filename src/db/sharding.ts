@@ -40,6 +40,10 @@ export const CROSS_TENANT_INDEXES: Readonly<Record<string, string>> = {
   invoices_overdue_due:
     'The overdue job finds open invoices of every tenant whose due date has passed and that ' +
     'have not had invoice.overdue yet (a small partial index); on Citus each shard is searched.',
+  document_renders_due:
+    "The document worker's queue: issued invoices and credit notes of every tenant whose " +
+    'documents are still to be rendered, oldest due first (polled per shard on Citus, as the ' +
+    'mail outbox is).',
   mail_outbox_due:
     "The mail worker's queue: queued messages of every tenant, oldest due first, claimed as " +
     'the webhook worker claims its deliveries (and polled per shard on Citus likewise).',

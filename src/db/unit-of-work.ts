@@ -1,7 +1,7 @@
 // The one write path. Every change, whichever door it comes through (HTTP, the CLI, the
-// worker), runs as a unit of work: begin; claim the Idempotency-Key, if the request has one;
-// do the work; write the events it recorded (the outbox), what follows them (webhook
-// deliveries) and the kept result; commit. A crash therefore leaves the change, its events,
+// worker), runs as a unit of work: begin and claim the Idempotency-Key, if the request has one
+// (one round trip); do the work; write the events it recorded (the outbox), what follows them
+// (webhook deliveries) and the kept result, and commit (one round trip). A crash therefore leaves the change, its events,
 // their deliveries and its kept result all together or none.
 //
 // The unit of work keeps and finds results; it does not decide what they say. Whoever brings
@@ -133,7 +133,13 @@ async function claim(
   slot: KeySlot,
   wait: boolean,
 ): Promise<boolean> {
-  const { locked, kept, expired } = await claimKey(work.tx, slot, wait, RETENTION_HOURS);
+  // BEGIN goes out with the claim: one round trip (the pool pipelines, src/db/pool.ts). The
+  // claim is answered only after BEGIN is, and both must succeed.
+  const [, claimed] = await Promise.all([
+    work.tx.query('BEGIN'),
+    claimKey(work.tx, slot, wait, RETENTION_HOURS),
+  ]);
+  const { locked, kept, expired } = claimed;
   if (!locked) {
     throw new IdempotencyKeyInUseError(
       'A request with this Idempotency-Key is still being processed; retry later.',
@@ -153,7 +159,15 @@ async function commit(work: Work): Promise<void> {
       throw new Error('events written before the outbox is followed (src/composition.ts)');
     }
     statement ??= outcomeStatement(followers);
-    await insertOutcome(work.tx, statement, work.actor, work.events, work.kept);
+    // The outcome and COMMIT go out together: one round trip. Should the outcome fail,
+    // PostgreSQL ends the failed transaction at that COMMIT with a rollback; the outcome's
+    // error is what is thrown, and the COMMIT's answer is not taken for a commit.
+    const outcome = insertOutcome(work.tx, statement, work.actor, work.events, work.kept);
+    const committing = work.tx.query('COMMIT');
+    committing.catch(() => undefined);
+    await outcome;
+    await committing;
+    return;
   }
   await work.tx.query('COMMIT');
 }
@@ -172,9 +186,10 @@ export async function unitOfWork<T>(
   let broken = false;
   let committed = false;
   try {
-    await tx.query('BEGIN');
     const idempotency = request.idempotency;
     if (idempotency === undefined) {
+      // Without a key the work's first statement is its own: BEGIN is answered first.
+      await tx.query('BEGIN');
       const value = await work(unit);
       await commit(unit);
       return { replayed: false, value };
@@ -196,7 +211,6 @@ export async function unitOfWork<T>(
       // this path is rare, the successful one is common.)
       await tx.query('ROLLBACK');
       unit.reset();
-      await tx.query('BEGIN');
       if (await claim(unit, idempotency, slot, true)) {
         await tx.query('ROLLBACK');
         return { replayed: true };

@@ -1,10 +1,11 @@
 // Issued documents as records (stored for ./service.ts): each issued invoice or credit note has
 // its PDF and e-invoices rendered once from the data frozen at issue, stored, and served
 // byte-identical ever after.
-// Rendering happens off the event loop (the render pool) and outside any transaction; it is
-// asked for right after the issue commits, and again by the first reader should the process
-// have stopped in between. Rendering is deterministic, so either gives the same bytes, and of
-// two renders racing only the first is stored.
+// Rendering happens off the event loop (the render pool), after the issue has committed and
+// been answered: by the worker, which renders what the issue queued (./render-queue.ts), or by
+// the first reader, whichever comes first. Renders of one subject are serialised by a lock, so
+// a document is rendered once; rendering is deterministic, so whoever renders it, its bytes
+// are those of the data frozen at issue.
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/pool.ts';
 import { unitOfWork, writtenValue } from '../db/unit-of-work.ts';
@@ -12,6 +13,7 @@ import { operator, type TenantScope } from '../tenancy.ts';
 import type { RenderedDocuments } from './issued.ts';
 import type { DocumentModel } from './model.ts';
 import type { RenderPool } from './render-pool.ts';
+import { deleteQueuedRender, lockRender } from './renders-store.ts';
 import { brokenFormats, repairDocuments } from './repair.ts';
 import {
   insertDocuments,
@@ -58,13 +60,7 @@ function stored(docs: RenderedDocuments): Map<DocumentFormat, StoredDocument> {
   return map;
 }
 
-/** Stores what was rendered, unless a render that came first stored it: then that is kept. */
-async function store(
-  db: Db,
-  scope: TenantScope,
-  subjectId: string,
-  docs: RenderedDocuments,
-): Promise<Map<DocumentFormat, StoredDocument>> {
+function newRows(docs: RenderedDocuments): [NewDocument, NewDocument, NewDocument] {
   const documents = stored(docs);
   const row = (format: DocumentFormat): NewDocument => {
     const doc = documents.get(format)!;
@@ -76,28 +72,55 @@ async function store(
       sha256: content && sha256(content),
     };
   };
-  const rows = [row('pdf'), row('ubl'), row('cii')] as const;
-  const inserted = await unitOfWork(
-    db,
-    { actor: operator(scope.tenantId, scope.environment) },
-    ({ tx }) => insertDocuments(tx, scope, subjectId, rows),
-  );
-  if (writtenValue(inserted).length === FORMATS.length) return documents;
-  return rowsToDocuments(await selectDocuments(db, scope, subjectId));
+  return [row('pdf'), row('ubl'), row('cii')];
 }
 
 /**
- * Renders and stores the documents of a subject just issued (an invoice) or created (a credit
- * note), from the model of what was frozen, before the write is answered.
+ * Renders the subject's documents from `model` and stores them, once: under the subject's
+ * render lock (./renders-store.ts), in one transaction with the removal of its queued render.
+ * A render in progress elsewhere is waited for (`wait`: a reader) and what it stored is read,
+ * or left to it (the worker): then null. Rendering is deterministic, so whoever renders, the
+ * bytes are the same.
  */
-export async function renderIssued(
+export async function renderOnce(
   db: Db,
   renderer: RenderPool,
   scope: TenantScope,
   subjectId: string,
-  model: DocumentModel,
-): Promise<void> {
-  await store(db, scope, subjectId, await renderer.renderIssued(model));
+  model: () => Promise<DocumentModel>,
+  wait: boolean,
+): Promise<DocumentRow[] | null> {
+  const written = await unitOfWork(
+    db,
+    { actor: operator(scope.tenantId, scope.environment) },
+    async ({ tx }) => {
+      // Read once the lock is held: a render that held it before has committed its documents.
+      const [locked, rows] = await Promise.all([
+        lockRender(tx, scope, subjectId, wait),
+        selectDocuments(tx, scope, subjectId),
+      ]);
+      if (!locked) return null;
+      if (FORMATS.every((f) => rows.some((r) => r.format === f))) {
+        await deleteQueuedRender(tx, scope, subjectId);
+        return rows;
+      }
+      const fresh = newRows(await renderer.renderIssued(await model()));
+      const [inserted] = await Promise.all([
+        insertDocuments(tx, scope, subjectId, fresh),
+        deleteQueuedRender(tx, scope, subjectId),
+      ]);
+      if (inserted.length === FORMATS.length) {
+        return fresh.map(({ format, content, missing }) => ({
+          format,
+          content,
+          missing,
+          checked: true,
+        }));
+      }
+      return selectDocuments(tx, scope, subjectId);
+    },
+  );
+  return writtenValue(written);
 }
 
 /**
@@ -126,7 +149,8 @@ export async function issuedDocuments(
     await repairDocuments(db, renderer, scope, subjectId, stored, broken, model);
     return rowsToDocuments(await selectDocuments(db, scope, subjectId));
   }
-  return store(db, scope, subjectId, await renderer.renderIssued(await model()));
+  const rendered = await renderOnce(db, renderer, scope, subjectId, model, true);
+  return rowsToDocuments(rendered!);
 }
 
 /** One stored document of an issued invoice or credit note (see issuedDocuments). */

@@ -4,7 +4,8 @@
 // (./frozen.ts), its PDF and e-invoices rendered through the render pool and stored once
 // (./records.ts), its e-invoice readiness (./readiness.ts) and its e-mail (./mail.ts). Each
 // kind hands in only what is its own: its document model (from what it froze), its number
-// and series, and its e-mail's record.
+// and series, and its e-mail's record. Documents are rendered after the issue is answered, by
+// the worker (./render-queue.ts) or the first reader (./records.ts).
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/pool.ts';
 import type { UnitOfWork } from '../db/unit-of-work.ts';
@@ -20,7 +21,7 @@ import {
 import type { DocumentModel } from './model.ts';
 import { nextDocumentNumber } from './numbering.ts';
 import { einvoiceRefusal } from './readiness.ts';
-import { issuedDocument, issuedDocumentFormats, renderIssued } from './records.ts';
+import { issuedDocument, issuedDocumentFormats } from './records.ts';
 import type { RenderPool } from './render-pool.ts';
 import type { DocumentFormat } from './store.ts';
 
@@ -49,24 +50,23 @@ export interface IssuedDocumentsDeps {
 }
 
 export function createIssuedDocuments({ renderer, clock }: IssuedDocumentsDeps) {
+  const listeners = new Set<() => void>();
   return {
     /** The next number of the kind's series; taken last in the issuing transaction. */
     nextNumber: nextDocumentNumber,
 
     /**
-     * Renders and stores a document just issued, right after the issue committed, before it
-     * is answered. Should that fail (the process stopping, say), the first reader renders them
-     * from the same frozen data, as read back: the issue itself stands.
+     * Says that a unit of work just committed issued documents (their renders are queued by its
+     * outcome statement): the worker of this process, if it runs one, renders them now rather
+     * than at its next poll. The issue itself is answered without waiting for them.
      */
-    async renderIssued(
-      db: Db,
-      scope: TenantScope,
-      id: string,
-      model: () => Promise<DocumentModel>,
-    ): Promise<void> {
-      await model()
-        .then((m) => renderIssued(db, renderer, scope, id, m))
-        .catch(() => undefined);
+    issued(): void {
+      for (const listener of listeners) listener();
+    },
+
+    /** Calls `listener` whenever documents were issued (the worker's poke). */
+    onIssued(listener: () => void): void {
+      listeners.add(listener);
     },
 
     /** A draft's PDF: a preview rendered on request, never stored. */

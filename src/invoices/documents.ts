@@ -18,7 +18,7 @@ import { getSettingsWithTenantName } from '../settings/service.ts';
 import type { TenantScope } from '../tenancy.ts';
 import { invoiceDocumentModel } from './document.ts';
 import { loadInvoiceRow, withLines } from './model.ts';
-import type { Invoice, SellerSnapshot } from './schemas.ts';
+import type { Invoice } from './schemas.ts';
 
 /**
  * The invoice's document model: as frozen at issue, or (a draft) as things are `now` (a
@@ -105,20 +105,4 @@ export function issuedInvoiceFormats(
   now: Date,
 ): Promise<Set<DocumentFormat>> {
   return documents.formats(db, scope, { id, model: () => frozenModel(db, scope, id, now) });
-}
-
-/**
- * Renders and stores an issued invoice's documents right after the issue committed, from
- * what the issue froze (`invoice` and its seller).
- */
-export function renderIssuedInvoice(
-  db: Db,
-  documents: IssuedDocuments,
-  scope: TenantScope,
-  invoice: Invoice,
-  seller: SellerSnapshot,
-): Promise<void> {
-  return documents.renderIssued(db, scope, invoice.id, async () =>
-    invoiceDocumentModel(invoice, seller, invoice.customer!, { draft: false }),
-  );
 }

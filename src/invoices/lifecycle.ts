@@ -13,10 +13,9 @@ import { getSettingsWithTenantName } from '../settings/service.ts';
 import { INVOICE_EMAIL } from './mail.ts';
 import { assertIssuable } from './einvoice-readiness.ts';
 import { assertAllowed, invoiceFromRow, loadInvoiceRow, withLines } from './model.ts';
-import { renderIssuedInvoice } from './documents.ts';
 import { shownByWrite } from './hosted-link.ts';
 import { priceWithRates } from './pricing.ts';
-import type { Invoice, SellerSnapshot } from './schemas.ts';
+import type { Invoice } from './schemas.ts';
 import { frozenAtIssue } from './snapshots.ts';
 import { markIssued } from './draft-store.ts';
 import { selectLines } from './lines-store.ts';
@@ -35,7 +34,6 @@ export async function issueInvoice(
   request: WriteRequest,
   id: string,
 ): Promise<Written<Invoice>> {
-  let seller: SellerSnapshot | null = null;
   const written = await unitOfWork(db, request, async (uow) => {
     const { tx, actor: scope } = uow;
     const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
@@ -67,15 +65,13 @@ export async function issueInvoice(
     );
     const invoice = invoiceFromRow(issued, lines, utcDateOf(issuedAt));
     if (settings.einvoice_required) assertIssuable(invoice, issued.seller_snapshot!);
-    seller = issued.seller_snapshot;
     uow.event('invoice.issued', invoice);
     if (invoice.status === 'paid') uow.event('invoice.paid', invoice);
     return shownByWrite(uow, links, invoice, await links.make(tx, scope, invoice, issuedAt));
   });
-  // Its documents are rendered from what was just frozen, now that it is committed.
-  if (!written.replayed) {
-    await renderIssuedInvoice(db, documents, request.actor, written.value, seller!);
-  }
+  // Its documents are rendered from what was just frozen, after this answer (its render was
+  // queued with its events).
+  if (!written.replayed) documents.issued();
   return written;
 }
 

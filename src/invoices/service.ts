@@ -27,7 +27,6 @@ export {
   getInvoicePdf,
   invoiceModel,
   issuedInvoiceFormats,
-  renderIssuedInvoice,
 } from './documents.ts';
 export { issueInvoice, sendInvoice, transitionInvoice } from './lifecycle.ts';
 export { addInvoiceLine, removeInvoiceLine } from './lines.ts';

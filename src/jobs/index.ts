@@ -1,6 +1,6 @@
 // The server's background work, in every server process (RUN_WORKER) or alone (`billing
-// worker`): webhook deliveries, the mail outbox, dunning (overdue invoices and reminders), and
-// the purge of expired idempotency records. Every job is safe with any number of processes
+// worker`): webhook deliveries, the mail outbox, the documents of what was issued, dunning
+// (overdue invoices and reminders), and the purge of expired idempotency records. Every job is safe with any number of processes
 // running it on one database. Its schedule (polls, dunning runs, purges) runs on the clock it
 // is given (src/clock.ts), so a test clock moved forward makes it act without real waiting.
 import type { Config } from '../config.ts';
@@ -10,6 +10,7 @@ import { systemClock, todayUtcOf, type Clock } from '../clock.ts';
 import { createHostedLinks, createServices, type Services } from '../composition.ts';
 import { purgeExpiredIdempotencyKeys } from '../db/unit-of-work.ts';
 import { createRenderPool } from '../documents/render-pool.ts';
+import { RenderQueue } from '../documents/render-queue.ts';
 import { useDnsServers } from '../webhooks/destination.ts';
 import { WebhookWorker } from '../webhooks/worker.ts';
 import { createMailTransport } from '../mail/transport.ts';
@@ -26,11 +27,15 @@ const PURGE_INTERVAL_MS = 60_000;
 export interface Jobs {
   webhooks: WebhookWorker;
   mail: MailWorker;
+  renders: RenderQueue;
   stop(): Promise<void>;
 }
 
 export function startJobs(
-  services: Pick<Services, 'config' | 'clock' | 'db' | 'secrets' | 'mailKinds'>,
+  services: Pick<
+    Services,
+    'config' | 'clock' | 'db' | 'secrets' | 'mailKinds' | 'renderer' | 'documents' | 'issuedModel'
+  >,
   log: { info(message: string): void; error(error: unknown, context: string): void },
 ): Jobs {
   const { config, clock, db, secrets } = services;
@@ -47,8 +52,16 @@ export function startJobs(
     onError,
     clock,
   });
+  const renders = new RenderQueue(db, {
+    renderer: services.renderer,
+    modelOf: services.issuedModel,
+    clock,
+    onError,
+  });
+  services.documents.onIssued(() => renders.poke());
   webhooks.start();
   mail.start();
+  renders.start();
   const stopping = new AbortController();
   const purging = every(clock, stopping.signal, PURGE_DELAY_MS, PURGE_INTERVAL_MS, async () => {
     await purgeExpiredIdempotencyKeys(db).catch((error: unknown) => onError(error, 'purging'));
@@ -65,12 +78,13 @@ export function startJobs(
   return {
     webhooks,
     mail,
+    renders,
     async stop() {
       stopping.abort();
       // A run in progress finishes first.
       await Promise.all([purging, dunning]);
       // Attempts in flight finish and are recorded before the database goes.
-      await Promise.all([webhooks.stop(), mail.stop()]);
+      await Promise.all([webhooks.stop(), mail.stop(), renders.stop()]);
     },
   };
 }
