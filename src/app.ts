@@ -19,6 +19,7 @@ import {
   toApiError,
 } from './http/error-handler.ts';
 import { RouteNotFoundError, ServiceUnavailableError } from './errors.ts';
+import { registerExpensiveRequests } from './http/expensive-requests.ts';
 import { AccessLog } from './http/observability.ts';
 import { registerNotFound } from './http/not-found.ts';
 import { describeRoute, finishDocument } from './http/openapi.ts';
@@ -241,8 +242,9 @@ export async function buildApp(deps: Composition): Promise<FastifyInstance> {
   // Three encapsulated scopes, each with the plugins its routes need; the scope, not the order
   // of registration, says which routes a plugin reaches. The /docs page is not the API's: none
   // of its rules for input (./http/route-hooks.ts), and a policy of its own. What needs no key
-  // (operations, the hosted page) follows the rules for input. The API follows them too, and
-  // every route needs a key (./http/auth.ts).
+  // (operations, the hosted page) follows the rules for input. The API follows them too, every
+  // route needs a key (./http/auth.ts), and expensive ones take turns per tenant
+  // (./http/expensive-requests.ts).
   await app.register(async (docs) => {
     docs.addHook('onRequest', docsPolicy);
     await docs.register(fastifySwaggerUi, {
@@ -263,6 +265,7 @@ export async function buildApp(deps: Composition): Promise<FastifyInstance> {
   await app.register(async (api) => {
     registerInputRules(api);
     registerAuth(api, deps.verifier, config, limits);
+    registerExpensiveRequests(api, deps.expensiveRequests);
     for (const routes of AUTHENTICATED) await api.register(routes, deps);
   });
 

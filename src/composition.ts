@@ -1,5 +1,5 @@
 // The one composition root: every dependency (database, clock, keyring, hosted links, render
-// pool, key verifier, cursor signer, rate limits, mail kinds) and every module's service (the
+// pool, key verifier, cursor signer, rate limits, turns of expensive requests, mail kinds) and every module's service (the
 // issued-document service among them, which invoices and credit notes share) is built here
 // once, and handed to the HTTP layer (app.ts), the worker (jobs/) and the CLI alike. Nothing
 // else constructs them, so no caller passes a renderer or the links along a call.
@@ -19,6 +19,7 @@ import { reminderMail, REMINDER_MAIL } from './dunning/reminders.ts';
 import { HostedLinks } from './hosted/links.ts';
 import { publicBaseUrl } from './hosted/public-url.ts';
 import { createHostedPage } from './hosted/service.ts';
+import { ExpensiveRequests } from './http/expensive-requests.ts';
 import { RateLimits } from './http/rate-limit.ts';
 import { invoiceModel } from './invoices/documents.ts';
 import { createInvoices } from './invoices/invoices.ts';
@@ -163,10 +164,14 @@ export function createServices(foundation: Foundation) {
 
 export type Services = ReturnType<typeof createServices>;
 
-/** What the HTTP layer is given: the services, the key verifier, rate limits and the logger. */
+/**
+ * What the HTTP layer is given: the services, the key verifier, rate limits, the turns of
+ * expensive requests and the logger.
+ */
 export interface Composition extends Services {
   verifier: KeyVerifier;
   limits: RateLimits;
+  expensiveRequests: ExpensiveRequests;
   log: FastifyBaseLogger;
 }
 
@@ -203,5 +208,10 @@ export async function composeHttp(
   const log = createLogger(config, options.logStream);
   const limits = await RateLimits.create(config, log, foundation.clock);
   const verifier = new KeyVerifier(db, config.keyCacheMs, options.listenDb ?? db, foundation.clock);
-  return { ...createServices(foundation), verifier, limits, log };
+  const expensiveRequests = new ExpensiveRequests({
+    perTenant: config.expensivePerTenant,
+    total: config.expensiveTotal,
+    queuePerTenant: config.expensiveQueuePerTenant,
+  });
+  return { ...createServices(foundation), verifier, limits, expensiveRequests, log };
 }

@@ -65,6 +65,12 @@ export interface Config {
   publicUrl: string | undefined;
   /** Requests to the hosted invoice page per client address and minute. */
   hostedPageRateLimit: number;
+  /** Expensive requests (documents, reports, large pages) per tenant at once (src/http/expensive-requests.ts). */
+  expensivePerTenant: number;
+  /** Expensive requests at once in the instance, all tenants together. */
+  expensiveTotal: number;
+  /** A tenant's expensive requests waiting for their turn; one more is 429. */
+  expensiveQueuePerTenant: number;
   /** `/metrics` then needs `Authorization: Bearer <token>` (src/http/metrics.ts). */
   metricsToken: string | undefined;
   /** `/metrics` is then served on this address only, by a listener of its own. */
@@ -195,6 +201,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
 
+  const databasePoolSize = int('DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 2, 1000);
+  const expensivePerTenant = int('EXPENSIVE_PER_TENANT', 2, 1, 1000);
   const config: Config = {
     port: int('PORT', 3000, 0, 65535),
     host: env.HOST || '127.0.0.1',
@@ -203,7 +211,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePreparedStatements: str('DATABASE_PREPARED_STATEMENTS')
       ? bool('DATABASE_PREPARED_STATEMENTS', true)
       : undefined,
-    databasePoolSize: int('DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 2, 1000),
+    databasePoolSize,
     embeddedPgPort: int('EMBEDDED_PG_PORT', 54329, 1, 65535),
     dataDir: env.DATA_DIR || './data',
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
@@ -230,6 +238,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxConnections: int('MAX_CONNECTIONS', 10_000, 1, 1_000_000),
     publicUrl: publicUrl?.replace(/\/+$/, ''),
     hostedPageRateLimit: int('HOSTED_PAGE_RATE_LIMIT', 60, 1, 1_000_000),
+    expensivePerTenant,
+    // Half the pool by default: the other half stays for every tenant's cheap requests.
+    expensiveTotal: int(
+      'EXPENSIVE_TOTAL',
+      Math.max(expensivePerTenant, Math.floor(databasePoolSize / 2)),
+      1,
+      1000,
+    ),
+    expensiveQueuePerTenant: int('EXPENSIVE_QUEUE_PER_TENANT', 16, 1, 100_000),
     metricsToken,
     metricsListen,
   };

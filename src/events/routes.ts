@@ -23,7 +23,7 @@ export const eventRoutes: RoutePlugin = async (server, { events, cursors }) => {
     '/v1/events',
     {
       // The scope depends on the types listed: checked by the service.
-      config: { scope: null },
+      config: { scope: null, expensive: 'large-page' },
       serializerCompiler: asStored,
       schema: {
         tags,

@@ -16,7 +16,7 @@ export const ERROR_DESCRIPTIONS: Record<string, string> = {
   413: '`body_too_large`: the body is larger than 1 MiB.',
   415: '`content_type_unsupported`: the body is not `application/json`.',
   422: '`idempotency_key_reused`: the Idempotency-Key was used for a different request.',
-  429: '`rate_limited`: too many requests for this key, or too many failed authentications from this address; retry after `Retry-After` seconds.',
+  429: '`rate_limited`: too many requests for this key, too many failed authentications from this address, or (on documents, reports and pages above 25) too many of the tenant’s expensive requests waiting; retry after `Retry-After` seconds.',
   431: '`headers_too_large`: the request line and headers are larger than 16 KiB.',
   500: '`internal_error`: an unexpected failure, without details.',
   503: '`service_unavailable`: the database is unreachable or the server is shutting down; retry after `Retry-After` seconds.',

@@ -67,36 +67,46 @@ export function apiRoutes(server: FastifyInstance, cursors: CursorSigner, tags: 
   // Typed by each route's own schema (SchemaRequest), not by the instance's provider.
   const app = server;
   const routes = {
-    /** GET `url`: the service's answer, as the schema's 200 serialises it. */
+    /**
+     * GET `url`: the service's answer, as the schema's 200 serialises it (`expensive`: it takes
+     * turns with other tenants', ./expensive-requests.ts).
+     */
     read<S extends FastifySchema>(
       url: string,
       scope: Scope | null,
       schema: S,
       answer: (request: SchemaRequest<S>) => unknown,
+      expensive?: 'large-page',
     ): void {
       app.route({
         method: 'GET',
         url,
-        config: { scope },
+        config: { scope, expensive },
         schema: { tags, ...schema } as FastifySchema,
         handler: async (request) => answer(request as unknown as SchemaRequest<S>),
       });
     },
 
-    /** GET `url`: one page of a list, newest first. */
+    /** GET `url`: one page of a list, newest first; a page above the default size is expensive. */
     list<Q extends TSchema, Row extends { created_at: Date; id: string }, Item>(
       url: string,
       scope: Scope,
       schema: FastifySchema & { querystring: Q },
       listing: Listing<Static<Q>, Row, Item>,
     ): void {
-      this.read(url, scope, schema, async ({ actor, query }) => {
-        const filters = query as Static<Q>;
-        const binding = listBinding(actor, listing.list, listing.filters?.(filters));
-        const page = readPageRequest(cursors, query as PagingQuery, binding);
-        const rows = await listing.rows(actor, filters, page);
-        return buildPage(cursors, rows, page, binding, listing.item);
-      });
+      this.read(
+        url,
+        scope,
+        schema,
+        async ({ actor, query }) => {
+          const filters = query as Static<Q>;
+          const binding = listBinding(actor, listing.list, listing.filters?.(filters));
+          const page = readPageRequest(cursors, query as PagingQuery, binding);
+          const rows = await listing.rows(actor, filters, page);
+          return buildPage(cursors, rows, page, binding, listing.item);
+        },
+        'large-page',
+      );
     },
 
     /** A write at `route` ("POST /v1/customers"), safe to retry with an Idempotency-Key. */
@@ -175,7 +185,7 @@ export function apiRoutes(server: FastifyInstance, cursors: CursorSigner, tags: 
   };
   return routes;
 
-  /** A document of a record (its PDF, its e-invoice): served as a file, not as JSON. */
+  /** A document of a record (its PDF, its e-invoice): served as a file, not as JSON; expensive. */
   function documentRoute(
     url: string,
     scope: Scope,
@@ -188,7 +198,7 @@ export function apiRoutes(server: FastifyInstance, cursors: CursorSigner, tags: 
     app.route({
       method: 'GET',
       url,
-      config: { scope },
+      config: { scope, expensive: true },
       schema: {
         tags,
         ...doc,

@@ -8,7 +8,8 @@ import { ReceivablesQuery, ReceivablesReport, TaxReport, TaxReportQuery } from '
 import { receivablesCsv, taxCsv } from './service.ts';
 
 const tags = ['Reports'];
-const read = { scope: 'invoices:read' as const };
+// A report reads every invoice of the tenant: it takes turns (src/http/expensive-requests.ts).
+const read = { scope: 'invoices:read' as const, expensive: true as const };
 
 /** JSON by default, or the CSV rendering with `?format=csv`. */
 function jsonOrCsv(description: string, json: TSchema) {

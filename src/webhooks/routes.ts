@@ -93,7 +93,7 @@ export const webhookEndpointRoutes: RoutePlugin = async (server, { webhookEndpoi
   app.get(
     '/v1/webhook-endpoints/:id/deliveries',
     {
-      config: { scope: 'webhooks:read' },
+      config: { scope: 'webhooks:read', expensive: 'large-page' },
       schema: {
         tags,
         summary: "List an endpoint's deliveries with their attempts, newest first",

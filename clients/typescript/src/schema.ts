@@ -2827,7 +2827,7 @@ export interface components {
         'application/json': components['schemas']['ErrorEnvelope'];
       };
     };
-    /** @description `rate_limited`: too many requests for this key, or too many failed authentications from this address; retry after `Retry-After` seconds. */
+    /** @description `rate_limited`: too many requests for this key, too many failed authentications from this address, or (on documents, reports and pages above 25) too many of the tenant’s expensive requests waiting; retry after `Retry-After` seconds. */
     TooManyRequests: {
       headers: {
         'Request-Id': components['headers']['Request-Id'];
