@@ -24,32 +24,37 @@ export interface NewLink {
  */
 export async function upsertLink(db: Queryable, scope: TenantScope, link: NewLink): Promise<void> {
   const key = [scope.tenantId, scope.environment, link.invoiceId];
-  // Two statements rather than a delete with a sub-select: on a sharded database the look-up
-  // table is a reference table, which a statement cannot change from a shard's rows.
-  const { rows: old } = await db.query<{ token_hash: Buffer }>(
-    `SELECT token_hash FROM hosted_invoice_links
-      WHERE tenant_id = $1 AND environment = $2 AND invoice_id = $3`,
-    key,
-  );
+  // Sent at once, one round trip (the pool pipelines; they run in this order): the old link's
+  // hash read before the new one replaces it, the new link and its look-up row. Then the old
+  // look-up row goes: two statements rather than a delete with a sub-select, because on a
+  // sharded database the look-up table is a reference table, which a statement cannot change
+  // from a shard's rows.
+  const [{ rows: old }] = await Promise.all([
+    db.query<{ token_hash: Buffer }>(
+      `SELECT token_hash FROM hosted_invoice_links
+        WHERE tenant_id = $1 AND environment = $2 AND invoice_id = $3`,
+      key,
+    ),
+    db.query(
+      `INSERT INTO hosted_invoice_links
+         (tenant_id, environment, invoice_id, token_hash, token_sealed, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (tenant_id, environment, invoice_id) DO UPDATE
+         SET token_hash = EXCLUDED.token_hash, token_sealed = EXCLUDED.token_sealed,
+             expires_at = EXCLUDED.expires_at, created_at = clock_timestamp()`,
+      [...key, link.tokenHash, link.tokenSealed, link.expiresAt],
+    ),
+    db.query(
+      `INSERT INTO hosted_invoice_link_lookup (token_hash, tenant_id, environment, invoice_id)
+       VALUES ($1, $2, $3, $4)`,
+      [link.tokenHash, ...key],
+    ),
+  ]);
   if (old[0]) {
     await db.query('DELETE FROM hosted_invoice_link_lookup WHERE token_hash = $1', [
       old[0].token_hash,
     ]);
   }
-  await db.query(
-    `INSERT INTO hosted_invoice_links
-       (tenant_id, environment, invoice_id, token_hash, token_sealed, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6)
-     ON CONFLICT (tenant_id, environment, invoice_id) DO UPDATE
-       SET token_hash = EXCLUDED.token_hash, token_sealed = EXCLUDED.token_sealed,
-           expires_at = EXCLUDED.expires_at, created_at = clock_timestamp()`,
-    [...key, link.tokenHash, link.tokenSealed, link.expiresAt],
-  );
-  await db.query(
-    `INSERT INTO hosted_invoice_link_lookup (token_hash, tenant_id, environment, invoice_id)
-     VALUES ($1, $2, $3, $4)`,
-    [link.tokenHash, ...key],
-  );
 }
 
 /** The links of these invoices (primary key look-ups). */

@@ -9,7 +9,11 @@ import type { CustomerRow } from '../customers/store.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { DocumentModel } from '../documents/model.ts';
 import { einvoiceRefusal, readinessOf } from '../documents/readiness.ts';
-import { getSettingsWithTenantName, type SettingsRow } from '../settings/service.ts';
+import {
+  getSettingsWithTenantName,
+  type SettingsRow,
+  type SettingsWithTenantName,
+} from '../settings/service.ts';
 import type { TenantScope } from '../tenancy.ts';
 import { invoiceDocumentModel } from './document.ts';
 import type { EinvoiceReadiness, Invoice, SellerSnapshot } from './schemas.ts';
@@ -83,14 +87,16 @@ export async function withDraftReadiness<T extends Invoice>(
   invoices: readonly T[],
   now: Date,
   known: readonly CustomerRow[] = [],
+  knownSettings?: SettingsWithTenantName,
 ): Promise<T[]> {
   const drafts = invoices.filter((i) => i.status === 'draft');
   if (drafts.length === 0) return [...invoices];
   const customers = new Map(known.map((c) => [c.id, c]));
   const unknown = [...new Set(drafts.map((d) => d.customerId))].filter((id) => !customers.has(id));
-  // Both at once: on a pool they are two connections' work in parallel, not two waits.
+  // Both at once: on a pool they are two connections' work in parallel, in a transaction one
+  // round trip (the pool pipelines), not two waits.
   const [{ settings, tenantName: name }, rows] = await Promise.all([
-    getSettingsWithTenantName(db, scope),
+    knownSettings ?? getSettingsWithTenantName(db, scope),
     getCustomerRows(db, scope, unknown),
   ]);
   const tenantName = settings.legal_name ?? name;
@@ -110,6 +116,8 @@ export async function withReadiness(
   invoice: Invoice,
   now: Date,
   customer?: CustomerRow,
+  settings?: SettingsWithTenantName,
 ): Promise<Invoice> {
-  return (await withDraftReadiness(db, scope, [invoice], now, customer ? [customer] : []))[0]!;
+  const known = customer ? [customer] : [];
+  return (await withDraftReadiness(db, scope, [invoice], now, known, settings))[0]!;
 }

@@ -4,7 +4,7 @@
 import { todayUtcOf, utcDateOf, type Clock } from '../clock.ts';
 import type { Db } from '../db/pool.ts';
 import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
-import { getCustomerRow } from '../customers/service.ts';
+import { getCustomerRow, getCustomerRowOfInvoice } from '../customers/service.ts';
 import { getTenant } from '../tenants/service.ts';
 import { formatAmount, formatDate, resolveLocale, t } from '../documents/i18n.ts';
 import type { IssuedDocuments } from '../documents/service.ts';
@@ -36,10 +36,16 @@ export async function issueInvoice(
 ): Promise<Written<Invoice>> {
   const written = await unitOfWork(db, request, async (uow) => {
     const { tx, actor: scope } = uow;
-    const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
+    // Sent at once, one round trip (the pool pipelines): the row, locked first, so that what
+    // the other reads find of it is what the lock holds; its lines; its customer; the settings.
+    const [row, lines, found, { settings, tenantName }] = await Promise.all([
+      loadInvoiceRow(tx, scope, id, { forUpdate: true }),
+      selectLines(tx, scope, [id]),
+      getCustomerRowOfInvoice(tx, scope, id),
+      getSettingsWithTenantName(tx, scope),
+    ]);
     assertAllowed(row, 'issue');
-    const lines = await selectLines(tx, scope, [id]);
-    const customer = await getCustomerRow(tx, scope, row.customer_id);
+    const customer = found ?? (await getCustomerRow(tx, scope, row.customer_id));
     const totals = await priceWithRates(
       tx,
       scope,
@@ -51,23 +57,22 @@ export async function issueInvoice(
         param: 'lines',
       },
     );
-    const { settings, tenantName } = await getSettingsWithTenantName(tx, scope);
     const issuedAt = clock.now();
     // Taken last: the counter row stays locked until this transaction ends.
     const number = await documents.nextNumber(tx, scope, 'invoice', settings.invoice_prefix);
     const frozen = frozenAtIssue(row, customer, settings, tenantName, issuedAt);
-    const issued = await markIssued(
-      tx,
-      scope,
-      id,
-      { ...frozen, number, paid: totals.total === 0 },
-      totals,
-    );
+    // The issue and its hosted link, sent at once (one round trip): the link's expiry needs
+    // only the dates just frozen.
+    const linked = { id, dueDate: frozen.due_date, issuedAt: issuedAt.toISOString() };
+    const [issued, url] = await Promise.all([
+      markIssued(tx, scope, id, { ...frozen, number, paid: totals.total === 0 }, totals),
+      links.make(tx, scope, linked, issuedAt),
+    ]);
     const invoice = invoiceFromRow(issued, lines, utcDateOf(issuedAt));
     if (settings.einvoice_required) assertIssuable(invoice, issued.seller_snapshot!);
     uow.event('invoice.issued', invoice);
     if (invoice.status === 'paid') uow.event('invoice.paid', invoice);
-    return shownByWrite(uow, links, invoice, await links.make(tx, scope, invoice, issuedAt));
+    return shownByWrite(uow, links, invoice, url);
   });
   // Its documents are rendered from what was just frozen, after this answer (its render was
   // queued with its events).

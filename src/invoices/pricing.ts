@@ -97,6 +97,25 @@ export function priceInvoice(
   };
 }
 
+/** The rates an invoice names, looked up in its tenant and environment (see priceWithRates). */
+export function ratesForInvoice(
+  db: Queryable,
+  scope: TenantScope,
+  defaultTaxRates: readonly string[],
+  lines: readonly PricedLine[],
+  change: { newlyUsed: ReadonlySet<string>; param: string },
+): Promise<Map<string, RateForInvoice>> {
+  return getTaxRatesForUse(
+    db,
+    scope,
+    [
+      { ids: defaultTaxRates, param: 'defaultTaxRates' },
+      ...lines.map((l) => ({ ids: l.tax_rates ?? [], param: change.param })),
+    ],
+    change.newlyUsed,
+  );
+}
+
 /**
  * Prices an invoice with the rates it names, looked up in its tenant and environment. Rates
  * in `newlyUsed` must be active; `param` is blamed for a mix of inclusive and exclusive rates.
@@ -109,14 +128,6 @@ export async function priceWithRates(
   taxExempt: TaxExempt,
   change: { newlyUsed: ReadonlySet<string>; param: string },
 ): Promise<Totals> {
-  const rates = await getTaxRatesForUse(
-    db,
-    scope,
-    [
-      { ids: defaultTaxRates, param: 'defaultTaxRates' },
-      ...lines.map((l) => ({ ids: l.tax_rates ?? [], param: change.param })),
-    ],
-    change.newlyUsed,
-  );
+  const rates = await ratesForInvoice(db, scope, defaultTaxRates, lines, change);
   return priceInvoice(lines, defaultTaxRates, rates, taxExempt, change.param);
 }

@@ -6,6 +6,7 @@ import { todayUtcOf, utcDateOf, type Clock } from '../clock.ts';
 import type { Db } from '../db/pool.ts';
 import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
 import { getCustomerRow } from '../customers/service.ts';
+import { getSettingsWithTenantName } from '../settings/service.ts';
 import { ParameterInvalidError, StateInvalidError } from '../errors.ts';
 import { checkedDate as checkedCalendarDate } from '../dates.ts';
 import { newId } from '../ids.ts';
@@ -13,7 +14,7 @@ import { isCurrency } from '../money/currency.ts';
 import type { HostedLinks } from '../hosted/links.ts';
 import { shownByWrite } from './hosted-link.ts';
 import { withReadiness } from './einvoice-readiness.ts';
-import { priceWithRates } from './pricing.ts';
+import { priceInvoice, ratesForInvoice } from './pricing.ts';
 import type { InvoiceCreate, InvoiceUpdate } from './draft-schemas.ts';
 import type { Invoice } from './schemas.ts';
 import { assertAllowed, invoiceFromRow, loadInvoiceRow, withLines } from './model.ts';
@@ -109,27 +110,30 @@ export function createInvoice(
   const lines = newLines(input.lines ?? [], 1, (i) => `lines.${i}.`);
   return unitOfWork(db, request, async (uow) => {
     const { tx, actor: scope } = uow;
-    // The customer matters to the price by its tax exemption, and must exist (404 customerId).
-    const customer = await getCustomerRow(tx, scope, input.customerId);
-    const totals = await priceWithRates(
-      tx,
-      scope,
-      fields.default_tax_rates,
+    // Three reads sent at once, one round trip (the pool pipelines; a refusal is the first
+    // read's to fail): the customer, which matters to the price by its tax exemption and must
+    // exist (404 customerId); the rates the draft names; the settings its readiness needs.
+    const [customer, rates, settings] = await Promise.all([
+      getCustomerRow(tx, scope, input.customerId),
+      ratesForInvoice(tx, scope, fields.default_tax_rates, lines, {
+        newlyUsed: rateIdsOf(fields.default_tax_rates, lines),
+        param: 'lines',
+      }),
+      getSettingsWithTenantName(tx, scope),
+    ]);
+    const totals = priceInvoice(
       lines,
+      fields.default_tax_rates,
+      rates,
       customer.tax_exempt,
-      { newlyUsed: rateIdsOf(fields.default_tax_rates, lines), param: 'lines' },
+      'lines',
     );
     const draft = { id: newId('inv'), customer_id: input.customerId, currency: input.currency };
     const row = await insertDraft(tx, scope, draft, fields, totals, lines);
     const lineRows = lines.map((l) => ({ ...l, invoice_id: row.id }));
     const now = clock.now();
-    const invoice = await withReadiness(
-      tx,
-      scope,
-      invoiceFromRow(row, lineRows, utcDateOf(now)),
-      now,
-      customer,
-    );
+    const shown = invoiceFromRow(row, lineRows, utcDateOf(now));
+    const invoice = await withReadiness(tx, scope, shown, now, customer, settings);
     uow.event('invoice.created', invoice);
     return invoice;
   });

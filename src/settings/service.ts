@@ -58,11 +58,17 @@ export async function getSettingsRow(db: Queryable, scope: TenantScope): Promise
   return row;
 }
 
+/** The settings with the tenant's name. */
+export interface SettingsWithTenantName {
+  settings: SettingsRow;
+  tenantName: string;
+}
+
 /** The settings and the tenant's name, read together (see selectSettingsWithTenantName). */
 export async function getSettingsWithTenantName(
   db: Queryable,
   scope: TenantScope,
-): Promise<{ settings: SettingsRow; tenantName: string }> {
+): Promise<SettingsWithTenantName> {
   const row = await selectSettingsWithTenantName(db, scope);
   if (!row) throw new ResourceMissingError('tenant', scope.tenantId);
   const { tenant_name: tenantName, ...settings } = row;
