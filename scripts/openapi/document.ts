@@ -13,6 +13,7 @@ import { SecretsKeyring } from '../../src/secrets/keyring.ts';
 const noRenderer: RenderPool = {
   threads: 0,
   cpuSeconds: 0,
+  rendered: 0,
   renderPdf: () => Promise.reject(new Error('not rendering')),
   renderIssued: () => Promise.reject(new Error('not rendering')),
   close: () => Promise.resolve(),

@@ -32,6 +32,8 @@ export interface RenderPool {
   readonly threads: number;
   /** CPU time the workers spent rendering since the pool started (a Prometheus counter). */
   readonly cpuSeconds: number;
+  /** Issued documents rendered since the pool started (renderIssued calls that succeeded). */
+  readonly rendered: number;
 }
 
 export function defaultRenderThreads(): number {
@@ -52,6 +54,7 @@ export function createRenderPool(options: RenderPoolOptions = {}): RenderPool {
     idleTimeout: options.idleTimeoutMs ?? 60_000,
   });
   let cpuMicros = 0;
+  let rendered = 0;
   const run = async (task: RenderTask) => {
     const rendered = await piscina.run(task);
     cpuMicros += rendered.cpuMicros;
@@ -62,12 +65,17 @@ export function createRenderPool(options: RenderPoolOptions = {}): RenderPool {
     get cpuSeconds() {
       return cpuMicros / 1e6;
     },
+    get rendered() {
+      return rendered;
+    },
     async renderPdf(model, attachments = {}) {
       const bytes = (await run({ kind: 'pdf', model, attachments })) as Uint8Array;
       return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     },
     async renderIssued(model) {
-      return (await run({ kind: 'issued', model })) as RenderedDocuments;
+      const documents = (await run({ kind: 'issued', model })) as RenderedDocuments;
+      rendered += 1;
+      return documents;
     },
     async close() {
       await piscina.close();

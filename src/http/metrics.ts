@@ -1,7 +1,7 @@
 // GET /metrics: what the server tells Prometheus, and who may read it.
 //
 // What: requests by route, method and status with their durations (./observability.ts), the
-// render threads' CPU time, the process's own metrics, and the backlogs of the mail outbox and
+// render threads' CPU time and the issued documents rendered, the process's own metrics, and the backlogs of the mail outbox and
 // of webhook deliveries, read from the database at each scrape (src/mail/backlog.ts,
 // src/webhooks/backlog.ts) so that every instance shows the same totals.
 //
@@ -136,7 +136,7 @@ function registerBacklogGauges(registry: Registry, db: Db, log: FastifyBaseLogge
   );
 }
 
-/** What the metrics read: the backlogs in the database, the render threads' CPU time. */
+/** What the metrics read: the backlogs in the database, the render pool's CPU time and count. */
 export interface MetricsDeps {
   config: Config;
   db: Db;
@@ -158,12 +158,24 @@ function createMetricsRegistry(app: FastifyInstance, deps: MetricsDeps): Registr
       this.inc(deps.renderer.cpuSeconds);
     },
   });
+  // Each issued document is rendered once (src/documents/records.ts): over a period this rises
+  // by the documents issued then (and the rare repair, src/documents/repair.ts); more than that
+  // is a render repeated.
+  new Counter({
+    name: 'billing_documents_rendered_total',
+    help: 'Issued invoices and credit notes whose PDF and e-invoices this process rendered.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(deps.renderer.rendered);
+    },
+  });
   registerBacklogGauges(registry, deps.db, app.log);
   return registry;
 }
 
 export const METRICS_DESCRIPTION =
-  'The Prometheus text exposition format: requests by route and status with their durations, the render threads’ CPU time, the process’s own metrics, and the backlogs of every tenant: `billing_mail_outbox_queued`, `billing_mail_outbox_oldest_queued_age_seconds`, `billing_mail_outbox_failed`, `billing_webhook_deliveries_pending`, `billing_webhook_deliveries_oldest_pending_age_seconds`, `billing_webhook_deliveries_failed` (NaN when the database cannot be read). Protected by the server’s configuration: with METRICS_TOKEN it needs `Authorization: Bearer <METRICS_TOKEN>` (else 401 metrics_token_invalid); with METRICS_LISTEN it is served on that address only and this port answers 404 route_not_found; with neither, it answers only requests from a loopback address that no proxy forwarded (none at all with TRUST_PROXY), and 404 route_not_found to any other.';
+  'The Prometheus text exposition format: requests by route and status with their durations, the render threads’ CPU time (`billing_render_cpu_seconds_total`), the issued invoices and credit notes rendered (`billing_documents_rendered_total`: once each, by the worker or the first reader), the process’s own metrics, and the backlogs of every tenant: `billing_mail_outbox_queued`, `billing_mail_outbox_oldest_queued_age_seconds`, `billing_mail_outbox_failed`, `billing_webhook_deliveries_pending`, `billing_webhook_deliveries_oldest_pending_age_seconds`, `billing_webhook_deliveries_failed` (NaN when the database cannot be read). Protected by the server’s configuration: with METRICS_TOKEN it needs `Authorization: Bearer <METRICS_TOKEN>` (else 401 metrics_token_invalid); with METRICS_LISTEN it is served on that address only and this port answers 404 route_not_found; with neither, it answers only requests from a loopback address that no proxy forwarded (none at all with TRUST_PROXY), and 404 route_not_found to any other.';
 
 /**
  * Builds the app's registry; returns what GET /metrics on the API port answers, once it has
