@@ -66,8 +66,8 @@ async function recordPaid(
 }
 
 /**
- * Applies a payment the caller has recorded (its row written already, so the invoice lists
- * it), on an invoice it locked: invoice.paid when it settles the invoice, else
+ * Applies a payment the caller is recording (`recorded`: its row being written, sent before
+ * this, so the invoice lists it), on an invoice it locked: invoice.paid when it settles the invoice, else
  * invoice.updated. The amount must fit (the caller checked; the database refuses otherwise).
  */
 export async function applyPaymentToInvoice(
@@ -75,13 +75,19 @@ export async function applyPaymentToInvoice(
   invoice: PayableInvoice,
   amount: number,
   today: string,
+  recorded: Promise<unknown>,
 ): Promise<Invoice> {
   if (!Number.isSafeInteger(amount) || amount <= 0 || amount > invoice.amountRemaining) {
     throw new RangeError(`payment ${amount} does not fit invoice ${invoice.id}`);
   }
   const settles = amount === invoice.amountRemaining;
   const status = settles ? 'paid' : invoice.status;
-  const updated = await recordPaid(uow, invoice.id, amount, status, today);
+  // The payment's row goes out just before (one round trip, the pool pipelines), so the
+  // invoice read back lists it; its event is recorded first.
+  const [, updated] = await Promise.all([
+    recorded,
+    recordPaid(uow, invoice.id, amount, status, today),
+  ]);
   uow.event(settles ? 'invoice.paid' : 'invoice.updated', updated);
   return updated;
 }

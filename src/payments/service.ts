@@ -102,8 +102,9 @@ async function recordPayment(
       `A payment is at most what the invoice still owes, ${invoice.amountRemaining}.`,
     );
   }
-  // The invoice lists its payments: their number is bounded, as its lines are.
-  const row = await insertPayment(
+  // The invoice lists its payments: their number is bounded, as its lines are. The payment
+  // and the invoice's update are sent at once (see applyPaymentToInvoice).
+  const recorded = insertPayment(
     tx,
     scope,
     {
@@ -117,15 +118,18 @@ async function recordPayment(
       received_at: input.receivedAt,
     },
     MAX_PAYMENTS_PER_INVOICE,
-  );
-  if (!row) {
-    throw new StateInvalidError(
-      `This invoice has ${MAX_PAYMENTS_PER_INVOICE} payments, the most one invoice takes.`,
-    );
-  }
-  const payment = paymentFromRow(row);
-  uow.event('payment.created', payment);
-  return { payment, invoice: await applyPaymentToInvoice(uow, invoice, amount, today) };
+  ).then((row) => {
+    if (!row) {
+      throw new StateInvalidError(
+        `This invoice has ${MAX_PAYMENTS_PER_INVOICE} payments, the most one invoice takes.`,
+      );
+    }
+    const payment = paymentFromRow(row);
+    uow.event('payment.created', payment);
+    return payment;
+  });
+  const updated = await applyPaymentToInvoice(uow, invoice, amount, today, recorded);
+  return { payment: await recorded, invoice: updated };
 }
 
 /**
