@@ -9,7 +9,6 @@ import type { Address, Customer, CustomerCreate, CustomerUpdate } from './schema
 import {
   insertCustomer,
   selectCustomer,
-  selectCustomerOfInvoice,
   selectCustomers,
   selectCustomerPage,
   updateCustomer as updateCustomerRow,
@@ -128,15 +127,6 @@ export async function getCustomerRow(
   const row = await selectCustomer(tx, scope, id);
   if (!row) throw new ResourceMissingError('customer', id, param);
   return row;
-}
-
-/** The customer the invoice is made out to (see selectCustomerOfInvoice). */
-export async function getCustomerRowOfInvoice(
-  tx: Queryable,
-  scope: TenantScope,
-  invoiceId: string,
-): Promise<CustomerRow | undefined> {
-  return selectCustomerOfInvoice(tx, scope, invoiceId);
 }
 
 /** The customers with these ids, by id, in one query (unknown ids are left out). */

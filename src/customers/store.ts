@@ -98,26 +98,6 @@ export async function selectCustomers(
   return rows;
 }
 
-/**
- * The customer an invoice is made out to, found through the invoice: a caller that reads the
- * invoice in the same round trip (the pool pipelines) need not wait for it to know which.
- */
-export async function selectCustomerOfInvoice(
-  db: Queryable,
-  scope: TenantScope,
-  invoiceId: string,
-): Promise<CustomerRow | undefined> {
-  const { rows } = await db.query<CustomerRow>({
-    name: 'customer_of_invoice',
-    text: `SELECT ${ROW_COLUMNS} FROM customers
-            WHERE tenant_id = $1 AND environment = $2
-              AND id = (SELECT customer_id FROM invoices
-                         WHERE tenant_id = $1 AND environment = $2 AND id = $3)`,
-    values: [scope.tenantId, scope.environment, invoiceId],
-  });
-  return rows[0];
-}
-
 export async function updateCustomer(
   db: Queryable,
   scope: TenantScope,

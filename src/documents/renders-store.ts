@@ -42,8 +42,10 @@ export async function claimDueRenders(
   limit: number,
   leaseSeconds: number,
 ): Promise<QueuedRender[]> {
-  const { rows } = await db.query<QueuedRender>(
-    `WITH due AS (
+  // Named: prepared once per connection, since the worker polls with it.
+  const { rows } = await db.query<QueuedRender>({
+    name: 'documents_renders_claim',
+    text: `WITH due AS (
        SELECT tenant_id, environment, subject_id FROM document_renders
         WHERE next_attempt_at <= clock_timestamp()
         ORDER BY next_attempt_at LIMIT $1
@@ -56,8 +58,8 @@ export async function claimDueRenders(
       WHERE r.tenant_id = due.tenant_id AND r.environment = due.environment
         AND r.subject_id = due.subject_id
       RETURNING r.tenant_id, r.environment, r.subject_id, r.kind, r.attempts`,
-    [limit, leaseSeconds],
-  );
+    values: [limit, leaseSeconds],
+  });
   return rows;
 }
 

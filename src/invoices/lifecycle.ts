@@ -4,7 +4,7 @@
 import { todayUtcOf, utcDateOf, type Clock } from '../clock.ts';
 import type { Db } from '../db/pool.ts';
 import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
-import { getCustomerRow, getCustomerRowOfInvoice } from '../customers/service.ts';
+import { getCustomerRow } from '../customers/service.ts';
 import { getTenant } from '../tenants/service.ts';
 import { formatAmount, formatDate, resolveLocale, t } from '../documents/i18n.ts';
 import type { IssuedDocuments } from '../documents/service.ts';
@@ -14,7 +14,7 @@ import { INVOICE_EMAIL } from './mail.ts';
 import { assertIssuable } from './einvoice-readiness.ts';
 import { assertAllowed, invoiceFromRow, loadInvoiceRow, withLines } from './model.ts';
 import { shownByWrite } from './hosted-link.ts';
-import { priceWithRates } from './pricing.ts';
+import { priceInvoice, ratesForInvoice } from './pricing.ts';
 import type { Invoice } from './schemas.ts';
 import { frozenAtIssue } from './snapshots.ts';
 import { markIssued } from './draft-store.ts';
@@ -36,27 +36,21 @@ export async function issueInvoice(
 ): Promise<Written<Invoice>> {
   const written = await unitOfWork(db, request, async (uow) => {
     const { tx, actor: scope } = uow;
-    // Sent at once, one round trip (the pool pipelines): the row, locked first, so that what
-    // the other reads find of it is what the lock holds; its lines; its customer; the settings.
-    const [row, lines, found, { settings, tenantName }] = await Promise.all([
+    // Sent at once, one round trip each (the pool pipelines): the row, locked first, so that
+    // what the other reads find of it is what the lock holds, its lines and the settings; then
+    // its customer and the rates its lines name.
+    const [row, lines, { settings, tenantName }] = await Promise.all([
       loadInvoiceRow(tx, scope, id, { forUpdate: true }),
       selectLines(tx, scope, [id]),
-      getCustomerRowOfInvoice(tx, scope, id),
       getSettingsWithTenantName(tx, scope),
     ]);
     assertAllowed(row, 'issue');
-    const customer = found ?? (await getCustomerRow(tx, scope, row.customer_id));
-    const totals = await priceWithRates(
-      tx,
-      scope,
-      row.default_tax_rates,
-      lines,
-      customer.tax_exempt,
-      {
-        newlyUsed: new Set(),
-        param: 'lines',
-      },
-    );
+    const change = { newlyUsed: new Set<string>(), param: 'lines' };
+    const [customer, rates] = await Promise.all([
+      getCustomerRow(tx, scope, row.customer_id),
+      ratesForInvoice(tx, scope, row.default_tax_rates, lines, change),
+    ]);
+    const totals = priceInvoice(lines, row.default_tax_rates, rates, customer.tax_exempt, 'lines');
     const issuedAt = clock.now();
     // Taken last: the counter row stays locked until this transaction ends.
     const number = await documents.nextNumber(tx, scope, 'invoice', settings.invoice_prefix);

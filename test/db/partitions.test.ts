@@ -27,6 +27,7 @@ import {
   startTestServer,
   testPartitions,
   testPool,
+  waitFor,
 } from '../helpers.ts';
 import { shardingViolations } from './catalogue.ts';
 import { bookkeeping, tenantDay } from './tenant-day.ts';
@@ -102,8 +103,14 @@ describe(`tenant tables in ${PARTITIONS} hash partitions by tenant_id`, () => {
     const url = await createTestDatabase({ tenantPartitions: 0 });
     const server = await startTestServer(url);
     await bookkeeping(server, 3);
-    // Nothing of the server's is left to be written behind the comparison's back.
+    // Nothing of the server's is left to be written behind the comparison's back: the keys'
+    // last use, and the documents of what was issued, which its worker renders after the
+    // issues were answered (src/documents/render-queue.ts).
     await server.verifier.flushLastUsed();
+    await waitFor(async () => {
+      const queued = await server.db.query('SELECT 1 FROM document_renders LIMIT 1');
+      return queued.rowCount === 0;
+    }, 'the documents of the issued invoices rendered');
     const admin = createPool(directUrl(url), 2);
     try {
       // A trigger of the operator's own, to be kept too.
