@@ -12,7 +12,7 @@ import type { HostedLinks } from '../hosted/links.ts';
 import { getSettingsWithTenantName } from '../settings/service.ts';
 import { INVOICE_EMAIL } from './mail.ts';
 import { assertIssuable } from './einvoice-readiness.ts';
-import { assertAllowed, invoiceFromRow, loadInvoiceRow, withLines } from './model.ts';
+import { invoiceFromRow, lockInvoiceFor, withLines } from './model.ts';
 import { shownByWrite } from './hosted-link.ts';
 import { priceInvoice, ratesForInvoice } from './pricing.ts';
 import type { Invoice } from './schemas.ts';
@@ -40,11 +40,10 @@ export async function issueInvoice(
     // what the other reads find of it is what the lock holds, its lines and the settings; then
     // its customer and the rates its lines name.
     const [row, lines, { settings, tenantName }] = await Promise.all([
-      loadInvoiceRow(tx, scope, id, { forUpdate: true }),
+      lockInvoiceFor(tx, scope, id, 'issue'),
       selectLines(tx, scope, [id]),
       getSettingsWithTenantName(tx, scope),
     ]);
-    assertAllowed(row, 'issue');
     const change = { newlyUsed: new Set<string>(), param: 'lines' };
     const [customer, rates] = await Promise.all([
       getCustomerRow(tx, scope, row.customer_id),
@@ -91,8 +90,7 @@ export function transitionInvoice(
 ): Promise<Written<Invoice>> {
   return unitOfWork(db, request, async (uow) => {
     const { tx, actor: scope } = uow;
-    const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
-    assertAllowed(row, action);
+    await lockInvoiceFor(tx, scope, id, action);
     const changed = await applyTransition(tx, scope, id, action);
     const invoice = await withLines(tx, scope, changed, todayUtcOf(clock));
     uow.event(TRANSITIONS[action], invoice);
@@ -118,8 +116,7 @@ export function sendInvoice(
 ): Promise<Written<Invoice>> {
   return unitOfWork(db, request, async (uow) => {
     const { tx, actor: scope } = uow;
-    const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
-    assertAllowed(row, 'send');
+    const row = await lockInvoiceFor(tx, scope, id, 'send');
     const customer = await getCustomerRow(tx, scope, row.customer_id);
     const today = todayUtcOf(clock);
     const invoice = await withLines(tx, scope, row, today);

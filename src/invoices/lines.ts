@@ -12,7 +12,7 @@ import { withReadiness } from './einvoice-readiness.ts';
 import { checkedLineAmount, priceWithRates } from './pricing.ts';
 import { MAX_LINES, type LineCreate } from './draft-schemas.ts';
 import type { Invoice } from './schemas.ts';
-import { assertAllowed, invoiceFromRow, loadInvoiceRow } from './model.ts';
+import { invoiceFromRow, lockInvoiceFor } from './model.ts';
 import { updateDraft } from './draft-store.ts';
 import { deleteLine, insertLines, selectLines, type LineRow } from './lines-store.ts';
 import type { DraftFields, InvoiceRow } from './store.ts';
@@ -104,8 +104,7 @@ function changeLines(
 ): Promise<Written<Invoice>> {
   return unitOfWork(db, request, async (uow) => {
     const { tx, actor: scope } = uow;
-    const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
-    assertAllowed(row, 'edit');
+    const row = await lockInvoiceFor(tx, scope, id, 'edit');
     const { lines, ...repricing } = await change(tx, scope, row);
     const invoice = await saveDraft(
       tx,

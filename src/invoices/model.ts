@@ -128,6 +128,18 @@ const ACTION_WORDS: Record<InvoiceAction, string> = {
   mark_uncollectible: 'mark as uncollectible',
 };
 
+/** The invoice row locked for `action` in the transaction: 404, or 409 unless allowed. */
+export async function lockInvoiceFor(
+  tx: Queryable,
+  scope: TenantScope,
+  id: string,
+  action: InvoiceAction,
+): Promise<InvoiceRow> {
+  const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
+  assertAllowed(row, action);
+  return row;
+}
+
 /** 409 state_invalid unless the state machine allows the action. */
 export function assertAllowed(row: InvoiceRow, action: InvoiceAction): void {
   if (nextStatus(row.status, action) !== null) return;

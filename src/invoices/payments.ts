@@ -8,7 +8,7 @@ import type { Queryable, Tx } from '../db/pool.ts';
 import type { UnitOfWork } from '../db/unit-of-work.ts';
 import { StateInvalidError } from '../errors.ts';
 import type { TenantScope } from '../tenancy.ts';
-import { assertAllowed, invoiceFromRow, loadInvoiceRow } from './model.ts';
+import { invoiceFromRow, loadInvoiceRow, lockInvoiceFor } from './model.ts';
 import type { Invoice } from './schemas.ts';
 import type { InvoiceStatus } from './state.ts';
 import { markOverdue, selectScopesWithNewlyOverdue, updatePaid } from './balance-store.ts';
@@ -33,8 +33,7 @@ export async function lockInvoiceForPayment(
   scope: TenantScope,
   invoiceId: string,
 ): Promise<PayableInvoice> {
-  const row = await loadInvoiceRow(tx, scope, invoiceId, { forUpdate: true });
-  assertAllowed(row, 'pay');
+  const row = await lockInvoiceFor(tx, scope, invoiceId, 'pay');
   return {
     id: row.id,
     customerId: row.customer_id,

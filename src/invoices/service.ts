@@ -17,7 +17,7 @@ import { withReadiness } from './einvoice-readiness.ts';
 import { priceInvoice, ratesForInvoice } from './pricing.ts';
 import type { InvoiceCreate, InvoiceUpdate } from './draft-schemas.ts';
 import type { Invoice } from './schemas.ts';
-import { assertAllowed, invoiceFromRow, loadInvoiceRow, withLines } from './model.ts';
+import { invoiceFromRow, loadInvoiceRow, lockInvoiceFor, withLines } from './model.ts';
 import { newLines, rateIdsOf, saveDraft } from './lines.ts';
 import { insertDraft } from './draft-store.ts';
 import { deleteAllLines, insertLines, selectLines } from './lines-store.ts';
@@ -238,8 +238,7 @@ export function deleteDraftInvoice(
 ): Promise<Written<{ id: string; object: 'invoice'; deleted: true }>> {
   return unitOfWork(db, request, async (uow) => {
     const { tx, actor: scope } = uow;
-    const row = await loadInvoiceRow(tx, scope, id, { forUpdate: true });
-    assertAllowed(row, 'delete');
+    const row = await lockInvoiceFor(tx, scope, id, 'delete');
     const now = clock.now();
     const invoice = await withReadiness(
       tx,
