@@ -133,7 +133,9 @@ export async function runFuzzScenario(adminUrl: string, options: FuzzOptions): P
       const after = await checksum();
       if (reply.status >= 400) {
         tally.add('refused');
-        const changed = changedTables(baseline, after);
+        const changed = changedTables(baseline, after).filter(
+          (t) => !completedRender(baseline, after, t.split(' ')[0]!),
+        );
         tally.expect(
           changed.length === 0,
           () => `${label}: refused (${reply.status}) but changed ${changed.join(', ')}`,
@@ -425,4 +427,22 @@ function parseResponse(data: Buffer, started: number): Reply | undefined {
     body,
     ms: performance.now() - started,
   };
+}
+
+/**
+ * Whether `table` changed only as a queued render completing: an issue is answered before its
+ * documents are rendered, and the first read of them renders them (docs/einvoices.md, "When
+ * documents are rendered"), also a read refused 409 because the e-invoice cannot be made. That
+ * completes the issue's own work; the queue loses rows and the documents gain them, and
+ * nothing else changes.
+ */
+function completedRender(
+  before: Map<string, string>,
+  after: Map<string, string>,
+  table: string,
+): boolean {
+  if (table !== 'documents' && table !== 'document_renders') return false;
+  const rows = (sums: Map<string, string>, t: string) => Number(sums.get(t)?.split(':')[0]);
+  const rendered = rows(before, 'document_renders') - rows(after, 'document_renders');
+  return rendered > 0 && rows(after, 'documents') - rows(before, 'documents') === 3 * rendered;
 }

@@ -40,7 +40,13 @@ export async function runShutdownScenario(
   try {
     const key = await tenantKey(database.db);
     for (let round = 0; round < options.rounds; round++) {
-      server = await startChildServer(database.url);
+      // Every PDF must wait in the database, seen there, rather than in the tenant's turn for
+      // expensive requests (src/http/expensive-requests.ts), which would hold all but two.
+      const turns = String(Math.max(2, options.pdfs));
+      server = await startChildServer(database.url, {
+        EXPENSIVE_PER_TENANT: turns,
+        EXPENSIVE_TOTAL: turns,
+      });
       await shutdownRound(tally, database.db, database.url, server, key.secret, options, round);
     }
   } finally {
