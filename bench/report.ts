@@ -50,6 +50,8 @@ export interface Results {
   };
   peakRssMb: Partial<Record<'current' | 'baseline', number>>;
   droppedLogLines: Partial<Record<'current' | 'baseline', number>>;
+  /** Issued documents not rendered yet right after the mixed load (rendered after answering). */
+  renderBacklog: Partial<Record<'current' | 'baseline', number>>;
   targets?: Target[];
 }
 
@@ -224,6 +226,11 @@ function notes(r: Results): string[] {
         `${name}: next pages started on average ${fmt(s.depth.mean)} rows deep (deepest ${fmt(s.depth.max)}).`,
       );
     }
+  }
+  for (const [name, n] of Object.entries(r.renderBacklog)) {
+    out.push(
+      `The ${name} API had ${fmt(n)} issued documents left to render right after the mixed load (rendered after the issue is answered; a backlog would be work the figures leave out).`,
+    );
   }
   for (const [name, n] of Object.entries(r.droppedLogLines)) {
     if (n)
