@@ -1,8 +1,9 @@
 // The one write path. Every change, whichever door it comes through (HTTP, the CLI, the
 // worker), runs as a unit of work: begin and claim the Idempotency-Key, if the request has one
 // (one round trip); do the work; write the events it recorded (the outbox), what follows them
-// (webhook deliveries) and the kept result, and commit (one round trip). A crash therefore leaves the change, its events,
-// their deliveries and its kept result all together or none.
+// (webhook deliveries, document renders) and the kept result, and commit (one round trip). A
+// crash therefore leaves the change, its events, their deliveries and its kept result all
+// together or none.
 //
 // The unit of work keeps and finds results; it does not decide what they say. Whoever brings
 // the key (HTTP: src/http/kept-results.ts) decides which outcomes are kept, turns a value or a
