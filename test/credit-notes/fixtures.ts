@@ -16,6 +16,7 @@ export {
   createCustomer,
   createInvoice,
   createTaxRate,
+  einvoiceTenant,
   startInvoiceApp,
   tenantApi,
   type Api,

@@ -8,31 +8,15 @@ import { pageTexts, PdfFile } from '../documents/pdf-reader.ts';
 import { setSettings } from '../helpers.ts';
 import {
   createCustomer,
-  createTaxRate,
   credit,
+  einvoiceTenant,
   openInvoice,
   startInvoiceApp,
-  tenantApi,
 } from './fixtures.ts';
 
 const server = await startInvoiceApp();
-const { api, key } = await tenantApi(server);
 // A seller and a buyer complete for EN 16931 and Peppol (Dutch seller, Belgian buyer).
-await setSettings(server.db, key.tenantId, {
-  legalName: 'Tulip Software B.V.',
-  taxId: 'NL123456789B01',
-  companyRegistration: '12345678',
-  email: 'billing@tulip.example',
-  address: { line1: 'Keizersgracht 1', city: 'Amsterdam', postalCode: '1015 CS', country: 'NL' },
-  paymentDetails: { iban: 'NL91ABNA0417164300', bic: 'ABNANL2A' },
-});
-const customer = await createCustomer(api, {
-  name: 'Brussels Trading SA',
-  email: 'ap@brussels.example',
-  address: { line1: 'Rue Royale 1', city: 'Bruxelles', postalCode: '1000', country: 'BE' },
-  taxIds: [{ type: 'eu_vat', value: 'BE0123456749' }],
-});
-const vat = await createTaxRate(api, { percentage: 21 });
+const { api, key, customer, vat } = await einvoiceTenant(server);
 
 async function fetchBytes(
   path: string,

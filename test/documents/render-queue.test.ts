@@ -4,18 +4,15 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, describe, it } from 'node:test';
-import { invoiceCreditNotes } from '../../src/credit-notes/documents.ts';
 import { createRenderPool } from '../../src/documents/render-pool.ts';
 import { createIssuedDocuments } from '../../src/documents/service.ts';
-import { invoiceMail, INVOICE_MAIL } from '../../src/invoices/mail.ts';
-import { createMailTransport } from '../../src/mail/transport.ts';
-import { MailWorker } from '../../src/mail/worker.ts';
-import { call, createTestDatabase, drivenClock, setSettings, startTestServer } from '../helpers.ts';
+import { call, createTestDatabase, drivenClock, startTestServer } from '../helpers.ts';
 import { testPool, waitFor, type TestServer } from '../helpers.ts';
 import { credit, openInvoice } from '../credit-notes/fixtures.ts';
-import { createCustomer, createTaxRate, tempDir, tenantApi } from '../invoices/fixtures.ts';
+import { einvoiceTenant, tempDir } from '../invoices/fixtures.ts';
 import { startInvoiceApp } from '../invoices/fixtures.ts';
 import { startSmtp } from '../mail/smtp.ts';
+import { testMailWorker } from '../mail/workers.ts';
 
 const smtp = await startSmtp();
 // No worker: documents are rendered by their first reader only.
@@ -31,22 +28,10 @@ const workerServer = await startTestServer(
 
 /** A tenant complete for EN 16931 (its invoices have e-invoices) with a customer and a rate. */
 async function seller(server: TestServer) {
-  const { api, key } = await tenantApi(server);
-  await setSettings(server.db, key.tenantId, {
-    legalName: 'Tulip Software B.V.',
-    taxId: 'NL123456789B01',
-    companyRegistration: '12345678',
-    email: 'billing@tulip.example',
-    address: { line1: 'Keizersgracht 1', city: 'Amsterdam', postalCode: '1015 CS', country: 'NL' },
-    paymentDetails: { iban: 'NL91ABNA0417164300', bic: 'ABNANL2A' },
-  });
-  const customer = await createCustomer(api, {
-    name: 'Brussels Trading SA',
-    email: `ap-${key.tenantId}@brussels.example`,
-    address: { line1: 'Rue Royale 1', city: 'Bruxelles', postalCode: '1000', country: 'BE' },
-    taxIds: [{ type: 'eu_vat', value: 'BE0123456749' }],
-  });
-  const vat = await createTaxRate(api, { percentage: 21 });
+  const { api, key, customer, vat } = await einvoiceTenant(
+    server,
+    (tenant: string) => `ap-${tenant}@brussels.example`,
+  );
   const issue = (): Promise<{ id: string }> =>
     openInvoice(api, { customerId: customer.id, defaultTaxRates: [vat.id], daysUntilDue: 14 });
   const get = async (path: string) => {
@@ -206,22 +191,7 @@ describe('documents rendered off the request path', () => {
     const documents = createIssuedDocuments({ renderer, clock: plain.clock });
     const pool = testPool(plain.databaseUrl, 4);
     after(() => pool.end());
-    const mail = new MailWorker(pool, {
-      transport: createMailTransport(
-        { smtpUrl: smtp.url, mailFrom: 'billing@acme.test', dataDir: '.' },
-        () => undefined,
-      ),
-      kinds: {
-        [INVOICE_MAIL]: invoiceMail(
-          documents,
-          plain.links,
-          invoiceCreditNotes(documents),
-          plain.clock,
-        ),
-      },
-      pollMs: 50,
-    });
-    after(() => mail.stop());
+    const mail = testMailWorker(pool, plain, smtp, documents);
 
     const invoice = await plainTenant.issue();
     const sent = await plainTenant.api.post(`/v1/invoices/${invoice.id}/send`);

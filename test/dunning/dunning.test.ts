@@ -8,13 +8,10 @@ import { simpleParser, type ParsedMail } from 'mailparser';
 import type { Db } from '../../src/db/pool.ts';
 import { createRenderPool } from '../../src/documents/render-pool.ts';
 import { createIssuedDocuments } from '../../src/documents/service.ts';
-import { invoiceCreditNotes } from '../../src/credit-notes/documents.ts';
-import { invoiceMail, INVOICE_MAIL } from '../../src/invoices/service.ts';
-import { createMailTransport } from '../../src/mail/transport.ts';
-import { MailWorker } from '../../src/mail/worker.ts';
+import type { MailWorker } from '../../src/mail/worker.ts';
 import { runDunning } from '../../src/dunning/service.ts';
-import { reminderMail, REMINDER_MAIL } from '../../src/dunning/reminders.ts';
 import { startSmtp } from '../mail/smtp.ts';
+import { testMailWorker } from '../mail/workers.ts';
 import { testPool, waitFor } from '../helpers.ts';
 import {
   createCustomer,
@@ -227,28 +224,7 @@ after(() => renderer.close());
 const documents = createIssuedDocuments({ renderer, clock: server.clock });
 
 function startMailWorker(db: Db): MailWorker {
-  const worker = new MailWorker(db, {
-    transport: createMailTransport(
-      { smtpUrl: smtp.url, mailFrom: 'billing@acme.test', dataDir: '.' },
-      () => undefined,
-    ),
-    kinds: {
-      [INVOICE_MAIL]: invoiceMail(
-        documents,
-        server.links,
-        invoiceCreditNotes(documents),
-        server.clock,
-      ),
-      [REMINDER_MAIL]: reminderMail(
-        documents,
-        server.links,
-        invoiceCreditNotes(documents),
-        server.clock,
-      ),
-    },
-    pollMs: 50,
-  });
-  after(() => worker.stop());
+  const worker = testMailWorker(db, server, smtp, documents);
   worker.start();
   return worker;
 }

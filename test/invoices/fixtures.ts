@@ -10,6 +10,7 @@ import {
   client,
   createTenantWithKey,
   createTestDatabase,
+  setSettings,
   startTestServer,
   type TestKey,
 } from '../helpers.ts';
@@ -61,6 +62,33 @@ export async function createTaxRate(api: Api, body: Record<string, unknown>) {
   const res = await api.post('/v1/tax-rates', { displayName: 'VAT', inclusive: false, ...body });
   assert.equal(res.status, 201, res.text);
   return res.body as { id: string };
+}
+
+/**
+ * A tenant whose invoices meet EN 16931 and Peppol: a Dutch seller with its settings, a Belgian
+ * buyer (its e-mail address `buyerEmail` of the tenant's id) and a 21 % VAT rate.
+ */
+export async function einvoiceTenant(
+  server: Parameters<typeof tenantApi>[0],
+  buyerEmail: (tenantId: string) => string = () => 'ap@brussels.example',
+) {
+  const { api, key } = await tenantApi(server);
+  await setSettings(server.db, key.tenantId, {
+    legalName: 'Tulip Software B.V.',
+    taxId: 'NL123456789B01',
+    companyRegistration: '12345678',
+    email: 'billing@tulip.example',
+    address: { line1: 'Keizersgracht 1', city: 'Amsterdam', postalCode: '1015 CS', country: 'NL' },
+    paymentDetails: { iban: 'NL91ABNA0417164300', bic: 'ABNANL2A' },
+  });
+  const customer = await createCustomer(api, {
+    name: 'Brussels Trading SA',
+    email: buyerEmail(key.tenantId),
+    address: { line1: 'Rue Royale 1', city: 'Bruxelles', postalCode: '1000', country: 'BE' },
+    taxIds: [{ type: 'eu_vat', value: 'BE0123456749' }],
+  });
+  const vat = await createTaxRate(api, { percentage: 21 });
+  return { api, key, customer, vat };
 }
 
 export async function createInvoice(api: Api, body: Record<string, unknown>) {

@@ -7,10 +7,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { createRenderPool } from '../../src/documents/render-pool.ts';
 import { createIssuedDocuments } from '../../src/documents/service.ts';
-import { invoiceCreditNotes } from '../../src/credit-notes/documents.ts';
-import { invoiceMail, INVOICE_MAIL } from '../../src/invoices/mail.ts';
-import { createMailTransport } from '../../src/mail/transport.ts';
-import { MailWorker } from '../../src/mail/worker.ts';
+import type { MailWorker } from '../../src/mail/worker.ts';
 import { databaseEnv, testPool, waitFor } from '../helpers.ts';
 import {
   createCustomer,
@@ -20,39 +17,22 @@ import {
   type Api,
 } from '../invoices/fixtures.ts';
 import { startSmtp } from './smtp.ts';
+import { testMailWorker } from './workers.ts';
 
 const smtp = await startSmtp();
 // The API's own instance runs no worker: each test starts the workers it needs.
 const server = await startInvoiceApp({ runWorker: false, smtpUrl: smtp.url });
 const { api, key } = await tenantApi(server);
 
-const running: MailWorker[] = [];
 const renderer = createRenderPool();
 after(() => renderer.close());
 const documents = createIssuedDocuments({ renderer, clock: server.clock });
-after(() => Promise.all(running.map((w) => w.stop())));
 
 /** A worker as another instance runs it, with its own pool and a short back-off. */
 function startWorker(): MailWorker {
   const pool = testPool(server.databaseUrl, 4);
   after(() => pool.end());
-  const worker = new MailWorker(pool, {
-    transport: createMailTransport(
-      { smtpUrl: smtp.url, mailFrom: 'billing@acme.test', dataDir: '.' },
-      () => undefined,
-    ),
-    kinds: {
-      [INVOICE_MAIL]: invoiceMail(
-        documents,
-        server.links,
-        invoiceCreditNotes(documents),
-        server.clock,
-      ),
-    },
-    pollMs: 50,
-    retrySeconds: [0.2, 0.2, 0.2],
-  });
-  running.push(worker);
+  const worker = testMailWorker(pool, server, smtp, documents, { retrySeconds: [0.2, 0.2, 0.2] });
   worker.start();
   return worker;
 }
