@@ -6,15 +6,13 @@
 // the first reader, whichever comes first. Renders of one subject are serialised by a lock, so
 // a document is rendered once; rendering is deterministic, so whoever renders it, its bytes
 // are those of the data frozen at issue.
-import { createHash } from 'node:crypto';
 import type { Db } from '../db/pool.ts';
 import { unitOfWork, writtenValue } from '../db/unit-of-work.ts';
 import { operator, type TenantScope } from '../tenancy.ts';
-import type { RenderedDocuments } from './issued.ts';
 import type { DocumentModel } from './model.ts';
 import type { RenderPool } from './render-pool.ts';
 import { deleteQueuedRender, lockRender } from './renders-store.ts';
-import { brokenFormats, repairDocuments } from './repair.ts';
+import { brokenFormats, documentRow, repairDocuments } from './repair.ts';
 import {
   insertDocuments,
   markDocumentsChecked,
@@ -22,7 +20,6 @@ import {
   selectDocuments,
   type DocumentFormat,
   type DocumentRow,
-  type NewDocument,
 } from './store.ts';
 
 export type { DocumentFormat } from './store.ts';
@@ -31,10 +28,6 @@ export type StoredDocument = { content: Buffer } | { missing: string[] };
 
 const FORMATS: readonly DocumentFormat[] = ['pdf', 'ubl', 'cii'];
 
-function sha256(content: Buffer): Buffer {
-  return createHash('sha256').update(content).digest();
-}
-
 function rowsToDocuments(rows: readonly DocumentRow[]): Map<DocumentFormat, StoredDocument> {
   return new Map(
     rows.map((r) => [
@@ -42,37 +35,6 @@ function rowsToDocuments(rows: readonly DocumentRow[]): Map<DocumentFormat, Stor
       r.content === null ? { missing: r.missing ?? [] } : { content: r.content },
     ]),
   );
-}
-
-function stored(docs: RenderedDocuments): Map<DocumentFormat, StoredDocument> {
-  const map = new Map<DocumentFormat, StoredDocument>([
-    ['pdf', { content: Buffer.from(docs.pdf) }],
-  ]);
-  for (const format of ['ubl', 'cii'] as const) {
-    const outcome = docs[format];
-    map.set(
-      format,
-      'xml' in outcome
-        ? { content: Buffer.from(outcome.xml, 'utf8') }
-        : { missing: outcome.missing },
-    );
-  }
-  return map;
-}
-
-function newRows(docs: RenderedDocuments): [NewDocument, NewDocument, NewDocument] {
-  const documents = stored(docs);
-  const row = (format: DocumentFormat): NewDocument => {
-    const doc = documents.get(format)!;
-    const content = 'content' in doc ? doc.content : null;
-    return {
-      format,
-      content,
-      missing: 'missing' in doc ? doc.missing : null,
-      sha256: content && sha256(content),
-    };
-  };
-  return [row('pdf'), row('ubl'), row('cii')];
 }
 
 /**
@@ -104,7 +66,12 @@ export async function renderOnce(
         await deleteQueuedRender(tx, scope, subjectId);
         return rows;
       }
-      const fresh = newRows(await renderer.renderIssued(await model()));
+      const docs = await renderer.renderIssued(await model());
+      const fresh = [
+        documentRow(docs, 'pdf'),
+        documentRow(docs, 'ubl'),
+        documentRow(docs, 'cii'),
+      ] as const;
       const [inserted] = await Promise.all([
         insertDocuments(tx, scope, subjectId, fresh),
         deleteQueuedRender(tx, scope, subjectId),

@@ -39,7 +39,8 @@ export function brokenFormats(
   return FORMATS.filter((f) => broken.has(f));
 }
 
-function rendered(docs: RenderedDocuments, format: DocumentFormat): NewDocument {
+/** The row to store for one format of rendered documents: its bytes and SHA-256, or what it lacks. */
+export function documentRow(docs: RenderedDocuments, format: DocumentFormat): NewDocument {
   let content: Buffer | null;
   let missing: string[] | null = null;
   if (format === 'pdf') content = Buffer.from(docs.pdf);
@@ -77,7 +78,7 @@ export async function repairDocuments(
       for (const format of broken) {
         const old = stored.get(format);
         if (!old) continue;
-        if (await replaceDocument(tx, scope, subjectId, rendered(docs, format), old)) {
+        if (await replaceDocument(tx, scope, subjectId, documentRow(docs, format), old)) {
           replaced.push(format);
         }
       }
