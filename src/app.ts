@@ -36,6 +36,7 @@ import { operationsRoutes } from './http/operations.ts';
 import type { RoutePlugin } from './http/plugin.ts';
 import { registerInputRules } from './http/route-hooks.ts';
 import { ErrorEnvelope } from './http/schemas.ts';
+import { priceRoutes, productRoutes } from './catalog/routes.ts';
 import { customerRoutes } from './customers/routes.ts';
 import { creditNoteRoutes } from './credit-notes/routes.ts';
 import { eventRoutes } from './events/routes.ts';
@@ -53,6 +54,8 @@ const AUTHENTICATED: readonly RoutePlugin[] = [
   keyRoutes,
   customerRoutes,
   taxRateRoutes,
+  productRoutes,
+  priceRoutes,
   invoiceRoutes,
   creditNoteRoutes,
   paymentRoutes,

@@ -29,6 +29,16 @@ import type { MailKind } from './mail/outbox.ts';
 import { CursorSigner } from './paging.ts';
 import { createPayments } from './payments/payments.ts';
 import type { SecretsKeyring } from './secrets/keyring.ts';
+import {
+  createPrice,
+  createProduct,
+  getPrice,
+  getProduct,
+  listPrices,
+  listProducts,
+  updatePrice,
+  updateProduct,
+} from './catalog/service.ts';
 import { createCustomer, getCustomer, listCustomers, updateCustomer } from './customers/service.ts';
 import { bindDb } from './db/bind.ts';
 import { followOutbox, type WriteRequest } from './db/unit-of-work.ts';
@@ -126,6 +136,18 @@ export function createServices(foundation: Foundation) {
       get: getTaxRate,
       list: listTaxRates,
       update: updateTaxRate,
+    }),
+    products: bindDb(db, {
+      create: createProduct,
+      get: getProduct,
+      list: listProducts,
+      update: updateProduct,
+    }),
+    prices: bindDb(db, {
+      create: createPrice,
+      get: getPrice,
+      list: listPrices,
+      update: updatePrice,
     }),
     apiKeys: {
       ...bindDb(db, { create: createApiKey, list: listApiKeys, revoke: revokeApiKey }),

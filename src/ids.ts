@@ -34,7 +34,9 @@ export type IdPrefix =
   | 'we'
   | 'wd'
   | 'mail'
-  | 'pay';
+  | 'pay'
+  | 'prod'
+  | 'price';
 
 // Monotonic within a process (as ULID's monotonic factory): an id made in the same millisecond
 // as the previous one (or after the clock stepped back) keeps that millisecond and takes the

@@ -20,6 +20,9 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
     'Keys of this tenant and environment: create, rotate, revoke. A key never grants a scope it lacks.',
   Customers: 'The buyers invoices are made out to.',
   'Tax rates': 'Rates applied to invoice lines; percentage, inclusive and type never change.',
+  Products: 'What subscriptions and invoices bill: name, unit of measure and tax rates.',
+  Prices:
+    'What a product costs: one-time or recurring, per unit, tiered or by the package; amounts never change.',
   Invoices: 'Drafts, issue (gapless numbers), payment, void, documents and e-mail.',
   'Credit notes': 'Corrections of open or paid invoices, with their own documents.',
   Payments: 'Payments received against invoices.',

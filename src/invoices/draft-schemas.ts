@@ -11,7 +11,7 @@ export const MAX_LINES = 250;
 export const MAX_QUANTITY = 1_000_000_000;
 export const MAX_TAX_RATES = 5;
 
-const Currency = Type.String({
+export const Currency = Type.String({
   pattern: '^[a-z]{3}$',
   description: 'An ISO 4217 currency code in lower case (e.g. eur, jpy, kwd).',
   examples: ['eur'],
@@ -27,13 +27,13 @@ const DaysUntilDue = Type.Integer({
   maximum: 3650,
   description: 'Days from issue to the due date; the due date is set when the invoice is issued.',
 });
-const TaxRateIds = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+export const TaxRateIds = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
   maxItems: MAX_TAX_RATES,
   uniqueItems: true,
   description: 'Tax rate ids (txr_…), at most 5, all inclusive or all exclusive.',
 });
 const Memo = Type.String({ maxLength: 5000 });
-const UnitCode = Type.String({
+export const UnitCode = Type.String({
   pattern: '^[A-Z0-9]{2,3}$',
   description:
     'Unit of measure, a UN/ECE Recommendation 20 code (C62 one, HUR hour, DAY day, MON month, KGM kilogram, …); default C62.',

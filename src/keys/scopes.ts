@@ -1,5 +1,6 @@
 // The scopes a key can hold. The first four come from the original specification; the others
-// are additive (webhooks, keys, settings).
+// are additive (webhooks, keys, settings; then subscriptions for the catalogue, subscriptions and
+// test clocks, and usage: an ingestion job holds usage:write and nothing else).
 import { ScopeInsufficientError } from '../errors.ts';
 
 export const SCOPES = [
@@ -13,6 +14,10 @@ export const SCOPES = [
   'keys:write',
   'settings:read',
   'settings:write',
+  'subscriptions:read',
+  'subscriptions:write',
+  'usage:read',
+  'usage:write',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

@@ -80,6 +80,29 @@ export async function tenantDay(
   ok(await api.get('/v1/tax-rates'));
   ok(await api.get(`/v1/tax-rates/${rate.body.id}`));
 
+  const product = await api.post('/v1/products', { name: 'Analytics', taxRates: [rate.body.id] });
+  ok(product, 201);
+  ok(await api.get(`/v1/products/${product.body.id}`));
+  ok(await api.get('/v1/products?active=true'));
+  ok(await api.patch(`/v1/products/${product.body.id}`, { description: 'Dashboards' }));
+  const price = await api.post('/v1/prices', {
+    productId: product.body.id,
+    currency: 'eur',
+    type: 'recurring',
+    recurring: { interval: 'month' },
+    billingScheme: 'tiered',
+    tiersMode: 'graduated',
+    tiers: [
+      { upTo: 10, unitAmount: 0, flatAmount: 4900 },
+      { upTo: null, unitAmountDecimal: '2.5' },
+    ],
+  });
+  ok(price, 201);
+  ok(await api.get(`/v1/prices/${price.body.id}`));
+  ok(await api.get(`/v1/prices?productId=${product.body.id}&active=true`));
+  ok(await api.get('/v1/prices?active=true'));
+  ok(await api.patch(`/v1/prices/${price.body.id}`, { nickname: 'Monthly' }));
+
   const invoice = await api.post(
     '/v1/invoices',
     {

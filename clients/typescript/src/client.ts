@@ -95,6 +95,27 @@ export class BillingClient {
     list: (query?: Query<'listTaxRates'>) => this.#list<'listTaxRates'>('/v1/tax-rates', query),
   };
 
+  readonly products = {
+    create: (body: Body<'createProduct'>, options?: RequestOptions) =>
+      this.#call<'createProduct'>('POST', '/v1/products', { ...options, body }),
+    get: (id: string, options?: RequestOptions) =>
+      this.#call<'getProduct'>('GET', `/v1/products/${segment(id)}`, options),
+    update: (id: string, body: Body<'updateProduct'>, options?: RequestOptions) =>
+      this.#call<'updateProduct'>('PATCH', `/v1/products/${segment(id)}`, { ...options, body }),
+    list: (query?: Query<'listProducts'>) => this.#list<'listProducts'>('/v1/products', query),
+  };
+
+  readonly prices = {
+    create: (body: Body<'createPrice'>, options?: RequestOptions) =>
+      this.#call<'createPrice'>('POST', '/v1/prices', { ...options, body }),
+    get: (id: string, options?: RequestOptions) =>
+      this.#call<'getPrice'>('GET', `/v1/prices/${segment(id)}`, options),
+    /** Only `active`, `nickname` and `metadata`: a price's amounts never change. */
+    update: (id: string, body: Body<'updatePrice'>, options?: RequestOptions) =>
+      this.#call<'updatePrice'>('PATCH', `/v1/prices/${segment(id)}`, { ...options, body }),
+    list: (query?: Query<'listPrices'>) => this.#list<'listPrices'>('/v1/prices', query),
+  };
+
   readonly invoices = {
     create: (body: Body<'createInvoice'>, options?: RequestOptions) =>
       this.#call<'createInvoice'>('POST', '/v1/invoices', { ...options, body }),

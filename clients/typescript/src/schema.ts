@@ -277,6 +277,110 @@ export interface paths {
     patch: operations['updateTaxRate'];
     trace?: never;
   };
+  '/v1/products': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List products, newest first
+     * @description **Scope:** `subscriptions:read`.
+     */
+    get: operations['listProducts'];
+    put?: never;
+    /**
+     * Create a product
+     * @description `taxRates` must be rates of this environment, active, and all inclusive or all exclusive; `unitCode` defaults to C62 (one).
+     *
+     *     **Scope:** `subscriptions:write`.
+     */
+    post: operations['createProduct'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/products/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Retrieve a product
+     * @description **Scope:** `subscriptions:read`.
+     */
+    get: operations['getProduct'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Update a product
+     * @description Changes only the fields it names; `null` clears the description or the metadata. `taxRates` is replaced whole. Invoices already made keep what they were made with.
+     *
+     *     **Scope:** `subscriptions:write`.
+     */
+    patch: operations['updateProduct'];
+    trace?: never;
+  };
+  '/v1/prices': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List prices, newest first
+     * @description **Scope:** `subscriptions:read`.
+     */
+    get: operations['listPrices'];
+    put?: never;
+    /**
+     * Create a price
+     * @description A price of a product in one currency: `one_time` or `recurring` (a period of at most a year), billed per unit, in tiers, or by the package. A line’s amount is computed exactly and rounded once, half away from zero. Metered prices (`recurring.usage: metered`) are refused until meters are available.
+     *
+     *     **Scope:** `subscriptions:write`.
+     */
+    post: operations['createPrice'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/prices/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Retrieve a price
+     * @description **Scope:** `subscriptions:read`.
+     */
+    get: operations['getPrice'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Update a price
+     * @description Changes only `active`, `nickname` and `metadata` (`null` clears the last two). A price’s terms and amounts never change: a body naming any other field of its creation is 400 parameter_invalid with that field as `param`.
+     *
+     *     **Scope:** `subscriptions:write`.
+     */
+    patch: operations['updatePrice'];
+    trace?: never;
+  };
   '/v1/invoices': {
     parameters: {
       query?: never;
@@ -1086,6 +1190,10 @@ export interface components {
         | 'keys:write'
         | 'settings:read'
         | 'settings:write'
+        | 'subscriptions:read'
+        | 'subscriptions:write'
+        | 'usage:read'
+        | 'usage:write'
       )[];
     };
     /** ApiKey */
@@ -1115,6 +1223,10 @@ export interface components {
         | 'keys:write'
         | 'settings:read'
         | 'settings:write'
+        | 'subscriptions:read'
+        | 'subscriptions:write'
+        | 'usage:read'
+        | 'usage:write'
       )[];
       /** @description The secret with all but its last 4 characters hidden. */
       redacted: string;
@@ -1161,6 +1273,10 @@ export interface components {
         | 'keys:write'
         | 'settings:read'
         | 'settings:write'
+        | 'subscriptions:read'
+        | 'subscriptions:write'
+        | 'usage:read'
+        | 'usage:write'
       )[];
     };
     /** IssuedApiKey */
@@ -1187,6 +1303,10 @@ export interface components {
         | 'keys:write'
         | 'settings:read'
         | 'settings:write'
+        | 'subscriptions:read'
+        | 'subscriptions:write'
+        | 'usage:read'
+        | 'usage:write'
       )[];
       /** @description The secret with all but its last 4 characters hidden. */
       redacted: string;
@@ -1617,6 +1737,257 @@ export interface components {
        * @enum {string}
        */
       category?: 'S' | 'Z' | 'E' | 'AE' | 'K' | 'G' | 'O' | 'L' | 'M';
+    };
+    /** ProductCreate */
+    ProductCreate: {
+      /** @example Analytics, Pro plan */
+      name: string;
+      description?: string;
+      /**
+       * @description Unit of measure, a UN/ECE Recommendation 20 code (C62 one, HUR hour, DAY day, MON month, KGM kilogram, …); default C62.
+       * @example C62
+       * @example HUR
+       */
+      unitCode?: string;
+      /** @description Tax rate ids (txr_…), at most 5, all inclusive or all exclusive. */
+      taxRates?: string[];
+      /** @description false: retired; it stays readable, and what refers to it keeps it. */
+      active?: boolean;
+      /** @description Up to 50 keys (1–40 characters) with string values (≤ 500 characters). */
+      metadata?: {
+        [key: string]: string;
+      };
+    };
+    /** Product */
+    Product: {
+      /** @description prod_… */
+      id: string;
+      /** @enum {string} */
+      object: 'product';
+      name: string;
+      description: string | null;
+      /** @description UN/ECE Recommendation 20. */
+      unitCode: string;
+      /** @description Tax rate ids applied to its lines. */
+      taxRates: string[];
+      active: boolean;
+      metadata: {
+        [key: string]: string;
+      };
+      /**
+       * @description The environment of the key that made the object.
+       * @enum {string}
+       */
+      environment: 'live' | 'test';
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      updatedAt: string;
+    };
+    /** ProductPage */
+    ProductPage: {
+      data: components['schemas']['Product'][];
+      /** @description Pass as `cursor` for the next page; null on the last page. */
+      nextCursor: string | null;
+    };
+    /** ProductUpdate */
+    ProductUpdate: {
+      /** @example Analytics, Pro plan */
+      name?: string;
+      description?: string | null;
+      /**
+       * @description Unit of measure, a UN/ECE Recommendation 20 code (C62 one, HUR hour, DAY day, MON month, KGM kilogram, …); default C62.
+       * @example C62
+       * @example HUR
+       */
+      unitCode?: string;
+      /** @description Tax rate ids (txr_…), at most 5, all inclusive or all exclusive. */
+      taxRates?: string[];
+      /** @description false: retired; it stays readable, and what refers to it keeps it. */
+      active?: boolean;
+      /** @description Up to 50 keys (1–40 characters) with string values (≤ 500 characters). */
+      metadata?: {
+        [key: string]: string;
+      } | null;
+    };
+    /** RecurringCreate */
+    RecurringCreate: {
+      /**
+       * @description day, week, month or year.
+       * @enum {string}
+       */
+      interval: 'day' | 'week' | 'month' | 'year';
+      /** @description Intervals per period, default 1; a period is at most a year: 365 days, 52 weeks, 12 months or 1 year. */
+      intervalCount?: number;
+      /**
+       * @description licensed: billed in advance for a quantity; metered: billed in arrears for usage.
+       * @enum {string}
+       */
+      usage?: 'licensed' | 'metered';
+      /** @description mtr_…: the meter of a metered price. */
+      meterId?: string;
+    };
+    /**
+     * PriceTierCreate
+     * @description At most one of unitAmount and unitAmountDecimal; a tier with neither has only its flatAmount.
+     */
+    PriceTierCreate: {
+      /** @description The last unit of the tier, included; null for the last tier. */
+      upTo: number | null;
+      /**
+       * @description Whole minor units per unit (or per package).
+       * @example 1500
+       */
+      unitAmount?: number;
+      /**
+       * @description A decimal string of minor units, at least 0 and with up to 12 decimal places (e.g. "0.025": a fortieth of a cent).
+       * @example 0.025
+       */
+      unitAmountDecimal?: string;
+      /** @description Whole minor units added once when the tier is reached; default 0. */
+      flatAmount?: number;
+    };
+    /**
+     * PriceCreate
+     * @description `recurring` for recurring prices only. `per_unit` and `package` take exactly one of `unitAmount` and `unitAmountDecimal` (`package` with `packageSize`); `tiered` takes `tiersMode` and `tiers` instead.
+     */
+    PriceCreate: {
+      /** @description prod_… */
+      productId: string;
+      /**
+       * @description An ISO 4217 currency code in lower case (e.g. eur, jpy, kwd).
+       * @example eur
+       */
+      currency: string;
+      /**
+       * @description one_time or recurring.
+       * @enum {string}
+       */
+      type: 'one_time' | 'recurring';
+      recurring?: components['schemas']['RecurringCreate'];
+      /**
+       * @description per_unit (the default), tiered or package.
+       * @enum {string}
+       */
+      billingScheme?: 'per_unit' | 'tiered' | 'package';
+      /**
+       * @description Whole minor units per unit (or per package).
+       * @example 1500
+       */
+      unitAmount?: number;
+      /**
+       * @description A decimal string of minor units, at least 0 and with up to 12 decimal places (e.g. "0.025": a fortieth of a cent).
+       * @example 0.025
+       */
+      unitAmountDecimal?: string;
+      /** @description Units per package. */
+      packageSize?: number;
+      /**
+       * @description graduated: each unit at the price of the tier it falls in; volume: all units at the price of the tier the total falls in.
+       * @enum {string}
+       */
+      tiersMode?: 'graduated' | 'volume';
+      tiers?: components['schemas']['PriceTierCreate'][];
+      nickname?: string;
+      active?: boolean;
+      /** @description Up to 50 keys (1–40 characters) with string values (≤ 500 characters). */
+      metadata?: {
+        [key: string]: string;
+      };
+    };
+    /** Recurring */
+    Recurring: {
+      /**
+       * @description day, week, month or year.
+       * @enum {string}
+       */
+      interval: 'day' | 'week' | 'month' | 'year';
+      intervalCount: number;
+      /**
+       * @description licensed: billed in advance for a quantity; metered: billed in arrears for usage.
+       * @enum {string}
+       */
+      usage: 'licensed' | 'metered';
+      /** @description mtr_…; null for licensed prices. */
+      meterId: string | null;
+    };
+    /** PriceTier */
+    PriceTier: {
+      upTo: number | null;
+      unitAmount: number | null;
+      unitAmountDecimal: string | null;
+      flatAmount: number;
+    };
+    /** Price */
+    Price: {
+      /** @description price_… */
+      id: string;
+      /** @enum {string} */
+      object: 'price';
+      productId: string;
+      currency: string;
+      /**
+       * @description one_time or recurring.
+       * @enum {string}
+       */
+      type: 'one_time' | 'recurring';
+      recurring: components['schemas']['Recurring'] | null;
+      /**
+       * @description per_unit (the default), tiered or package.
+       * @enum {string}
+       */
+      billingScheme: 'per_unit' | 'tiered' | 'package';
+      unitAmount: number | null;
+      /** @description As given at creation, without trailing zeros. */
+      unitAmountDecimal: string | null;
+      packageSize: number | null;
+      /**
+       * @description graduated: each unit at the price of the tier it falls in; volume: all units at the price of the tier the total falls in.
+       * @enum {string|null}
+       */
+      tiersMode: 'graduated' | 'volume' | null;
+      tiers: components['schemas']['PriceTier'][] | null;
+      nickname: string | null;
+      active: boolean;
+      metadata: {
+        [key: string]: string;
+      };
+      /**
+       * @description The environment of the key that made the object.
+       * @enum {string}
+       */
+      environment: 'live' | 'test';
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      updatedAt: string;
+    };
+    /** PricePage */
+    PricePage: {
+      data: components['schemas']['Price'][];
+      /** @description Pass as `cursor` for the next page; null on the last page. */
+      nextCursor: string | null;
+    };
+    /** PriceUpdate */
+    PriceUpdate: {
+      active?: boolean;
+      nickname?: string | null;
+      /** @description Up to 50 keys (1–40 characters) with string values (≤ 500 characters). */
+      metadata?: {
+        [key: string]: string;
+      } | null;
     };
     /**
      * LineCreate
@@ -3578,6 +3949,369 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['TaxRate'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['ContentTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['TooManyRequests'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  listProducts: {
+    parameters: {
+      query?: {
+        /**
+         * @description Page size, an integer from 1 to 100 (default 25).
+         * @example 25
+         */
+        limit?: number;
+        /** @description The `nextCursor` of the previous page, as it was returned. */
+        cursor?: string;
+        /** @description true or false: only active or only inactive products. */
+        active?: boolean;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of products, newest first; `nextCursor` leads to the next. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ProductPage'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['TooManyRequests'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  createProduct: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: 1–255 printable ASCII characters, kept 24 hours, scoped to the tenant and environment. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "Analytics, Pro plan",
+         *       "unitCode": "C62",
+         *       "taxRates": [
+         *         "txr_2xYq4mV9sLk3"
+         *       ]
+         *     }
+         */
+        'application/json': components['schemas']['ProductCreate'];
+      };
+    };
+    responses: {
+      /** @description The product created. */
+      201: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Product'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['ContentTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['TooManyRequests'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  getProduct: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The product. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Product'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['TooManyRequests'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  updateProduct: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: 1–255 printable ASCII characters, kept 24 hours, scoped to the tenant and environment. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /**
+         * @example {
+         *       "active": false
+         *     }
+         */
+        'application/json': components['schemas']['ProductUpdate'];
+      };
+    };
+    responses: {
+      /** @description The product, changed. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Product'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['ContentTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['TooManyRequests'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  listPrices: {
+    parameters: {
+      query?: {
+        /**
+         * @description Page size, an integer from 1 to 100 (default 25).
+         * @example 25
+         */
+        limit?: number;
+        /** @description The `nextCursor` of the previous page, as it was returned. */
+        cursor?: string;
+        /** @description Only the prices of this product (prod_…). */
+        productId?: string;
+        /** @description true or false: only active or only inactive prices. */
+        active?: boolean;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of prices, newest first; `nextCursor` leads to the next. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PricePage'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['TooManyRequests'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  createPrice: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: 1–255 printable ASCII characters, kept 24 hours, scoped to the tenant and environment. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description `recurring` for recurring prices only. `per_unit` and `package` take exactly one of `unitAmount` and `unitAmountDecimal` (`package` with `packageSize`); `tiered` takes `tiersMode` and `tiers` instead. */
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "productId": "prod_2xYq4mV9sLk3",
+         *       "currency": "eur",
+         *       "type": "recurring",
+         *       "recurring": {
+         *         "interval": "month"
+         *       },
+         *       "unitAmount": 1500
+         *     }
+         */
+        'application/json': components['schemas']['PriceCreate'];
+      };
+    };
+    responses: {
+      /** @description The price created. */
+      201: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Price'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['ContentTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['TooManyRequests'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  getPrice: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The price. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Price'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['TooManyRequests'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  updatePrice: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: 1–255 printable ASCII characters, kept 24 hours, scoped to the tenant and environment. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /**
+         * @example {
+         *       "active": false
+         *     }
+         */
+        'application/json': components['schemas']['PriceUpdate'];
+      };
+    };
+    responses: {
+      /** @description The price, changed. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Price'];
         };
       };
       400: components['responses']['BadRequest'];

@@ -6,6 +6,9 @@ type Schemas = components['schemas'];
 
 export type Customer = Schemas['Customer'];
 export type TaxRate = Schemas['TaxRate'];
+export type Product = Schemas['Product'];
+export type Price = Schemas['Price'];
+export type PriceTier = Schemas['PriceTier'];
 export type Invoice = Schemas['Invoice'];
 export type InvoiceLine = Schemas['Line'];
 export type CreditNote = Schemas['CreditNote'];

@@ -1,0 +1,161 @@
+// HTTP for products and prices: schema, scope, call the service, shape the reply.
+import type { preValidationHookHandler } from 'fastify';
+import { ParameterInvalidError } from '../errors.ts';
+import type { RoutePlugin } from '../http/plugin.ts';
+import { routeHooks } from '../http/route-hooks.ts';
+import { apiRoutes } from '../http/routes.ts';
+import { errorResponses, IdParams, Page } from '../http/schemas.ts';
+import {
+  Price,
+  PriceCreate,
+  PriceListQuery,
+  PriceUpdate,
+  Product,
+  ProductCreate,
+  ProductListQuery,
+  ProductUpdate,
+} from './schemas.ts';
+import { priceFromRow, productFromRow } from './service.ts';
+
+// The fields of a price's creation that a PATCH may not name: refused by name, with why,
+// rather than as unknown parameters.
+const FIXED_TERMS = Object.keys(PriceCreate.properties).filter(
+  (field) => !(field in PriceUpdate.properties),
+);
+
+const refuseTermsChange: preValidationHookHandler = (request, _reply, done) => {
+  const body = request.body;
+  const named =
+    typeof body === 'object' && body !== null ? FIXED_TERMS.find((f) => f in body) : undefined;
+  done(
+    named === undefined
+      ? undefined
+      : new ParameterInvalidError(
+          named,
+          `${named} cannot change: a price's terms and amounts are fixed when it is created. Create a new price (and set active: false on this one) instead.`,
+        ),
+  );
+};
+
+export const productRoutes: RoutePlugin = async (server, { products, cursors }) => {
+  const routes = apiRoutes(server, cursors, ['Products']);
+  routes.write(
+    'POST /v1/products',
+    'subscriptions:write',
+    {
+      summary: 'Create a product',
+      description:
+        '`taxRates` must be rates of this environment, active, and all inclusive or all exclusive; `unitCode` defaults to C62 (one).',
+      body: ProductCreate,
+      response: { 201: Product, ...errorResponses(404, 409, 413, 415, 422) },
+    },
+    (write, request) => products.create(write, request.body),
+  );
+
+  routes.read(
+    '/v1/products/:id',
+    'subscriptions:read',
+    {
+      summary: 'Retrieve a product',
+      params: IdParams,
+      response: { 200: Product, ...errorResponses(404) },
+    },
+    (request) => products.get(request.actor, request.params.id),
+  );
+
+  routes.write(
+    'PATCH /v1/products/:id',
+    'subscriptions:write',
+    {
+      summary: 'Update a product',
+      description:
+        'Changes only the fields it names; `null` clears the description or the metadata. `taxRates` is replaced whole. Invoices already made keep what they were made with.',
+      params: IdParams,
+      body: ProductUpdate,
+      response: { 200: Product, ...errorResponses(404, 409, 413, 415, 422) },
+    },
+    (write, request) => products.update(write, request.params.id, request.body),
+  );
+
+  routes.list(
+    '/v1/products',
+    'subscriptions:read',
+    {
+      summary: 'List products, newest first',
+      querystring: ProductListQuery,
+      response: { 200: Page(Product), ...errorResponses() },
+    },
+    {
+      list: 'products',
+      filters: ({ active }) => ({ active: active === undefined ? undefined : String(active) }),
+      rows: (actor, { active }, page) => products.list(actor, { active }, page),
+      item: productFromRow,
+    },
+  );
+};
+
+// The PATCH hook is added in this module's scope: no other route gets it.
+export const priceRoutes: RoutePlugin = async (server, { prices, cursors }) => {
+  server.addHook('onRoute', (route) => {
+    if (route.method === 'PATCH' && route.url === '/v1/prices/:id') {
+      route.preValidation = [refuseTermsChange, ...routeHooks(route.preValidation)];
+    }
+  });
+  const routes = apiRoutes(server, cursors, ['Prices']);
+  routes.write(
+    'POST /v1/prices',
+    'subscriptions:write',
+    {
+      summary: 'Create a price',
+      description:
+        'A price of a product in one currency: `one_time` or `recurring` (a period of at most a year), billed per unit, in tiers, or by the package. A line’s amount is computed exactly and rounded once, half away from zero. Metered prices (`recurring.usage: metered`) are refused until meters are available.',
+      body: PriceCreate,
+      response: { 201: Price, ...errorResponses(404, 409, 413, 415, 422) },
+    },
+    (write, request) => prices.create(write, request.body),
+  );
+
+  routes.read(
+    '/v1/prices/:id',
+    'subscriptions:read',
+    {
+      summary: 'Retrieve a price',
+      params: IdParams,
+      response: { 200: Price, ...errorResponses(404) },
+    },
+    (request) => prices.get(request.actor, request.params.id),
+  );
+
+  routes.write(
+    'PATCH /v1/prices/:id',
+    'subscriptions:write',
+    {
+      summary: 'Update a price',
+      description:
+        'Changes only `active`, `nickname` and `metadata` (`null` clears the last two). A price’s terms and amounts never change: a body naming any other field of its creation is 400 parameter_invalid with that field as `param`.',
+      params: IdParams,
+      body: PriceUpdate,
+      response: { 200: Price, ...errorResponses(404, 409, 413, 415, 422) },
+    },
+    (write, request) => prices.update(write, request.params.id, request.body),
+  );
+
+  routes.list(
+    '/v1/prices',
+    'subscriptions:read',
+    {
+      summary: 'List prices, newest first',
+      querystring: PriceListQuery,
+      response: { 200: Page(Price), ...errorResponses() },
+    },
+    {
+      list: 'prices',
+      filters: ({ productId, active }) => ({
+        productId,
+        active: active === undefined ? undefined : String(active),
+      }),
+      rows: (actor, { productId, active }, page) => prices.list(actor, { productId, active }, page),
+      item: priceFromRow,
+    },
+  );
+};
