@@ -44,7 +44,9 @@ import { invoiceRoutes } from './invoices/routes.ts';
 import { keyRoutes } from './keys/routes.ts';
 import { paymentRoutes } from './payments/routes.ts';
 import { reportRoutes } from './reports/routes.ts';
+import { subscriptionRoutes } from './subscriptions/routes.ts';
 import { taxRateRoutes } from './taxes/routes.ts';
+import { testClockRoutes } from './test-clocks/routes.ts';
 import { webhookEndpointRoutes } from './webhooks/routes.ts';
 import { hostedPageRoutes } from './hosted/routes.ts';
 import { settingsRoutes } from './settings/routes.ts';
@@ -56,6 +58,8 @@ const AUTHENTICATED: readonly RoutePlugin[] = [
   taxRateRoutes,
   productRoutes,
   priceRoutes,
+  subscriptionRoutes,
+  testClockRoutes,
   invoiceRoutes,
   creditNoteRoutes,
   paymentRoutes,

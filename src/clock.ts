@@ -42,3 +42,15 @@ export function utcDateOf(instant: Date): string {
 export function todayUtcOf(clock: Clock): string {
   return utcDateOf(clock.now());
 }
+
+/**
+ * A clock that stands still at `at`: what a step of a test clock's advance (or a run at a
+ * given instant) hands to the code it calls, so that what it records carries that instant.
+ */
+export function fixedClock(at: Date): Clock {
+  return {
+    now: () => new Date(at.getTime()),
+    nowMs: () => at.getTime(),
+    sleep: () => Promise.resolve(),
+  };
+}

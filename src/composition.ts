@@ -46,7 +46,10 @@ import { getEvent, listEvents } from './events/service.ts';
 import { createApiKey, listApiKeys, revokeApiKey, rotateApiKey } from './keys/service.ts';
 import { receivablesReport, taxReport } from './reports/service.ts';
 import { getSettings, updateSettings } from './settings/service.ts';
+import { subscriptionStanding } from './subscriptions/standing-store.ts';
+import { createSubscriptions } from './subscriptions/subscriptions.ts';
 import { createTaxRate, getTaxRate, listTaxRates, updateTaxRate } from './taxes/service.ts';
+import { createTestClocks } from './test-clocks/test-clocks.ts';
 import type { TenantScope } from './tenancy.ts';
 import { listDeliveries, retryDelivery } from './webhooks/deliveries.ts';
 import {
@@ -65,6 +68,9 @@ import type { WebhookEndpointCreate, WebhookEndpointUpdate } from './webhooks/sc
 followOutbox(webhookFanOut);
 // And the event that issues an invoice or makes a credit note queues its documents' render.
 followOutbox(documentRenders);
+// And the event that makes a subscription's invoice overdue (or settles it) marks the
+// subscription for the run, which sets its past_due standing.
+followOutbox(subscriptionStanding);
 
 /** What every process builds first: configuration, time, the database, keys and renderer. */
 export interface Foundation {
@@ -181,6 +187,8 @@ export function createServices(foundation: Foundation) {
     payments: createPayments(foundation),
     hostedPage: createHostedPage(withDocuments),
     mailKinds: createMailKinds(withDocuments),
+    subscriptions: createSubscriptions(withDocuments),
+    testClocks: createTestClocks(withDocuments),
   };
 }
 
@@ -228,6 +236,8 @@ export async function composeHttp(
 ): Promise<Composition> {
   const { config, db } = foundation;
   const log = createLogger(config, options.logStream);
+  const services = createServices(foundation);
+  services.testClocks.advances.reportErrorsTo((error) => log.error(error, 'test clock advance'));
   const limits = await RateLimits.create(config, log, foundation.clock);
   const verifier = new KeyVerifier(db, config.keyCacheMs, options.listenDb ?? db, foundation.clock);
   const expensiveRequests = new ExpensiveRequests({
@@ -235,5 +245,5 @@ export async function composeHttp(
     total: config.expensiveTotal,
     queuePerTenant: config.expensiveQueuePerTenant,
   });
-  return { ...createServices(foundation), verifier, limits, expensiveRequests, log };
+  return { ...services, verifier, limits, expensiveRequests, log };
 }

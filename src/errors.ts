@@ -86,6 +86,13 @@ export class ScopeInsufficientError extends ApiError {
     });
   }
 }
+export class TestModeOnlyError extends ApiError {
+  readonly status = 403;
+  readonly code = 'test_mode_only';
+  constructor(what: string) {
+    super(`${what} exist only in the test environment; use a test key.`);
+  }
+}
 export class HttpsRequiredError extends ApiError {
   readonly status = 403;
   readonly code = 'https_required';
@@ -201,6 +208,7 @@ export const ERROR_CODES = [
   'api_key_revoked',
   'metrics_token_invalid',
   'scope_insufficient',
+  'test_mode_only',
   'https_required',
   'resource_missing',
   'route_not_found',

@@ -36,7 +36,11 @@ export type IdPrefix =
   | 'mail'
   | 'pay'
   | 'prod'
-  | 'price';
+  | 'price'
+  | 'sub'
+  | 'si'
+  | 'pl'
+  | 'clock';
 
 // Monotonic within a process (as ULID's monotonic factory): an id made in the same millisecond
 // as the previous one (or after the clock stepped back) keeps that millisecond and takes the

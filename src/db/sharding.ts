@@ -51,6 +51,19 @@ export const CROSS_TENANT_INDEXES: Readonly<Record<string, string>> = {
     "The webhook worker's queue: due deliveries of every tenant, oldest first, claimed with " +
     "FOR UPDATE SKIP LOCKED. On Citus each shard's queue is polled on its own (a row lock is " +
     'only taken by a single-shard query).',
+  subscriptions_due:
+    "The subscription run's queue: subscriptions of every tenant on real time whose next " +
+    'boundary, trial end, cancellation or pause end has come, earliest first (polled per shard ' +
+    'on Citus, as the mail outbox is).',
+  subscription_invoices_work_due:
+    "The subscription run's invoice work: drafts of every tenant whose grace period has ended, " +
+    'and issued ones still to be sent, voided or marked uncollectible, earliest first.',
+  subscriptions_standing_changed:
+    'Subscriptions of every tenant whose invoices became overdue or stopped being open since ' +
+    'the run last looked (it then sets past_due or active): a small partial index.',
+  test_clocks_advancing:
+    'Test clocks of every tenant whose advance is under way, for a worker to go on with one a ' +
+    'crash cut short: a small partial index, usually empty.',
   mail_outbox_backlog:
     'The mail backlog /metrics shows (queued and failed messages of every tenant, the oldest ' +
     'queued): only waiting and failed rows, so a scrape costs what the backlog is.',

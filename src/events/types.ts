@@ -26,6 +26,17 @@ export const EVENT_TYPES = [
   'api_key.rotated',
   'api_key.revoked',
   'settings.updated',
+  'subscription.created',
+  'subscription.updated',
+  'subscription.trial_will_end',
+  'subscription.past_due',
+  'subscription.paused',
+  'subscription.resumed',
+  'subscription.canceled',
+  'test_clock.created',
+  'test_clock.advancing',
+  'test_clock.ready',
+  'test_clock.deleted',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -37,6 +48,8 @@ const READ_SCOPE_BY_OBJECT: Record<string, Scope> = {
   tax_rate: 'invoices:read',
   api_key: 'keys:read',
   settings: 'settings:read',
+  subscription: 'subscriptions:read',
+  test_clock: 'subscriptions:read',
 };
 
 /** The scopes that read events, in the order an error message lists them. */
@@ -45,6 +58,7 @@ export const EVENT_READ_SCOPES: readonly Scope[] = [
   'invoices:read',
   'keys:read',
   'settings:read',
+  'subscriptions:read',
 ];
 
 /** The scope that reads events of this type; null for a type outside the contract. */

@@ -69,17 +69,19 @@ export function apiRoutes(server: FastifyInstance, cursors: CursorSigner, tags: 
   const routes = {
     /**
      * GET `url`: the service's answer, as the schema's 200 serialises it (`expensive`: it takes
-     * turns with other tenants', ./expensive-requests.ts).
+     * turns with other tenants', ./expensive-requests.ts). "POST `url`" for a computation that
+     * takes a body and changes nothing (a preview): no Idempotency-Key, nothing kept.
      */
     read<S extends FastifySchema>(
-      url: string,
+      route: string,
       scope: Scope | null,
       schema: S,
       answer: (request: SchemaRequest<S>) => unknown,
       expensive?: 'large-page',
     ): void {
+      const [method, url] = route.startsWith('POST ') ? ['POST', route.slice(5)] : ['GET', route];
       app.route({
-        method: 'GET',
+        method,
         url,
         config: { scope, expensive },
         schema: { tags, ...schema } as FastifySchema,

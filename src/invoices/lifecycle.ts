@@ -3,7 +3,12 @@
 // (src/payments/, through ./payments.ts).
 import { todayUtcOf, utcDateOf, type Clock } from '../clock.ts';
 import type { Db } from '../db/pool.ts';
-import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
+import {
+  unitOfWork,
+  type UnitOfWork,
+  type WriteRequest,
+  type Written,
+} from '../db/unit-of-work.ts';
 import { getCustomerRow } from '../customers/service.ts';
 import { getTenant } from '../tenants/service.ts';
 import { formatAmount, formatDate, resolveLocale, t } from '../documents/i18n.ts';
@@ -22,6 +27,12 @@ import { selectLines } from './lines-store.ts';
 import { applyTransition } from './store.ts';
 
 /**
+ * What a caller of the lifecycle records in the same transaction as the move (the subscription
+ * run: the next step of its work on the invoice, so that each step happens exactly once).
+ */
+export type AlsoInTransaction = (uow: UnitOfWork) => Promise<void>;
+
+/**
  * Issues a draft: prices it a last time (with the customer's tax status as it is now), freezes
  * the customer and the tax breakdown, and gives it the next number and its hosted link. An
  * invoice whose total is 0 is paid at once.
@@ -33,6 +44,7 @@ export async function issueInvoice(
   links: HostedLinks,
   request: WriteRequest,
   id: string,
+  also?: AlsoInTransaction,
 ): Promise<Written<Invoice>> {
   const written = await unitOfWork(db, request, async (uow) => {
     const { tx, actor: scope } = uow;
@@ -65,6 +77,7 @@ export async function issueInvoice(
     if (settings.einvoice_required) assertIssuable(invoice, issued.seller_snapshot!);
     uow.event('invoice.issued', invoice);
     if (invoice.status === 'paid') uow.event('invoice.paid', invoice);
+    await also?.(uow);
     return shownByWrite(uow, links, invoice, url);
   });
   // Its documents are rendered from what was just frozen, after this answer (its render was
@@ -87,6 +100,7 @@ export function transitionInvoice(
   request: WriteRequest,
   id: string,
   action: keyof typeof TRANSITIONS,
+  also?: AlsoInTransaction,
 ): Promise<Written<Invoice>> {
   return unitOfWork(db, request, async (uow) => {
     const { tx, actor: scope } = uow;
@@ -94,6 +108,7 @@ export function transitionInvoice(
     const changed = await applyTransition(tx, scope, id, action);
     const invoice = await withLines(tx, scope, changed, todayUtcOf(clock));
     uow.event(TRANSITIONS[action], invoice);
+    await also?.(uow);
     return shownByWrite(uow, links, invoice);
   });
 }
@@ -113,6 +128,7 @@ export function sendInvoice(
   links: HostedLinks,
   request: WriteRequest,
   id: string,
+  also?: AlsoInTransaction,
 ): Promise<Written<Invoice>> {
   return unitOfWork(db, request, async (uow) => {
     const { tx, actor: scope } = uow;
@@ -141,6 +157,7 @@ export function sendInvoice(
       subject: t(locale, 'email.invoice.subject', values),
       body: `${t(locale, 'email.invoice.body', values)}\n\n${t(locale, 'email.signature', values)}`,
     });
+    await also?.(uow);
     return shownByWrite(uow, links, await withLines(tx, scope, queued, today));
   });
 }

@@ -23,6 +23,11 @@ const DUNNING_DELAY_MS = 60_000;
 const DUNNING_INTERVAL_MS = 5 * 60_000;
 const PURGE_DELAY_MS = 60_000;
 const PURGE_INTERVAL_MS = 60_000;
+// Subscriptions: a boundary is billed within seconds of its instant; a test clock's advance
+// that no process has moved for half a minute (its server died) is taken up again.
+const SUBSCRIPTIONS_DELAY_MS = 1_000;
+const SUBSCRIPTIONS_INTERVAL_MS = 5_000;
+const STALLED_ADVANCE_SECONDS = 30;
 
 export interface Jobs {
   webhooks: WebhookWorker;
@@ -34,7 +39,16 @@ export interface Jobs {
 export function startJobs(
   services: Pick<
     Services,
-    'config' | 'clock' | 'db' | 'secrets' | 'mailKinds' | 'renderer' | 'documents' | 'issuedModel'
+    | 'config'
+    | 'clock'
+    | 'db'
+    | 'secrets'
+    | 'mailKinds'
+    | 'renderer'
+    | 'documents'
+    | 'issuedModel'
+    | 'subscriptions'
+    | 'testClocks'
   >,
   log: { info(message: string): void; error(error: unknown, context: string): void },
 ): Jobs {
@@ -75,6 +89,15 @@ export function startJobs(
       })
       .catch((error: unknown) => onError(error, 'dunning')),
   );
+  // Advances that a crash cut short go on at once: no advance of this process is under way yet.
+  const { advances } = services.testClocks;
+  void advances.resumeStalled(0).catch((error: unknown) => onError(error, 'test clocks'));
+  const billing = every(clock, stopping.signal, SUBSCRIPTIONS_DELAY_MS, SUBSCRIPTIONS_INTERVAL_MS, () =>
+    services.subscriptions
+      .runDue(null)
+      .then(() => advances.resumeStalled(STALLED_ADVANCE_SECONDS))
+      .catch((error: unknown) => onError(error, 'subscriptions')),
+  );
   return {
     webhooks,
     mail,
@@ -82,7 +105,7 @@ export function startJobs(
     async stop() {
       stopping.abort();
       // A run in progress finishes first.
-      await Promise.all([purging, dunning]);
+      await Promise.all([purging, dunning, billing, advances.idle()]);
       // Attempts in flight finish and are recorded before the database goes.
       await Promise.all([webhooks.stop(), mail.stop(), renders.stop()]);
     },

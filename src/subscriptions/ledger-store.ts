@@ -1,0 +1,255 @@
+// SQL for what a subscription's invoices are made of and from: pending proration lines, and the
+// exactly-once ledger of (subscription, period, reason) with the run's work on each invoice.
+// Every query takes the tenant and the environment, except the run's search for due work
+// across tenants (indexes subscriptions_due and subscription_invoices_work_due).
+import type { Queryable } from '../db/pool.ts';
+import type { TenantScope } from '../tenancy.ts';
+import type { BillingReason } from './schemas.ts';
+
+export interface PendingLineRow {
+  id: string;
+  subscription_item_id: string;
+  price_id: string;
+  description: string;
+  quantity: number;
+  amount: number;
+  period_start: Date;
+  period_end: Date;
+}
+
+export async function selectPendingLines(
+  db: Queryable,
+  scope: TenantScope,
+  subscriptionId: string,
+): Promise<PendingLineRow[]> {
+  const { rows } = await db.query<PendingLineRow>(
+    `SELECT id, subscription_item_id, price_id, description, quantity::float8 AS quantity,
+            amount::float8 AS amount, period_start, period_end
+       FROM subscription_pending_lines
+      WHERE tenant_id = $1 AND environment = $2 AND subscription_id = $3
+      ORDER BY created_at, id`,
+    [scope.tenantId, scope.environment, subscriptionId],
+  );
+  return rows;
+}
+
+export async function insertPendingLines(
+  db: Queryable,
+  scope: TenantScope,
+  subscriptionId: string,
+  lines: readonly PendingLineRow[],
+): Promise<void> {
+  if (lines.length === 0) return;
+  await db.query(
+    `INSERT INTO subscription_pending_lines
+       (tenant_id, environment, subscription_id, id, subscription_item_id, price_id, description,
+        quantity, amount, period_start, period_end)
+     SELECT $1, $2, $3, l.* FROM unnest($4::text[], $5::text[], $6::text[], $7::text[],
+            $8::bigint[], $9::bigint[], $10::timestamptz[], $11::timestamptz[])
+            AS l(id, item, price, description, quantity, amount, period_start, period_end)`,
+    [
+      scope.tenantId,
+      scope.environment,
+      subscriptionId,
+      lines.map((l) => l.id),
+      lines.map((l) => l.subscription_item_id),
+      lines.map((l) => l.price_id),
+      lines.map((l) => l.description),
+      lines.map((l) => l.quantity),
+      lines.map((l) => l.amount),
+      lines.map((l) => l.period_start),
+      lines.map((l) => l.period_end),
+    ],
+  );
+}
+
+/** Removes pending lines once an invoice (or credit note) carries them. */
+export async function deletePendingLines(
+  db: Queryable,
+  scope: TenantScope,
+  subscriptionId: string,
+  ids: readonly string[],
+): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query(
+    `DELETE FROM subscription_pending_lines
+      WHERE tenant_id = $1 AND environment = $2 AND subscription_id = $3 AND id = ANY($4::text[])`,
+    [scope.tenantId, scope.environment, subscriptionId, ids],
+  );
+}
+
+export interface LedgerEntry {
+  subscriptionId: string;
+  periodStart: Date;
+  reason: BillingReason;
+  invoiceId: string | null;
+  testClockId: string | null;
+}
+
+/** What the run still does with a subscription's invoice: issue it, then send, void or mark it. */
+export type InvoiceWork = 'issue' | 'send' | 'void' | 'mark_uncollectible';
+
+/**
+ * Claims (subscription, period, reason) for an invoice: true when this transaction is the first
+ * to, false when the row exists (the invoice was made, or decided against, already).
+ */
+export async function claimLedger(
+  db: Queryable,
+  scope: TenantScope,
+  entry: Omit<LedgerEntry, 'invoiceId'>,
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `INSERT INTO subscription_invoices
+       (tenant_id, environment, subscription_id, period_start, reason, test_clock_id)
+     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+    [
+      scope.tenantId,
+      scope.environment,
+      entry.subscriptionId,
+      entry.periodStart,
+      entry.reason,
+      entry.testClockId,
+    ],
+  );
+  return rowCount === 1;
+}
+
+export async function recordLedgerInvoice(
+  db: Queryable,
+  scope: TenantScope,
+  entry: Pick<LedgerEntry, 'subscriptionId' | 'periodStart' | 'reason' | 'invoiceId'>,
+  work: { work: InvoiceWork; at: Date } | null,
+): Promise<void> {
+  await db.query(
+    `UPDATE subscription_invoices SET invoice_id = $6, work = $7, work_at = $8
+      WHERE tenant_id = $1 AND environment = $2 AND subscription_id = $3 AND period_start = $4
+        AND reason = $5`,
+    [
+      scope.tenantId,
+      scope.environment,
+      entry.subscriptionId,
+      entry.periodStart,
+      entry.reason,
+      entry.invoiceId,
+      work?.work ?? null,
+      work?.at ?? null,
+    ],
+  );
+}
+
+
+/** A row the run has something to do with, and when. */
+export interface DueRow {
+  tenant_id: string;
+  environment: 'live' | 'test';
+  id: string;
+  due_at: Date;
+}
+
+/**
+ * Subscriptions due at `now`, earliest first: on real time across tenants (index
+ * subscriptions_due), or those of one test clock (subscriptions_by_test_clock).
+ */
+export async function selectDueSubscriptions(
+  db: Queryable,
+  clock: { scope: TenantScope; id: string } | null,
+  now: Date,
+  limit: number,
+): Promise<DueRow[]> {
+  const { rows } =
+    clock === null
+      ? await db.query<DueRow>(
+          `SELECT tenant_id, environment, id, next_action_at AS due_at FROM subscriptions
+            WHERE next_action_at <= $1 AND test_clock_id IS NULL
+            ORDER BY next_action_at LIMIT $2`,
+          [now, limit],
+        )
+      : await db.query<DueRow>(
+          `SELECT tenant_id, environment, id, next_action_at AS due_at FROM subscriptions
+            WHERE tenant_id = $1 AND environment = $2 AND test_clock_id = $3
+              AND next_action_at <= $4
+            ORDER BY next_action_at LIMIT $5`,
+          [clock.scope.tenantId, clock.scope.environment, clock.id, now, limit],
+        );
+  return rows;
+}
+
+export interface WorkRow {
+  tenant_id: string;
+  environment: 'live' | 'test';
+  subscription_id: string;
+  period_start: Date;
+  reason: BillingReason;
+  invoice_id: string;
+  work: InvoiceWork;
+  work_at: Date;
+}
+
+/** Invoice work due at `now`, earliest first, on real time or on one test clock. */
+export async function selectDueWork(
+  db: Queryable,
+  clock: { scope: TenantScope; id: string } | null,
+  now: Date,
+  limit: number,
+): Promise<WorkRow[]> {
+  const columns = `tenant_id, environment, subscription_id, period_start, reason, invoice_id,
+    work, work_at`;
+  const { rows } =
+    clock === null
+      ? await db.query<WorkRow>(
+          `SELECT ${columns} FROM subscription_invoices
+            WHERE work_at <= $1 AND test_clock_id IS NULL ORDER BY work_at LIMIT $2`,
+          [now, limit],
+        )
+      : await db.query<WorkRow>(
+          `SELECT ${columns} FROM subscription_invoices
+            WHERE tenant_id = $1 AND environment = $2 AND test_clock_id = $3 AND work_at <= $4
+            ORDER BY work_at LIMIT $5`,
+          [clock.scope.tenantId, clock.scope.environment, clock.id, now, limit],
+        );
+  return rows;
+}
+
+/** The next instant anything of the clock falls due (subscriptions or invoice work). */
+export async function selectClockNextDue(
+  db: Queryable,
+  scope: TenantScope,
+  clockId: string,
+): Promise<Date | null> {
+  const { rows } = await db.query<{ at: Date | null }>(
+    `SELECT least(
+       (SELECT min(next_action_at) FROM subscriptions
+         WHERE tenant_id = $1 AND environment = $2 AND test_clock_id = $3),
+       (SELECT min(work_at) FROM subscription_invoices
+         WHERE tenant_id = $1 AND environment = $2 AND test_clock_id = $3)) AS at`,
+    [scope.tenantId, scope.environment, clockId],
+  );
+  return rows[0]!.at;
+}
+
+/**
+ * Moves the invoice's work on from the step `row.work` (only if that is still the step: a
+ * second worker that lost the race changes nothing): the next step and when, or null.
+ */
+export async function setLedgerWork(
+  db: Queryable,
+  scope: TenantScope,
+  row: Pick<WorkRow, 'subscription_id' | 'period_start' | 'reason' | 'work'>,
+  work: { work: InvoiceWork; at: Date } | null,
+): Promise<void> {
+  await db.query(
+    `UPDATE subscription_invoices SET work = $6, work_at = $7
+      WHERE tenant_id = $1 AND environment = $2 AND subscription_id = $3 AND period_start = $4
+        AND reason = $5 AND work = $8`,
+    [
+      scope.tenantId,
+      scope.environment,
+      row.subscription_id,
+      row.period_start,
+      row.reason,
+      work?.work ?? null,
+      work?.at ?? null,
+      row.work,
+    ],
+  );
+}

@@ -1,0 +1,171 @@
+// A subscription's invoices: the lines of a period (licensed items in advance, pending
+// prorations) made into an invoice exactly once per (subscription, period, reason), in the
+// transaction that moves the subscription. Shared by creation, changes and the run.
+import { getPricesWithProducts } from '../catalog/service.ts';
+import type { UnitOfWork } from '../db/unit-of-work.ts';
+import type { Queryable } from '../db/pool.ts';
+import { newId } from '../ids.ts';
+import { createSubscriptionDraft } from '../invoices/service.ts';
+import type { TenantScope } from '../tenancy.ts';
+import type { Period } from './calendar.ts';
+import {
+  fullAmount,
+  invoiceLine,
+  isLicensed,
+  periodLine,
+  type PricedItem,
+  type ProposedLine,
+} from './lines.ts';
+import { periodFrom } from './model.ts';
+import type { BillingReason } from './schemas.ts';
+import {
+  claimLedger,
+  deletePendingLines,
+  insertPendingLines,
+  recordLedgerInvoice,
+  selectPendingLines,
+} from './ledger-store.ts';
+import { selectItems, type SubscriptionRow } from './store.ts';
+
+/** The subscription's items with their prices and products. */
+export async function pricedItems(
+  db: Queryable,
+  scope: TenantScope,
+  subscriptionId: string,
+): Promise<PricedItem[]> {
+  const items = await selectItems(db, scope, [subscriptionId]);
+  const prices = await getPricesWithProducts(
+    db,
+    scope,
+    items.map((i) => i.price_id),
+  );
+  return items.map((item) => ({
+    id: item.id,
+    quantity: item.quantity,
+    billedFull: item.billed_full,
+    catalog: prices.get(item.price_id)!,
+  }));
+}
+
+/** The pending proration lines, as proposed lines with their ids. */
+export async function pendingLines(
+  db: Queryable,
+  scope: TenantScope,
+  row: SubscriptionRow,
+  items: readonly PricedItem[],
+): Promise<{ ids: string[]; lines: ProposedLine[] }> {
+  const pending = await selectPendingLines(db, scope, row.id);
+  const byPrice = new Map(items.map((i) => [i.catalog.price.id, i.catalog]));
+  const missing = pending.map((p) => p.price_id).filter((id) => !byPrice.has(id));
+  const removed = await getPricesWithProducts(db, scope, missing);
+  return {
+    ids: pending.map((p) => p.id),
+    lines: pending.map((p) => {
+      const { product } = byPrice.get(p.price_id) ?? removed.get(p.price_id)!;
+      return {
+        description: p.description,
+        quantity: p.quantity,
+        unitAmount: null,
+        amount: p.amount,
+        unitCode: product.unitCode,
+        taxRates: product.taxRates.length > 0 ? product.taxRates : null,
+        period: { start: p.period_start, end: p.period_end },
+        priceId: p.price_id,
+        subscriptionItemId: p.subscription_item_id,
+        proration: true,
+      };
+    }),
+  };
+}
+
+/**
+ * The lines of the period starting at `start`: each licensed item in advance (a stub prorated
+ * as the subscription's first-period rule says), with what each item is now billed at.
+ */
+export function linesOfPeriod(
+  row: SubscriptionRow,
+  items: readonly PricedItem[],
+  start: Date,
+): { period: Period; lines: ProposedLine[]; billed: Map<string, number> } {
+  const { period, basis } = periodFrom(row, start);
+  const lines: ProposedLine[] = [];
+  const billed = new Map<string, number>();
+  for (const item of items) {
+    if (!isLicensed(item.catalog)) continue;
+    const line = periodLine(item, period, basis, row.proration_behavior);
+    if (line !== null) lines.push(line);
+    // What the item is billed at for the period, as a whole period's amount: the base of a
+    // later proration credit (a prorated stub stands for the whole period it is part of).
+    billed.set(item.id, line === null ? 0 : fullAmount(item.catalog, item.quantity));
+  }
+  return { period, lines, billed };
+}
+
+export interface InvoiceMade {
+  /** The invoice's id; null when none was made (no lines, or made before). */
+  invoiceId: string | null;
+  /** False when (subscription, period, reason) had its invoice already. */
+  claimed: boolean;
+}
+
+/**
+ * Makes the invoice of (subscription, period, reason) from the `fresh` lines and the pending
+ * ones (which it then carries), once: a second call for the same key makes nothing. No
+ * invoice is made without lines, and none with a total below zero (EN 16931 keeps credits in
+ * credit notes): its fresh lines join the pending ones for the next invoice.
+ */
+export async function makeInvoice(
+  uow: UnitOfWork,
+  row: SubscriptionRow,
+  key: { periodStart: Date; reason: BillingReason },
+  fresh: readonly ProposedLine[],
+  pending: { ids: string[]; lines: readonly ProposedLine[] },
+  options: { now: Date; graceMinutes: number },
+): Promise<InvoiceMade> {
+  const { tx, actor: scope } = uow;
+  const entry = { subscriptionId: row.id, ...key, testClockId: row.test_clock_id };
+  if (!(await claimLedger(tx, scope, entry))) return { invoiceId: null, claimed: false };
+  const lines = [...fresh, ...pending.lines];
+  const total = lines.reduce((sum, l) => sum + l.amount, 0);
+  if (lines.length === 0) return { invoiceId: null, claimed: true };
+  if (total < 0) {
+    await insertPendingLines(tx, scope, row.id, pendingRows(fresh));
+    return { invoiceId: null, claimed: true };
+  }
+  const invoice = await createSubscriptionDraft(
+    uow,
+    {
+      customerId: row.customer_id,
+      currency: row.currency,
+      subscriptionId: row.id,
+      billingReason: key.reason,
+      daysUntilDue: row.days_until_due,
+      defaultTaxRates: row.default_tax_rates,
+      lines: lines.map((l) => invoiceLine(l, row.time_zone)),
+    },
+    options.now,
+  );
+  await deletePendingLines(tx, scope, row.id, pending.ids);
+  const issueAt = new Date(options.now.getTime() + options.graceMinutes * 60_000);
+  await recordLedgerInvoice(
+    tx,
+    scope,
+    { ...entry, invoiceId: invoice.id },
+    { work: 'issue', at: issueAt },
+  );
+  return { invoiceId: invoice.id, claimed: true };
+}
+
+/** New ids for proration lines kept pending. */
+export function pendingRows(lines: readonly ProposedLine[]) {
+  return lines.map((l) => ({
+    id: newId('pl'),
+    subscription_item_id: l.subscriptionItemId,
+    price_id: l.priceId,
+    description: l.description,
+    quantity: l.quantity,
+    amount: l.amount,
+    period_start: l.period.start,
+    period_end: l.period.end,
+  }));
+}

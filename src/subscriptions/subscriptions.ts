@@ -1,0 +1,47 @@
+// The subscriptions service as the composition root makes it (src/composition.ts): the rules
+// bound once to the database and the clock, for routes, the worker and the CLI.
+import type { Clock } from '../clock.ts';
+import type { Db } from '../db/pool.ts';
+import type { WriteRequest } from '../db/unit-of-work.ts';
+import type { PageRequest } from '../paging.ts';
+import type { TenantScope } from '../tenancy.ts';
+import { previewChange, updateSubscription } from './changes.ts';
+import { cancelSubscription, pauseSubscription, resumeSubscription } from './ending.ts';
+import { getSubscription, listSubscriptions } from './reading.ts';
+import { runDue, type RunDeps, type RunTarget } from './run.ts';
+import type {
+  SubscriptionCancel,
+  SubscriptionCreate,
+  SubscriptionPause,
+  SubscriptionUpdate,
+} from './schemas.ts';
+import { createSubscription } from './service.ts';
+import { upcomingInvoice } from './upcoming.ts';
+
+export function createSubscriptions(deps: RunDeps) {
+  const { db, clock }: { db: Db; clock: Clock } = deps;
+  return {
+    create: (write: WriteRequest, input: SubscriptionCreate) =>
+      createSubscription(db, clock, write, input),
+    get: (scope: TenantScope, id: string) => getSubscription(db, scope, id),
+    list: (
+      scope: TenantScope,
+      filters: { customerId?: string | undefined; status?: string | undefined; priceId?: string | undefined },
+      page: PageRequest,
+    ) => listSubscriptions(db, scope, filters, page),
+    update: (write: WriteRequest, id: string, input: SubscriptionUpdate) =>
+      updateSubscription(db, clock, write, id, input),
+    previewChange: (scope: TenantScope, id: string, input: SubscriptionUpdate) =>
+      previewChange(db, clock, scope, id, input),
+    upcoming: (scope: TenantScope, id: string) => upcomingInvoice(db, scope, id),
+    cancel: (write: WriteRequest, id: string, input: SubscriptionCancel) =>
+      cancelSubscription(db, clock, write, id, input),
+    pause: (write: WriteRequest, id: string, input: SubscriptionPause) =>
+      pauseSubscription(db, clock, write, id, input),
+    resume: (write: WriteRequest, id: string) => resumeSubscription(db, write, id),
+    /** The billing run: what is due now on real time (target null), or on a test clock. */
+    runDue: (target: RunTarget, now: Date = clock.now()) => runDue(deps, target, now),
+  };
+}
+
+export type Subscriptions = ReturnType<typeof createSubscriptions>;

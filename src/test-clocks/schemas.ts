@@ -1,0 +1,41 @@
+// The shapes of test clocks (API.md part D, "Test clocks").
+import { Type, type Static } from '@sinclair/typebox';
+import { Environment, Nullable, StringEnum, Timestamp } from '../http/schemas.ts';
+
+export const TestClockCreate = Type.Object(
+  {
+    name: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
+    frozenTime: Timestamp,
+  },
+  { additionalProperties: false, title: 'TestClockCreate' },
+);
+export type TestClockCreate = Static<typeof TestClockCreate>;
+
+export const TestClockAdvance = Type.Object(
+  { frozenTime: Timestamp },
+  { additionalProperties: false, title: 'TestClockAdvance' },
+);
+export type TestClockAdvance = Static<typeof TestClockAdvance>;
+
+export const TestClock = Type.Object(
+  {
+    id: Type.String(),
+    object: Type.Literal('test_clock'),
+    name: Nullable(Type.String()),
+    frozenTime: Timestamp,
+    status: StringEnum(['ready', 'advancing'], {
+      description: '`advancing` while an advance runs what falls due; `ready` after.',
+    }),
+    advancingTo: Nullable(Timestamp),
+    environment: Environment,
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'TestClock' },
+);
+export type TestClock = Static<typeof TestClock>;
+
+export const DeletedTestClock = Type.Object(
+  { id: Type.String(), object: Type.Literal('test_clock'), deleted: Type.Literal(true) },
+  { title: 'DeletedTestClock' },
+);
