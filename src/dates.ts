@@ -1,4 +1,4 @@
-// Calendar dates as the API takes them (YYYY-MM-DD): one rule for every field and query.
+// Calendar dates and time zones as the API takes them: one rule for every field and query.
 import { ParameterInvalidError } from './errors.ts';
 
 /**
@@ -15,4 +15,24 @@ export function checkedDate(value: string, param: string): string {
     throw new ParameterInvalidError(param, `${param} is not a valid date (YYYY-MM-DD).`);
   }
   return value;
+}
+
+/**
+ * An IANA time zone name (`Europe/Berlin`, `UTC`) as the platform's time zone database knows
+ * it, in its canonical form (`US/Pacific` → `America/Los_Angeles`, `utc` → `UTC`); else 400
+ * parameter_invalid naming `param`. Offsets (`+01:00`) are refused: a zone's offset changes
+ * with daylight saving time, which period boundaries must follow.
+ */
+export function checkedTimeZone(name: string, param: string): string {
+  const refused = () =>
+    new ParameterInvalidError(
+      param,
+      `'${name}' is not an IANA time zone name (e.g. Europe/Berlin, America/New_York, UTC).`,
+    );
+  if (!/^[A-Za-z]/.test(name)) throw refused();
+  try {
+    return new Intl.DateTimeFormat('en', { timeZone: name }).resolvedOptions().timeZone;
+  } catch {
+    throw refused();
+  }
 }

@@ -1,6 +1,6 @@
 // The settings options of `billing tenants update`, as the PATCH /v1/settings body they stand
 // for: one validation for both doors (the service checks what the schema does not).
-import type { SettingsUpdate } from '../settings/schemas.ts';
+import { MAX_INVOICE_GRACE_MINUTES, type SettingsUpdate } from '../settings/schemas.ts';
 import { ENVIRONMENTS, type Environment } from '../tenancy.ts';
 
 type Options = Record<string, string | boolean | undefined>;
@@ -26,6 +26,7 @@ export function settingsPatch(o: Options): SettingsUpdate {
   set('invoicePrefix', text('invoicePrefix'));
   set('creditNotePrefix', text('creditNotePrefix'));
   set('locale', text('locale'));
+  set('timeZone', text('timeZone'));
   const addressKeys = ['addressLine1', 'addressLine2', 'city', 'state', 'postalCode', 'country'];
   if (addressKeys.some((k) => text(k) !== undefined)) {
     const country = text('country');
@@ -70,6 +71,16 @@ export function settingsPatch(o: Options): SettingsUpdate {
       throw new Error('--einvoice-required must be yes or no');
     }
     patch.einvoiceRequired = required === 'yes';
+  }
+  const grace = text('invoiceGraceMinutes');
+  if (grace !== undefined) {
+    const minutes = Number(grace);
+    if (!/^\d+$/.test(grace) || minutes > MAX_INVOICE_GRACE_MINUTES) {
+      throw new Error(
+        `--invoice-grace-minutes must be whole minutes from 0 to ${MAX_INVOICE_GRACE_MINUTES}`,
+      );
+    }
+    patch.invoiceGraceMinutes = minutes;
   }
   return patch;
 }

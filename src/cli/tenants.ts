@@ -27,7 +27,7 @@ export function registerTenantCommands(program: Command): void {
   tenants
     .command('update <tenantId>')
     .description(
-      "set the tenant's name, and its settings (legal details, payment details, numbering, language, reminders, e-invoices) in both environments, or one with --environment",
+      "set the tenant's name, and its settings (legal details, payment details, numbering, language, reminders, e-invoices, time zone, grace period) in both environments, or one with --environment",
     )
     .option('--name <name>')
     .option('--environment <environment>', 'live or test (default: both)')
@@ -50,6 +50,11 @@ export function registerTenantCommands(program: Command): void {
     .option('--invoice-prefix <prefix>')
     .option('--credit-note-prefix <prefix>')
     .option('--locale <locale>', 'en, de, fr, es, it, nl or pl')
+    .option('--time-zone <zone>', 'IANA name, e.g. Europe/Berlin (default UTC)')
+    .option(
+      '--invoice-grace-minutes <minutes>',
+      "minutes a subscription's invoice stays a draft before it is issued (default 60)",
+    )
     .option('--reminders <days>', 'days after the due date, comma-separated, e.g. 3,14,30')
     .option('--electronic-address <scheme:value>', 'e.g. 9930:DE123456789')
     .option(

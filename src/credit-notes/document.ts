@@ -38,6 +38,7 @@ function linesOf(
       amount,
       netAmount: part.taxableAmount,
       taxRateIds: [part.taxRateId],
+      period: null,
     };
   });
   const untaxed = source.net - parts.reduce((sum, p) => sum + p.taxableAmount, 0);
@@ -51,6 +52,7 @@ function linesOf(
       amount: untaxed,
       netAmount: untaxed,
       taxRateIds: [],
+      period: null,
     });
   }
   return lines;

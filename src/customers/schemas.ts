@@ -73,6 +73,16 @@ export const Locale = Type.String({
   examples: ['de'],
 });
 
+/** An IANA time zone name; checked against the platform's time zone database by the service. */
+export const TimeZone = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  title: 'TimeZone',
+  description:
+    'An IANA time zone name (e.g. Europe/Berlin, America/New_York, UTC), stored in its canonical form (US/Pacific becomes America/Los_Angeles); anything else is 400 parameter_invalid. Subscription periods follow its local calendar.',
+  examples: ['Europe/Berlin'],
+});
+
 export const ElectronicAddressIn = Type.Object(
   {
     scheme: ElectronicAddressScheme,
@@ -96,6 +106,7 @@ const fields = {
     description: "The buyer's reference put on its invoices (BT-10), e.g. a Leitweg-ID.",
   }),
   electronicAddress: ElectronicAddressIn,
+  timeZone: TimeZone,
   email: Type.String({ format: 'email', maxLength: 512, examples: ['billing@example.com'] }),
   phone: Type.String({ minLength: 1, maxLength: 40 }),
   address: Address,
@@ -117,6 +128,7 @@ export const CustomerCreate = Type.Object(
     locale: Type.Optional(fields.locale),
     buyerReference: Type.Optional(fields.buyerReference),
     electronicAddress: Type.Optional(fields.electronicAddress),
+    timeZone: Type.Optional(fields.timeZone),
   },
   {
     additionalProperties: false,
@@ -148,6 +160,7 @@ export const CustomerUpdate = Type.Object(
     locale: Type.Optional(Nullable(fields.locale)),
     buyerReference: Type.Optional(Nullable(fields.buyerReference)),
     electronicAddress: Type.Optional(Nullable(fields.electronicAddress)),
+    timeZone: Type.Optional(Nullable(fields.timeZone)),
   },
   {
     additionalProperties: false,
@@ -192,6 +205,12 @@ export const Customer = Type.Object(
     locale: Nullable(Type.String()),
     buyerReference: Nullable(Type.String()),
     electronicAddress: Nullable(ElectronicAddressOut),
+    timeZone: Nullable(
+      Type.String({
+        description:
+          "The customer's own time zone (IANA name); null: the tenant's (settings `timeZone`). A subscription keeps the one its customer had when it was created.",
+      }),
+    ),
     ...Stamps,
   },
   { title: 'Customer' },

@@ -1,6 +1,7 @@
 // Customer rules: validation beyond the schema, PATCH semantics, events.
 import type { Db, Queryable } from '../db/pool.ts';
 import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
+import { checkedTimeZone } from '../dates.ts';
 import { ParameterInvalidError, ResourceMissingError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { checkedLocale } from '../documents/i18n.ts';
@@ -23,6 +24,17 @@ export function isCountryCode(code: string): boolean {
   return /^[A-Z]{2}$/.test(code) && regionNames.of(code) !== code;
 }
 
+/**
+ * The time zone whose local calendar the customer's periods follow: its own, else the
+ * tenant's (settings). A subscription reads it once, when it is created, and keeps it.
+ */
+export function customerTimeZone(
+  customer: Pick<CustomerRow, 'time_zone'>,
+  settings: { time_zone: string },
+): string {
+  return customer.time_zone ?? settings.time_zone;
+}
+
 export function customerFromRow(row: CustomerRow): Customer {
   return {
     id: row.id,
@@ -41,6 +53,7 @@ export function customerFromRow(row: CustomerRow): Customer {
       scheme: row.electronic_address.scheme,
       value: row.electronic_address.value,
     },
+    timeZone: row.time_zone,
     environment: row.environment,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
@@ -100,6 +113,7 @@ export function createCustomer(
       locale: input.locale === undefined ? null : checkedLocale(input.locale),
       buyer_reference: input.buyerReference ?? null,
       electronic_address: input.electronicAddress ?? null,
+      time_zone: input.timeZone === undefined ? null : checkedTimeZone(input.timeZone, 'timeZone'),
     });
     const customer = customerFromRow(row);
     uow.event('customer.created', customer);
@@ -172,6 +186,7 @@ export function updateCustomer(
       locale: pick('locale', current.locale, (v) => checkedLocale(v), null),
       buyer_reference: pick('buyerReference', current.buyer_reference, (v) => v, null),
       electronic_address: pick('electronicAddress', current.electronic_address, (v) => v, null),
+      time_zone: pick('timeZone', current.time_zone, (v) => checkedTimeZone(v, 'timeZone'), null),
     };
     const customer = customerFromRow(await updateCustomerRow(uow.tx, uow.actor, id, fields));
     uow.event('customer.updated', customer);

@@ -114,6 +114,14 @@ export function formatDate(isoDate: string, locale: DocumentLocale): string {
   return dateFormats(locale).format(date);
 }
 
+/** A period of calendar dates, both inclusive, in the language: `fr` "du 01/01/2027 au 31/01/2027". */
+export function formatPeriod(period: { start: string; end: string }, locale: DocumentLocale) {
+  return t(locale, 'fact.period', {
+    start: formatDate(period.start, locale),
+    end: formatDate(period.end, locale),
+  });
+}
+
 const percentFormats = perLocale(
   (locale) =>
     new Intl.NumberFormat(locale, { style: 'unit', unit: 'percent', maximumFractionDigits: 20 }),

@@ -86,9 +86,12 @@ export interface DocumentLine {
   quantity: number;
   /** UN/ECE Recommendation 20 code, default C62 ("one"). */
   unitCode: string;
-  /** As entered: including tax when `pricesIncludeTax`, else excluding it. May be negative. */
-  unitAmount: number;
-  /** quantity × unitAmount, as entered (gross when prices include tax). */
+  /**
+   * As entered: including tax when `pricesIncludeTax`, else excluding it. May be negative.
+   * null on a line whose amount follows its price's scheme (tiers, packages, proration).
+   */
+  unitAmount: number | null;
+  /** quantity × unitAmount (or the price's amount), as entered (gross when prices include tax). */
   amount: number;
   /**
    * The line's amount excluding tax (BT-131). Equal to `amount` for exclusive prices; for
@@ -98,6 +101,11 @@ export interface DocumentLine {
   netAmount: number;
   /** Ids of the breakdown entries (taxRateId) that apply to this line; [] for no tax. */
   taxRateIds: string[];
+  /**
+   * The period the line bills (BG-26) as calendar dates, YYYY-MM-DD, the end inclusive: fixed
+   * when the line was made, in its subscription's time zone, so no zone is read at rendering.
+   */
+  period: { start: string; end: string } | null;
 }
 
 export interface DocumentTotals {

@@ -20,6 +20,8 @@ export interface Party {
 
 export interface LineRow {
   description: string;
+  /** The period the line bills, as the PDF prints it; null for a line without one. */
+  period: string | null;
   quantity: string;
   unit: string;
   unitPrice: string;

@@ -7,6 +7,7 @@
 import {
   formatAmount,
   formatDate,
+  formatPeriod,
   formatQuantity,
   isMessageId,
   t,
@@ -20,6 +21,7 @@ import {
   identityLines,
   taxIdLines,
 } from '../documents/pdf/heading.ts';
+import { printedUnitPrice } from '../documents/pdf/lines-table.ts';
 import { groupIban } from '../documents/pdf/payment.ts';
 import { printedRate } from '../documents/pdf/tax-summary.ts';
 import type { Invoice } from '../invoices/schemas.ts';
@@ -86,9 +88,10 @@ function lineRows(model: DocumentModel): LineRow[] {
       .join(' + ');
     return {
       description: line.description,
+      period: line.period && formatPeriod(line.period, locale),
       quantity: formatQuantity(line.quantity, locale),
       unit: isMessageId(unitId) ? t(locale, unitId, { count: line.quantity }) : line.unitCode,
-      unitPrice: formatAmount(line.unitAmount, currency, locale),
+      unitPrice: printedUnitPrice(line, currency, locale),
       vat: vat || '–',
       amount: formatAmount(line.amount, currency, locale),
     };

@@ -61,6 +61,7 @@ export function invoiceDocumentModel(
       amount: l.amount,
       netAmount: nets[i]!,
       taxRateIds: lineRates[i]!,
+      period: l.period && { start: l.period.startDate, end: l.period.endDate },
     })),
     taxBreakdown: breakdownEntries(invoice.taxAmounts),
     totals: {

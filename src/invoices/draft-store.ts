@@ -39,7 +39,7 @@ function pricedDraftValues(fields: DraftFields, totals: Totals): unknown[] {
 export async function insertDraft(
   db: Queryable,
   scope: TenantScope,
-  draft: { id: string; customer_id: string; currency: string },
+  draft: Pick<InvoiceRow, 'id' | 'customer_id' | 'currency' | 'subscription_id' | 'billing_reason'>,
   fields: DraftFields,
   totals: Totals,
   lines: readonly Omit<LineRow, 'invoice_id'>[],
@@ -53,6 +53,8 @@ export async function insertDraft(
       draft.id,
       draft.customer_id,
       draft.currency,
+      draft.subscription_id,
+      draft.billing_reason,
       ...pricedDraftValues(fields, totals),
       ...lineArrays(lines),
     ],
@@ -63,16 +65,17 @@ export async function insertDraft(
 // The lines reference the invoice, inserted by the same statement: foreign keys are checked at
 // its end, when both are there.
 const INSERT_DRAFT_SQL = `WITH invoice AS (
-    INSERT INTO invoices (tenant_id, environment, id, customer_id, currency, status,
-                          default_tax_rates, due_date, days_until_due, memo, metadata,
-                          supply_date, service_period_start, service_period_end,
-                          buyer_reference, purchase_order, tax_inclusive, subtotal, tax,
-                          total_excluding_tax, total, tax_amounts, amount_remaining)
-    VALUES ($1, $2, $3, $4, $5, 'draft', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
-            $16, $17, $18, $19, $20, $21, $20)
+    INSERT INTO invoices (tenant_id, environment, id, customer_id, currency, subscription_id,
+                          billing_reason, status, default_tax_rates, due_date, days_until_due,
+                          memo, metadata, supply_date, service_period_start,
+                          service_period_end, buyer_reference, purchase_order, tax_inclusive,
+                          subtotal, tax, total_excluding_tax, total, tax_amounts,
+                          amount_remaining)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, 'draft', $8, $9, $10, $11, $12, $13, $14, $15, $16,
+            $17, $18, $19, $20, $21, $22, $23, $22)
     RETURNING ${COLUMNS}
   ),
-  line AS (${linesFromArrays(22)})
+  line AS (${linesFromArrays(24)})
   SELECT * FROM invoice`;
 
 export async function updateDraft(

@@ -9,6 +9,7 @@ import type { HostedLinks } from '../hosted/links.ts';
 import type { PageRequest } from '../paging.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { InvoiceCreate, InvoiceUpdate, LineCreate } from './draft-schemas.ts';
+import type { InvoiceFilters } from './store.ts';
 import {
   addInvoiceLine,
   createInvoice,
@@ -36,11 +37,8 @@ export function createInvoices({ db, clock, documents, links }: InvoicesDeps) {
   return {
     create: (write: WriteRequest, input: InvoiceCreate) => createInvoice(db, clock, write, input),
     show: (scope: TenantScope, id: string) => showInvoice(db, clock, links, scope, id),
-    list: (
-      scope: TenantScope,
-      filters: { customerId?: string | undefined; status?: string | undefined },
-      page: PageRequest,
-    ) => listInvoices(db, clock, links, scope, filters, page),
+    list: (scope: TenantScope, filters: InvoiceFilters, page: PageRequest) =>
+      listInvoices(db, clock, links, scope, filters, page),
     update: (write: WriteRequest, id: string, patch: InvoiceUpdate) =>
       updateInvoice(db, clock, links, write, id, patch),
     deleteDraft: (write: WriteRequest, id: string) => deleteDraftInvoice(db, clock, write, id),

@@ -9,11 +9,26 @@ export interface LineRow {
   position: number;
   description: string;
   quantity: number;
-  unit_amount: number;
+  /** null only on a priced line whose amount follows its price's scheme (migration 0041). */
+  unit_amount: number | null;
   amount: number;
   tax_rates: string[] | null;
   unit_code: string;
+  price_id: string | null;
+  subscription_item_id: string | null;
+  /** The period billed: instants as ISO 8601 UTC text, and the calendar dates printed. */
+  period_start: string | null;
+  period_end: string | null;
+  period_start_date: string | null;
+  period_end_date: string | null;
 }
+
+/**
+ * A timestamp column as the API writes instants (ISO 8601, UTC, milliseconds): in JSON, which
+ * has no timestamps, and wherever a row must read the same through a JSON and a plain statement.
+ */
+export const ISO = (column: string) =>
+  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 // The invoice's lines in their order, as LineRows, for statements that read invoices with their
 // lines in one query (a single statement sees one snapshot: no transaction around two reads).
@@ -24,7 +39,10 @@ export interface LineRow {
 export const LINES = `(SELECT coalesce(json_agg(json_build_object(
     'invoice_id', l.invoice_id, 'id', l.id, 'position', l.position,
     'description', l.description, 'quantity', l.quantity, 'unit_amount', l.unit_amount,
-    'amount', l.amount, 'tax_rates', l.tax_rates, 'unit_code', l.unit_code)
+    'amount', l.amount, 'tax_rates', l.tax_rates, 'unit_code', l.unit_code,
+    'price_id', l.price_id, 'subscription_item_id', l.subscription_item_id,
+    'period_start', ${ISO('l.period_start')}, 'period_end', ${ISO('l.period_end')},
+    'period_start_date', l.period_start_date, 'period_end_date', l.period_end_date)
     ORDER BY l.position), '[]'::json)
    FROM invoice_lines l
   WHERE l.tenant_id = invoices.tenant_id AND l.environment = invoices.environment
@@ -39,7 +57,9 @@ export async function selectLines(
   if (invoiceIds.length === 0) return [];
   const { rows } = await db.query<LineRow>(
     `SELECT invoice_id, id, position, description, quantity, unit_amount, amount, tax_rates,
-            unit_code
+            unit_code, price_id, subscription_item_id, ${ISO('period_start')} AS period_start,
+            ${ISO('period_end')} AS period_end, period_start_date::text AS period_start_date,
+            period_end_date::text AS period_end_date
        FROM invoice_lines
       WHERE tenant_id = $1 AND environment = $2 AND invoice_id = ANY($3::text[])
       ORDER BY invoice_id, position`,
@@ -54,13 +74,21 @@ export async function selectLines(
 export function linesFromArrays(first: number): string {
   const p = (i: number) => `$${first + i}`;
   return `INSERT INTO invoice_lines (tenant_id, environment, invoice_id, id, position, description,
-                                quantity, unit_amount, amount, tax_rates, unit_code)
+                                quantity, unit_amount, amount, tax_rates, unit_code, price_id,
+                                subscription_item_id, period_start, period_end,
+                                period_start_date, period_end_date)
      SELECT $1, $2, $3, l.id, l.position, l.description, l.quantity, l.unit_amount, l.amount,
             CASE WHEN l.tax_rates = 'null' THEN NULL
-                 ELSE ARRAY(SELECT jsonb_array_elements_text(l.tax_rates)) END, l.unit_code
+                 ELSE ARRAY(SELECT jsonb_array_elements_text(l.tax_rates)) END, l.unit_code,
+            l.price_id, l.subscription_item_id, l.period_start, l.period_end,
+            l.period_start_date, l.period_end_date
        FROM unnest(${p(0)}::text[], ${p(1)}::int[], ${p(2)}::text[], ${p(3)}::bigint[],
-                   ${p(4)}::bigint[], ${p(5)}::bigint[], ${p(6)}::jsonb[], ${p(7)}::text[])
-            AS l(id, position, description, quantity, unit_amount, amount, tax_rates, unit_code)`;
+                   ${p(4)}::bigint[], ${p(5)}::bigint[], ${p(6)}::jsonb[], ${p(7)}::text[],
+                   ${p(8)}::text[], ${p(9)}::text[], ${p(10)}::timestamptz[],
+                   ${p(11)}::timestamptz[], ${p(12)}::date[], ${p(13)}::date[])
+            AS l(id, position, description, quantity, unit_amount, amount, tax_rates, unit_code,
+                 price_id, subscription_item_id, period_start, period_end, period_start_date,
+                 period_end_date)`;
 }
 
 export function lineArrays(lines: readonly Omit<LineRow, 'invoice_id'>[]): unknown[] {
@@ -73,6 +101,12 @@ export function lineArrays(lines: readonly Omit<LineRow, 'invoice_id'>[]): unkno
     lines.map((l) => l.amount),
     lines.map((l) => JSON.stringify(l.tax_rates)),
     lines.map((l) => l.unit_code),
+    lines.map((l) => l.price_id),
+    lines.map((l) => l.subscription_item_id),
+    lines.map((l) => l.period_start),
+    lines.map((l) => l.period_end),
+    lines.map((l) => l.period_start_date),
+    lines.map((l) => l.period_end_date),
   ];
 }
 

@@ -1,21 +1,37 @@
 // A draft's lines: the rows made from a request's lines, the rates they name, adding and
-// removing one line. Every change to a draft reprices it and stores it (saveDraft), which the
-// draft's own edit in service.ts does too.
+// removing lines. Every change to a draft reprices it and stores it (saveDraft), which the
+// draft's own edit in service.ts and the subscriptions' lines (subscription-drafts.ts) do too.
 import { utcDateOf, type Clock } from '../clock.ts';
 import type { Db, Tx } from '../db/pool.ts';
-import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
+import {
+  unitOfWork,
+  type UnitOfWork,
+  type WriteRequest,
+  type Written,
+} from '../db/unit-of-work.ts';
 import { getCustomerRow } from '../customers/service.ts';
+import { getSettingsWithTenantName } from '../settings/service.ts';
 import { ParameterInvalidError, ResourceMissingError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { TenantScope } from '../tenancy.ts';
 import { withReadiness } from './einvoice-readiness.ts';
-import { checkedLineAmount, priceWithRates } from './pricing.ts';
+import { checkedLineAmount, priceInvoice, priceWithRates, ratesForInvoice } from './pricing.ts';
 import { MAX_LINES, type LineCreate } from './draft-schemas.ts';
 import type { Invoice } from './schemas.ts';
 import { invoiceFromRow, lockInvoiceFor } from './model.ts';
-import { updateDraft } from './draft-store.ts';
+import { insertDraft, updateDraft } from './draft-store.ts';
 import { deleteLine, insertLines, selectLines, type LineRow } from './lines-store.ts';
 import type { DraftFields, InvoiceRow } from './store.ts';
+
+/** What a line added through the API has none of: it is priced by its unitAmount alone. */
+const UNPRICED = {
+  price_id: null,
+  subscription_item_id: null,
+  period_start: null,
+  period_end: null,
+  period_start_date: null,
+  period_end_date: null,
+} as const;
 
 export function newLines(
   inputs: readonly LineCreate[],
@@ -34,6 +50,7 @@ export function newLines(
       unit_code: input.unitCode ?? 'C62',
       amount: checkedLineAmount(quantity, input.unitAmount, `${param(i)}unitAmount`),
       tax_rates: input.taxRates ?? null,
+      ...UNPRICED,
     };
   });
 }
@@ -71,7 +88,44 @@ export async function saveDraft(
   return withReadiness(tx, scope, invoiceFromRow(saved, lines, utcDateOf(now)), now, customer);
 }
 
-function draftFields(row: InvoiceRow): DraftFields {
+/**
+ * Inserts a new draft with its lines, priced with the rates it names and its customer's tax
+ * exemption (the customer must exist: 404 customerId); invoice.created. Rates in `newlyUsed`
+ * must be active; `param` is blamed for a mix of inclusive and exclusive rates.
+ */
+export async function insertNewDraft(
+  uow: UnitOfWork,
+  draft: Pick<InvoiceRow, 'customer_id' | 'currency' | 'subscription_id' | 'billing_reason'>,
+  fields: DraftFields,
+  lines: readonly Omit<LineRow, 'invoice_id'>[],
+  change: { newlyUsed: ReadonlySet<string>; param: string },
+  now: Date,
+): Promise<Invoice> {
+  const { tx, actor: scope } = uow;
+  // Three reads sent at once, one round trip (the pool pipelines; a refusal is the first
+  // read's to fail): the customer, which matters to the price by its tax exemption and must
+  // exist (404 customerId); the rates the draft names; the settings its readiness needs.
+  const [customer, rates, settings] = await Promise.all([
+    getCustomerRow(tx, scope, draft.customer_id),
+    ratesForInvoice(tx, scope, fields.default_tax_rates, lines, change),
+    getSettingsWithTenantName(tx, scope),
+  ]);
+  const totals = priceInvoice(
+    lines,
+    fields.default_tax_rates,
+    rates,
+    customer.tax_exempt,
+    change.param,
+  );
+  const row = await insertDraft(tx, scope, { id: newId('inv'), ...draft }, fields, totals, lines);
+  const lineRows = lines.map((l) => ({ ...l, invoice_id: row.id }));
+  const shown = invoiceFromRow(row, lineRows, utcDateOf(now));
+  const invoice = await withReadiness(tx, scope, shown, now, customer, settings);
+  uow.event('invoice.created', invoice);
+  return invoice;
+}
+
+export function draftFields(row: InvoiceRow): DraftFields {
   return {
     default_tax_rates: row.default_tax_rates,
     due_date: row.due_date,
@@ -86,38 +140,58 @@ function draftFields(row: InvoiceRow): DraftFields {
   };
 }
 
+type LinesChange = (
+  tx: Tx,
+  scope: TenantScope,
+  row: InvoiceRow,
+) => Promise<{
+  lines: LineRow[];
+  newlyUsed: ReadonlySet<string>;
+  param: string;
+  /** The draft's own fields, when the change changes them too. */
+  fields?: DraftFields;
+}>;
+
 /**
- * A change of a draft's lines in one unit of work: the invoice locked (the lock serialises line
- * changes) and allowed an edit; `change` changes its lines and says which rates they newly use
- * and which field is blamed for a mix; the draft is repriced and stored; invoice.updated.
+ * A change of a draft's lines inside a unit of work: the invoice locked (the lock serialises
+ * line changes) and allowed an edit; `change` changes its lines and says which rates they newly
+ * use and which field is blamed for a mix; the draft is repriced and stored; invoice.updated.
  */
-function changeLines(
-  db: Db,
-  clock: Clock,
-  request: WriteRequest,
+export async function changeLinesIn(
+  uow: UnitOfWork,
   id: string,
-  change: (
-    tx: Tx,
-    scope: TenantScope,
-    row: InvoiceRow,
-  ) => Promise<{ lines: LineRow[]; newlyUsed: ReadonlySet<string>; param: string }>,
-): Promise<Written<Invoice>> {
-  return unitOfWork(db, request, async (uow) => {
-    const { tx, actor: scope } = uow;
-    const row = await lockInvoiceFor(tx, scope, id, 'edit');
-    const { lines, ...repricing } = await change(tx, scope, row);
-    const invoice = await saveDraft(
-      tx,
-      scope,
-      row,
-      draftFields(row),
-      lines,
-      repricing,
-      clock.now(),
-    );
-    uow.event('invoice.updated', invoice);
-    return invoice;
-  });
+  now: Date,
+  change: LinesChange,
+): Promise<Invoice> {
+  const { tx, actor: scope } = uow;
+  const row = await lockInvoiceFor(tx, scope, id, 'edit');
+  const { lines, fields = draftFields(row), ...repricing } = await change(tx, scope, row);
+  const invoice = await saveDraft(tx, scope, row, fields, lines, repricing, now);
+  uow.event('invoice.updated', invoice);
+  return invoice;
+}
+
+/**
+ * Adds lines after the draft's last (under the lock changeLinesIn holds, so the count and the
+ * positions stay true); returns every line, and the rate ids the draft used before.
+ */
+export async function appendLines(
+  tx: Tx,
+  scope: TenantScope,
+  row: InvoiceRow,
+  make: (firstPosition: number) => Omit<LineRow, 'invoice_id'>[],
+): Promise<{ lines: LineRow[]; before: ReadonlySet<string> }> {
+  const lines = await selectLines(tx, scope, [row.id]);
+  const position = Math.max(0, ...lines.map((l) => l.position)) + 1;
+  const added = make(position);
+  if (lines.length + added.length > MAX_LINES) {
+    throw new ParameterInvalidError('lines', `An invoice has at most ${MAX_LINES} lines.`);
+  }
+  await insertLines(tx, scope, row.id, added);
+  return {
+    lines: [...lines, ...added.map((l) => ({ ...l, invoice_id: row.id }))],
+    before: rateIdsOf(row.default_tax_rates, lines),
+  };
 }
 
 export function addInvoiceLine(
@@ -127,22 +201,18 @@ export function addInvoiceLine(
   id: string,
   input: LineCreate,
 ): Promise<Written<Invoice>> {
-  return changeLines(db, clock, request, id, async (tx, scope, row) => {
-    // The invoice row lock serialises line changes, so the count below stays true.
-    const lines = await selectLines(tx, scope, [id]);
-    if (lines.length >= MAX_LINES) {
-      throw new ParameterInvalidError('lines', `An invoice has at most ${MAX_LINES} lines.`);
-    }
-    const position = Math.max(0, ...lines.map((l) => l.position)) + 1;
-    const [line] = newLines([input], position, () => '');
-    await insertLines(tx, scope, id, [line!]);
-    const before = rateIdsOf(row.default_tax_rates, lines);
-    return {
-      lines: [...lines, { ...line!, invoice_id: id }],
-      newlyUsed: new Set((input.taxRates ?? []).filter((r) => !before.has(r))),
-      param: 'taxRates',
-    };
-  });
+  return unitOfWork(db, request, (uow) =>
+    changeLinesIn(uow, id, clock.now(), async (tx, scope, row) => {
+      const { lines, before } = await appendLines(tx, scope, row, (position) =>
+        newLines([input], position, () => ''),
+      );
+      return {
+        lines,
+        newlyUsed: new Set((input.taxRates ?? []).filter((r) => !before.has(r))),
+        param: 'taxRates',
+      };
+    }),
+  );
 }
 
 export function removeInvoiceLine(
@@ -152,10 +222,12 @@ export function removeInvoiceLine(
   id: string,
   lineId: string,
 ): Promise<Written<Invoice>> {
-  return changeLines(db, clock, request, id, async (tx, scope) => {
-    if (!(await deleteLine(tx, scope, id, lineId))) {
-      throw new ResourceMissingError('invoice line', lineId);
-    }
-    return { lines: await selectLines(tx, scope, [id]), newlyUsed: new Set(), param: 'lines' };
-  });
+  return unitOfWork(db, request, (uow) =>
+    changeLinesIn(uow, id, clock.now(), async (tx, scope) => {
+      if (!(await deleteLine(tx, scope, id, lineId))) {
+        throw new ResourceMissingError('invoice line', lineId);
+      }
+      return { lines: await selectLines(tx, scope, [id]), newlyUsed: new Set(), param: 'lines' };
+    }),
+  );
 }

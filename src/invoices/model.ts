@@ -6,7 +6,7 @@ import { orderedAddress } from '../customers/service.ts';
 import { taxAmountFromStored } from '../taxes/service.ts';
 import type { TenantScope } from '../tenancy.ts';
 import { issuedReadiness } from './einvoice-readiness.ts';
-import type { CustomerSnapshot, Invoice } from './schemas.ts';
+import type { CustomerSnapshot, Invoice, Line } from './schemas.ts';
 import { allowedActions, nextStatus, type InvoiceAction } from './state.ts';
 import { selectLines, type LineRow } from './lines-store.ts';
 import { selectInvoice, type InvoiceRow } from './store.ts';
@@ -26,18 +26,12 @@ export function invoiceFromRow(row: InvoiceRow, lines: readonly LineRow[], today
     id: row.id,
     object: 'invoice',
     customerId: row.customer_id,
+    subscriptionId: row.subscription_id,
+    billingReason: row.billing_reason,
     number: row.number,
     status: row.status,
     currency: row.currency,
-    lines: lines.map((l) => ({
-      id: l.id,
-      description: l.description,
-      quantity: l.quantity,
-      unitAmount: l.unit_amount,
-      amount: l.amount,
-      taxRates: l.tax_rates,
-      unitCode: l.unit_code,
-    })),
+    lines: lines.map(lineFromRow),
     defaultTaxRates: row.default_tax_rates,
     subtotal: row.subtotal,
     tax: row.tax,
@@ -79,6 +73,29 @@ export function invoiceFromRow(row: InvoiceRow, lines: readonly LineRow[], today
   };
   invoice.einvoice = issuedReadiness(invoice, row.seller_snapshot);
   return invoice;
+}
+
+function lineFromRow(l: LineRow): Line {
+  return {
+    id: l.id,
+    description: l.description,
+    quantity: l.quantity,
+    unitAmount: l.unit_amount,
+    amount: l.amount,
+    taxRates: l.tax_rates,
+    unitCode: l.unit_code,
+    period:
+      l.period_start === null
+        ? null
+        : {
+            start: l.period_start,
+            end: l.period_end!,
+            startDate: l.period_start_date!,
+            endDate: l.period_end_date!,
+          },
+    priceId: l.price_id,
+    subscriptionItemId: l.subscription_item_id,
+  };
 }
 
 function orderedSnapshot(snapshot: CustomerSnapshot): CustomerSnapshot {

@@ -21,7 +21,7 @@ export function checkedLineAmount(quantity: number, unitAmount: number, param: s
   return Number(amount);
 }
 
-export interface PricedLine {
+export interface TaxableLine {
   amount: number;
   tax_rates: readonly string[] | null;
 }
@@ -31,7 +31,7 @@ export interface PricedLine {
  * or all exclusive; `param` names the request field blamed when the lines' rates mix them.
  */
 export function priceInvoice(
-  lines: readonly PricedLine[],
+  lines: readonly TaxableLine[],
   defaultTaxRates: readonly string[],
   rates: ReadonlyMap<string, RateForInvoice>,
   taxExempt: TaxExempt,
@@ -102,7 +102,7 @@ export function ratesForInvoice(
   db: Queryable,
   scope: TenantScope,
   defaultTaxRates: readonly string[],
-  lines: readonly PricedLine[],
+  lines: readonly TaxableLine[],
   change: { newlyUsed: ReadonlySet<string>; param: string },
 ): Promise<Map<string, RateForInvoice>> {
   return getTaxRatesForUse(
@@ -124,7 +124,7 @@ export async function priceWithRates(
   db: Queryable,
   scope: TenantScope,
   defaultTaxRates: readonly string[],
-  lines: readonly PricedLine[],
+  lines: readonly TaxableLine[],
   taxExempt: TaxExempt,
   change: { newlyUsed: ReadonlySet<string>; param: string },
 ): Promise<Totals> {

@@ -9,7 +9,7 @@ import type { TenantScope } from '../tenancy.ts';
 import { withDraftReadiness, withReadiness } from './einvoice-readiness.ts';
 import { invoiceFromRow } from './model.ts';
 import type { Invoice } from './schemas.ts';
-import { selectInvoicePage, selectInvoiceWithLines } from './store.ts';
+import { selectInvoicePage, selectInvoiceWithLines, type InvoiceFilters } from './store.ts';
 
 /** The invoice, its `overdue` as of `today` (YYYY-MM-DD, UTC). */
 export async function getInvoice(
@@ -50,7 +50,7 @@ export async function listInvoices(
   clock: Clock,
   links: HostedLinks,
   scope: TenantScope,
-  filters: { customerId?: string | undefined; status?: string | undefined },
+  filters: InvoiceFilters,
   page: PageRequest,
 ): Promise<{ id: string; created_at: Date; invoice: Invoice }[]> {
   // The page, its lines and its hosted links in one statement (primary key prefix look-ups).

@@ -43,9 +43,9 @@ export const invoiceRoutes: RoutePlugin = async (server, { invoices, cursors }) 
     },
     {
       list: 'invoices',
-      filters: ({ customerId, status }) => ({ customerId, status }),
-      rows: (actor, { customerId, status }, page) =>
-        invoices.list(actor, { customerId, status }, page),
+      filters: ({ customerId, status, subscriptionId }) => ({ customerId, status, subscriptionId }),
+      rows: (actor, { customerId, status, subscriptionId }, page) =>
+        invoices.list(actor, { customerId, status, subscriptionId }, page),
       item: (r) => r.invoice,
     },
   );

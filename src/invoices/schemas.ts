@@ -9,17 +9,54 @@ import { Payment } from '../payments/schemas.ts';
 import { TaxAmount } from '../taxes/schemas.ts';
 import { INVOICE_STATUSES } from './state.ts';
 
+export const LinePeriod = Type.Object(
+  {
+    start: Timestamp,
+    end: Timestamp,
+    startDate: Type.String({
+      description:
+        'The first day of the period (YYYY-MM-DD) in the time zone of the subscription, as the documents print it.',
+    }),
+    endDate: Type.String({
+      description:
+        'The last day of the period, inclusive (YYYY-MM-DD; the day before `end` in that time zone), as the documents print it.',
+    }),
+  },
+  {
+    title: 'LinePeriod',
+    description:
+      'The period the line bills: the instants [start, end), and the calendar days the PDF and e-invoices print (EN 16931 BG-26).',
+  },
+);
+
 export const Line = Type.Object(
   {
     id: Type.String({ description: 'il_…' }),
     description: Type.String(),
     quantity: Type.Integer(),
-    unitAmount: Type.Integer(),
-    amount: Type.Integer({ description: 'quantity × unitAmount' }),
+    unitAmount: Nullable(
+      Type.Integer({
+        description:
+          'Minor units. null only on a line made from a price whose amount follows the price’s billing scheme (tiered, package, decimal unit amounts, proration) rather than quantity × unitAmount.',
+      }),
+    ),
+    amount: Type.Integer({
+      description:
+        'quantity × unitAmount whenever unitAmount is set; otherwise as the price computes it, rounded once. Negative on credit and discount lines.',
+    }),
     taxRates: Nullable(Type.Array(Type.String())),
     unitCode: Type.String(),
+    period: Nullable(LinePeriod),
+    priceId: Nullable(Type.String({ description: 'The price it was made from (price_…).' })),
+    subscriptionItemId: Nullable(
+      Type.String({ description: 'The subscription item it bills (si_…).' }),
+    ),
   },
-  { title: 'Line' },
+  {
+    title: 'Line',
+    description:
+      'A line of an invoice. Lines added through the API have no period, price or subscription item; those of subscription invoices have all three.',
+  },
 );
 export type Line = Static<typeof Line>;
 
@@ -59,6 +96,15 @@ export interface SellerSnapshot {
   paymentInstructions: string | null;
   paymentTerms: string | null;
 }
+
+export const BILLING_REASONS = [
+  'manual',
+  'subscription_create',
+  'subscription_cycle',
+  'subscription_update',
+  'subscription_cancel',
+] as const;
+export type BillingReason = (typeof BILLING_REASONS)[number];
 
 export const InvoiceStatus = StringEnum(INVOICE_STATUSES, {
   description: 'draft → open (issue) → paid, void or uncollectible.',
@@ -102,6 +148,13 @@ export const Invoice = Type.Object(
     id: Type.String({ description: 'inv_…' }),
     object: Type.Literal('invoice'),
     customerId: Type.String(),
+    subscriptionId: Nullable(
+      Type.String({ description: 'The subscription that made the invoice (sub_…).' }),
+    ),
+    billingReason: StringEnum(BILLING_REASONS, {
+      description:
+        'Why the invoice was made: `manual` (through POST /v1/invoices), or by its subscription: `subscription_create` (its first period), `subscription_cycle` (a later period, a trial’s end included), `subscription_update` (a change invoiced at once), `subscription_cancel` (its last invoice).',
+    }),
     number: Nullable(Type.String({ description: 'INV-000001…; null until issued.' })),
     status: InvoiceStatus,
     currency: Type.String(),
@@ -170,6 +223,7 @@ export const DeletedInvoice = Type.Object(
 
 export const InvoiceListQuery = ListQuery({
   customerId: Type.Optional(ObjectId()),
+  subscriptionId: Type.Optional(ObjectId('Only the invoices this subscription made.')),
   status: Type.Optional(
     StringEnum(INVOICE_STATUSES, { description: `One of ${INVOICE_STATUSES.join(', ')}.` }),
   ),

@@ -5,21 +5,16 @@
 import { todayUtcOf, utcDateOf, type Clock } from '../clock.ts';
 import type { Db } from '../db/pool.ts';
 import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
-import { getCustomerRow } from '../customers/service.ts';
-import { getSettingsWithTenantName } from '../settings/service.ts';
 import { ParameterInvalidError, StateInvalidError } from '../errors.ts';
 import { checkedDate as checkedCalendarDate } from '../dates.ts';
-import { newId } from '../ids.ts';
 import { isCurrency } from '../money/currency.ts';
 import type { HostedLinks } from '../hosted/links.ts';
 import { shownByWrite } from './hosted-link.ts';
 import { withReadiness } from './einvoice-readiness.ts';
-import { priceInvoice, ratesForInvoice } from './pricing.ts';
 import type { InvoiceCreate, InvoiceUpdate } from './draft-schemas.ts';
 import type { Invoice } from './schemas.ts';
-import { invoiceFromRow, loadInvoiceRow, lockInvoiceFor, withLines } from './model.ts';
-import { newLines, rateIdsOf, saveDraft } from './lines.ts';
-import { insertDraft } from './draft-store.ts';
+import { loadInvoiceRow, lockInvoiceFor, withLines } from './model.ts';
+import { insertNewDraft, newLines, rateIdsOf, saveDraft } from './lines.ts';
 import { deleteAllLines, insertLines, selectLines } from './lines-store.ts';
 import { deleteInvoice, updateMetadata, type DraftFields } from './store.ts';
 
@@ -31,6 +26,13 @@ export {
 } from './documents.ts';
 export { issueInvoice, sendInvoice, transitionInvoice } from './lifecycle.ts';
 export { addInvoiceLine, removeInvoiceLine } from './lines.ts';
+export {
+  addSubscriptionLines,
+  createSubscriptionDraft,
+  linesBelowZero,
+  type PricedLine,
+  type SubscriptionDraft,
+} from './subscription-drafts.ts';
 export {
   beforeSignature,
   hostedLinkText,
@@ -108,35 +110,21 @@ export function createInvoice(
   };
   // A line whose amount leaves the safe range is refused with the body, before any look-up.
   const lines = newLines(input.lines ?? [], 1, (i) => `lines.${i}.`);
-  return unitOfWork(db, request, async (uow) => {
-    const { tx, actor: scope } = uow;
-    // Three reads sent at once, one round trip (the pool pipelines; a refusal is the first
-    // read's to fail): the customer, which matters to the price by its tax exemption and must
-    // exist (404 customerId); the rates the draft names; the settings its readiness needs.
-    const [customer, rates, settings] = await Promise.all([
-      getCustomerRow(tx, scope, input.customerId),
-      ratesForInvoice(tx, scope, fields.default_tax_rates, lines, {
-        newlyUsed: rateIdsOf(fields.default_tax_rates, lines),
-        param: 'lines',
-      }),
-      getSettingsWithTenantName(tx, scope),
-    ]);
-    const totals = priceInvoice(
+  return unitOfWork(db, request, (uow) =>
+    insertNewDraft(
+      uow,
+      {
+        customer_id: input.customerId,
+        currency: input.currency,
+        subscription_id: null,
+        billing_reason: 'manual',
+      },
+      fields,
       lines,
-      fields.default_tax_rates,
-      rates,
-      customer.tax_exempt,
-      'lines',
-    );
-    const draft = { id: newId('inv'), customer_id: input.customerId, currency: input.currency };
-    const row = await insertDraft(tx, scope, draft, fields, totals, lines);
-    const lineRows = lines.map((l) => ({ ...l, invoice_id: row.id }));
-    const now = clock.now();
-    const shown = invoiceFromRow(row, lineRows, utcDateOf(now));
-    const invoice = await withReadiness(tx, scope, shown, now, customer, settings);
-    uow.event('invoice.created', invoice);
-    return invoice;
-  });
+      { newlyUsed: rateIdsOf(fields.default_tax_rates, lines), param: 'lines' },
+      clock.now(),
+    ),
+  );
 }
 
 export function updateInvoice(

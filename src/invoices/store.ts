@@ -9,9 +9,9 @@ import type { TenantScope } from '../tenancy.ts';
 import type { TaxAmount } from '../taxes/schemas.ts';
 import type { Payment } from '../payments/schemas.ts';
 import type { StoredTaxAmount } from '../taxes/service.ts';
-import type { CustomerSnapshot, SellerSnapshot } from './schemas.ts';
+import type { BillingReason, CustomerSnapshot, SellerSnapshot } from './schemas.ts';
 import type { InvoiceStatus } from './state.ts';
-import { LINES, type LineRow } from './lines-store.ts';
+import { ISO, LINES, type LineRow } from './lines-store.ts';
 
 /** An invoice as stored; its draft fields (DraftFields) are those a draft's edit changes. */
 export interface InvoiceRow extends DraftFields {
@@ -19,6 +19,9 @@ export interface InvoiceRow extends DraftFields {
   environment: 'live' | 'test';
   id: string;
   customer_id: string;
+  /** The subscription that made it, with why (migration 0041); null and `manual` otherwise. */
+  subscription_id: string | null;
+  billing_reason: BillingReason;
   number: string | null;
   status: InvoiceStatus;
   currency: string;
@@ -75,8 +78,6 @@ export interface Totals {
 // The invoice's payments in the API's shape (Payment), read with the invoice by every statement
 // below (index payments_by_invoice); a draft has none, and is not looked up. Statements that
 // return invoices name the table `invoices` (no alias), which this refers to.
-const ISO = (column: string) =>
-  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 const PAYMENTS = `CASE WHEN invoices.status = 'draft' THEN '[]'::json ELSE (
     SELECT coalesce(json_agg(json_build_object(
              'id', p.id, 'object', 'payment', 'invoiceId', p.invoice_id,
@@ -90,7 +91,8 @@ const PAYMENTS = `CASE WHEN invoices.status = 'draft' THEN '[]'::json ELSE (
        AND p.invoice_id = invoices.id) END`;
 
 // due_date as text: a DATE parsed into a JS Date would shift with the time zone.
-export const COLUMNS = `tenant_id, environment, id, customer_id, number, status, currency,
+export const COLUMNS = `tenant_id, environment, id, customer_id, subscription_id, billing_reason,
+  number, status, currency,
   default_tax_rates, tax_inclusive, subtotal, tax, total_excluding_tax, total, tax_amounts,
   amount_paid, amount_credited, out_of_band_amount, amount_remaining, due_date::text AS due_date,
   days_until_due, memo, metadata, supply_date::text AS supply_date,
@@ -169,20 +171,28 @@ export async function applyTransition(
   return rows[0]!;
 }
 
+export interface InvoiceFilters {
+  customerId?: string | undefined;
+  status?: string | undefined;
+  subscriptionId?: string | undefined;
+}
+
 /**
  * One page of invoices, newest first. Each filter variant has its own index (see the
- * migration), which the page's position bounds: invoices_page, invoices_by_customer,
- * invoices_by_status, invoices_by_customer_status.
+ * migrations), which the page's position bounds: invoices_page, invoices_by_customer,
+ * invoices_by_status, invoices_by_customer_status; with a subscription, invoices_by_subscription
+ * (a subscription has one customer and few invoices, which the other filters then sift).
  */
-export const selectInvoicePage = pageReader<
-  ShownInvoiceRow,
-  { customerId?: string | undefined; status?: string | undefined }
->(`SELECT ${COLUMNS}, ${LINES} AS lines, ${HOSTED_TOKEN} AS hosted_token_sealed FROM invoices`, {
-  filters: (f) => [
-    ['customer_id', f.customerId],
-    ['status', f.status],
-  ],
-});
+export const selectInvoicePage = pageReader<ShownInvoiceRow, InvoiceFilters>(
+  `SELECT ${COLUMNS}, ${LINES} AS lines, ${HOSTED_TOKEN} AS hosted_token_sealed FROM invoices`,
+  {
+    filters: (f) => [
+      ['customer_id', f.customerId],
+      ['status', f.status],
+      ['subscription_id', f.subscriptionId],
+    ],
+  },
+);
 
 /**
  * What the invoice shows of its last e-mail: queued when a send is asked for, then what the

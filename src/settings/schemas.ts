@@ -7,6 +7,7 @@ import {
   ElectronicAddressIn,
   ElectronicAddressOut,
   Locale as CustomerLocale,
+  TimeZone,
 } from '../customers/schemas.ts';
 import { Environment, Nullable, Timestamp } from '../http/schemas.ts';
 
@@ -40,6 +41,12 @@ const PaymentDetailsIn = Type.Object(
 
 const EINVOICE_REQUIRED =
   'When true, issuing an invoice whose e-invoices (UBL and CII) cannot be made is refused with 409 einvoice_incomplete and changes nothing: no number is taken. A draft’s `einvoice` field shows beforehand whether it is ready and what is missing. Default false: such an invoice is issued, and its e-invoice requests answer 409 einvoice_incomplete.';
+
+const TIME_ZONE =
+  "The tenant's time zone (IANA name), default UTC: subscription periods follow its local calendar for customers without a time zone of their own. A subscription keeps the time zone its customer had when it was created.";
+const INVOICE_GRACE =
+  'Minutes an invoice made by a subscription stays a draft before it is issued (0–10080, a week; default 60): late usage and edits still change it meanwhile.';
+export const MAX_INVOICE_GRACE_MINUTES = 10_080;
 
 const Prefix = Type.String({
   pattern: '^[A-Za-z0-9/_.-]{1,20}$',
@@ -89,6 +96,10 @@ export const SettingsUpdate = Type.Object(
     ),
     electronicAddress: Type.Optional(Nullable(ElectronicAddress)),
     einvoiceRequired: Type.Optional(Type.Boolean({ description: EINVOICE_REQUIRED })),
+    timeZone: Type.Optional(TimeZone),
+    invoiceGraceMinutes: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: MAX_INVOICE_GRACE_MINUTES, description: INVOICE_GRACE }),
+    ),
   },
   {
     additionalProperties: false,
@@ -133,6 +144,8 @@ export const Settings = Type.Object(
     reminders: Type.Array(Type.Integer()),
     electronicAddress: Nullable(ElectronicAddressOut),
     einvoiceRequired: Type.Boolean({ description: EINVOICE_REQUIRED }),
+    timeZone: Type.String({ description: TIME_ZONE }),
+    invoiceGraceMinutes: Type.Integer({ description: INVOICE_GRACE }),
     updatedAt: Timestamp,
   },
   { title: 'Settings' },

@@ -4,6 +4,7 @@
 import type { Db, Queryable } from '../db/pool.ts';
 import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
 import { isCountryCode, orderedAddress } from '../customers/service.ts';
+import { checkedTimeZone } from '../dates.ts';
 import { checkedLocale } from '../documents/i18n.ts';
 import { ParameterInvalidError, ResourceMissingError } from '../errors.ts';
 import type { TenantScope } from '../tenancy.ts';
@@ -47,6 +48,8 @@ export function settingsFromRow(row: SettingsRow): Settings {
       value: row.electronic_address.value,
     },
     einvoiceRequired: row.einvoice_required,
+    timeZone: row.time_zone,
+    invoiceGraceMinutes: row.invoice_grace_minutes,
     updatedAt: row.updated_at.toISOString(),
   };
 }
@@ -143,6 +146,11 @@ function patched(current: SettingsRow, patch: SettingsUpdate): SettingsFields {
         : [...patch.reminders].sort((a, b) => a - b),
     electronic_address: keep(patch.electronicAddress, current.electronic_address),
     einvoice_required: keep(patch.einvoiceRequired, current.einvoice_required),
+    time_zone:
+      patch.timeZone === undefined
+        ? current.time_zone
+        : checkedTimeZone(patch.timeZone, 'timeZone'),
+    invoice_grace_minutes: keep(patch.invoiceGraceMinutes, current.invoice_grace_minutes),
   };
 }
 

@@ -23,6 +23,9 @@ export interface SettingsRow {
   reminders: number[];
   electronic_address: { scheme: string; value: string } | null;
   einvoice_required: boolean;
+  /** IANA name, canonical. */
+  time_zone: string;
+  invoice_grace_minutes: number;
   updated_at: Date;
 }
 
@@ -30,7 +33,8 @@ export type SettingsFields = Omit<SettingsRow, 'tenant_id' | 'environment' | 'up
 
 const COLUMNS = `tenant_id, environment, legal_name, address, tax_id, company_registration, email,
   phone, iban, bic, account_name, payment_instructions, payment_terms, invoice_prefix,
-  credit_note_prefix, locale, reminders, electronic_address, einvoice_required, updated_at`;
+  credit_note_prefix, locale, reminders, electronic_address, einvoice_required, time_zone,
+  invoice_grace_minutes, updated_at`;
 
 /** The two rows of a new tenant, with the defaults. */
 export async function insertSettings(db: Queryable, tenantId: string): Promise<void> {
@@ -80,7 +84,7 @@ export async function updateSettings(
             phone = $8, iban = $9, bic = $10, account_name = $11, payment_instructions = $12,
             payment_terms = $13, invoice_prefix = $14, credit_note_prefix = $15, locale = $16,
             reminders = $17, electronic_address = $18, einvoice_required = $19,
-            updated_at = clock_timestamp()
+            time_zone = $20, invoice_grace_minutes = $21, updated_at = clock_timestamp()
       WHERE tenant_id = $1 AND environment = $2
       RETURNING ${COLUMNS}`,
     [
@@ -103,6 +107,8 @@ export async function updateSettings(
       f.reminders,
       f.electronic_address === null ? null : JSON.stringify(f.electronic_address),
       f.einvoice_required,
+      f.time_zone,
+      f.invoice_grace_minutes,
     ],
   );
   return rows[0]!;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { client, createTenantWithKey, startTestApp } from '../helpers.ts';
+import { customerTimeZone } from '../../src/customers/service.ts';
 
 const server = await startTestApp();
 const key = await createTenantWithKey(server.db, { scopes: ['customers:read', 'customers:write'] });
@@ -198,5 +199,48 @@ describe('customer scopes', () => {
       assert.equal(Number(res.headers.get('content-length')), Buffer.byteLength(res.text));
     }
     for (const res of await Promise.all(busy)) assert.equal(res.status, 200);
+  });
+});
+
+describe("a customer's time zone", () => {
+  it('has none by default, takes an IANA name, and null gives it back to the tenant', async () => {
+    const plain = await api.post('/v1/customers', { name: 'No zone' });
+    assert.equal(plain.body.timeZone, null);
+    const created = await api.post('/v1/customers', {
+      name: 'Auckland',
+      timeZone: 'Pacific/Auckland',
+    });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.body.timeZone, 'Pacific/Auckland');
+    const moved = await api.patch(`/v1/customers/${created.body.id}`, { timeZone: 'asia/kolkata' });
+    assert.equal(moved.status, 200, moved.text);
+    assert.match(moved.body.timeZone, /^Asia\/(Kolkata|Calcutta)$/);
+    const untouched = await api.patch(`/v1/customers/${created.body.id}`, { name: 'Auckland Ltd' });
+    assert.equal(untouched.body.timeZone, moved.body.timeZone);
+    const cleared = await api.patch(`/v1/customers/${created.body.id}`, { timeZone: null });
+    assert.equal(cleared.body.timeZone, null);
+    assert.equal((await api.get(`/v1/customers/${created.body.id}`)).body.timeZone, null);
+  });
+
+  it('refuses a time zone that does not exist, at creation and in a PATCH, and changes nothing', async () => {
+    const refused = await api.post('/v1/customers', { name: 'Olympus', timeZone: 'Mars/Olympus' });
+    assert.equal(refused.status, 400, refused.text);
+    assert.equal(refused.body.error.code, 'parameter_invalid');
+    assert.equal(refused.body.error.param, 'timeZone');
+    const created = await api.post('/v1/customers', { name: 'Lisbon', timeZone: 'Europe/Lisbon' });
+    for (const timeZone of ['Mars/Olympus', '-03:00']) {
+      const patch = await api.patch(`/v1/customers/${created.body.id}`, { name: 'x', timeZone });
+      assert.equal(patch.status, 400, patch.text);
+      assert.equal(patch.body.error.param, 'timeZone');
+    }
+    const read = await api.get(`/v1/customers/${created.body.id}`);
+    assert.equal(read.body.name, 'Lisbon');
+    assert.equal(read.body.timeZone, 'Europe/Lisbon');
+  });
+
+  it("is the customer's own, else the tenant's (customerTimeZone)", () => {
+    const settings = { time_zone: 'Europe/Berlin' };
+    assert.equal(customerTimeZone({ time_zone: null }, settings), 'Europe/Berlin');
+    assert.equal(customerTimeZone({ time_zone: 'America/Chicago' }, settings), 'America/Chicago');
   });
 });

@@ -1,7 +1,13 @@
 // Worked examples of documents, shared by the tests, `npm run documents:examples` and the
 // benchmark: each one exercises a language, a currency or a rule of the document's layout.
 import type { DocumentModel } from '../../src/documents/model.ts';
-import { buildModel, party, type LineInput, type ModelBase } from './model-builder.ts';
+import {
+  buildModel,
+  party,
+  type LineInput,
+  type ModelBase,
+  type RateInput,
+} from './model-builder.ts';
 
 export const MULLER = party({
   name: 'Müller GmbH',
@@ -53,6 +59,15 @@ function base(fields: Partial<ModelBase>): ModelBase {
   };
 }
 
+const REVERSE_CHARGE: RateInput = {
+  id: 'txr_rc',
+  displayName: 'Reverse charge',
+  percentage: '19',
+  category: 'AE',
+  exemptionReason:
+    'Steuerschuldnerschaft des Leistungsempfängers gemäß Art. 196 MwStSystRL / § 13b UStG',
+};
+
 export const germanReverseCharge: DocumentModel = buildModel(
   base({
     locale: 'de',
@@ -94,16 +109,7 @@ export const germanReverseCharge: DocumentModel = buildModel(
       rate: 'txr_rc',
     },
   ],
-  [
-    {
-      id: 'txr_rc',
-      displayName: 'Reverse charge',
-      percentage: '19',
-      category: 'AE',
-      exemptionReason:
-        'Steuerschuldnerschaft des Leistungsempfängers gemäß Art. 196 MwStSystRL / § 13b UStG',
-    },
-  ],
+  [REVERSE_CHARGE],
 );
 
 export const polishInvoice: DocumentModel = buildModel(
@@ -371,6 +377,71 @@ export const dinarInvoice: DocumentModel = buildModel(
   500000,
 );
 
+/**
+ * A subscription's invoice: each line with the period it bills printed under it, a tiered line
+ * and a proration credit and charge, whose amounts are not quantity × a unit price.
+ */
+export const subscriptionInvoice: DocumentModel = buildModel(
+  base({
+    id: 'inv_sub',
+    locale: 'de',
+    number: 'RE-2027-0001',
+    issueDate: '2027-01-01',
+    issuedAt: '2027-01-01T09:00:00.000Z',
+    dueDate: '2027-01-15',
+    supplyDate: null,
+    servicePeriod: { start: '2026-12-01', end: '2027-01-31' },
+    buyer: party({
+      name: 'Gruber & Söhne Handels GmbH',
+      address: {
+        line1: 'Mariahilfer Straße 101',
+        line2: null,
+        city: 'Wien',
+        state: null,
+        postalCode: '1060',
+        country: 'AT',
+      },
+      vatId: 'ATU12345678',
+    }),
+    buyerReference: null,
+    paymentTerms: 'Zahlbar bis zum 15.01.2027.',
+  }),
+  [
+    {
+      description: 'Müller Cloud Business, 25 Arbeitsplätze',
+      quantity: 25,
+      unitAmount: 2900,
+      rate: 'txr_rc',
+      period: { start: '2027-01-01', end: '2027-01-31' },
+    },
+    {
+      description: 'API-Aufrufe (gestaffelt)',
+      quantity: 1_234_567,
+      unitAmount: null,
+      amount: 98_765,
+      rate: 'txr_rc',
+      period: { start: '2026-12-01', end: '2026-12-31' },
+    },
+    {
+      description: 'Nicht genutzte Zeit für Müller Cloud Team',
+      quantity: 25,
+      unitAmount: null,
+      amount: -31_452,
+      rate: 'txr_rc',
+      period: { start: '2026-12-17', end: '2026-12-31' },
+    },
+    {
+      description: 'Restzeit für Müller Cloud Business',
+      quantity: 25,
+      unitAmount: null,
+      amount: 33_669,
+      rate: 'txr_rc',
+      period: { start: '2026-12-17', end: '2026-12-31' },
+    },
+  ],
+  [REVERSE_CHARGE],
+);
+
 export const WORKED_EXAMPLES: Record<string, DocumentModel> = {
   'de-reverse-charge': germanReverseCharge,
   'pl-invoice': polishInvoice,
@@ -380,6 +451,7 @@ export const WORKED_EXAMPLES: Record<string, DocumentModel> = {
   'nl-draft': draftInvoice,
   'en-jpy': yenInvoice,
   'en-kwd': dinarInvoice,
+  'de-subscription': subscriptionInvoice,
   // The remaining languages' labels on documents whose data are above.
   'es-credit-note': { ...creditNote, locale: 'es', id: 'cn_es', number: 'R-2026-0003' },
   'it-intra-community': {

@@ -20,10 +20,14 @@ export interface RateInput {
 export interface LineInput {
   description: string;
   quantity: number;
-  unitAmount: number;
+  /** null: a line priced by its price's scheme (tiers, proration), whose `amount` is given. */
+  unitAmount: number | null;
+  /** Default quantity × unitAmount. */
+  amount?: number;
   unitCode?: string;
   /** Tax rate id; none for a line without tax. */
   rate?: string;
+  period?: { start: string; end: string };
 }
 
 /** A worked example's references are ones the buyer gave: buyerReferenceGiven defaults to it. */
@@ -48,7 +52,7 @@ export function buildModel(
   prepaid = 0,
 ): DocumentModel {
   const lines: DocumentLine[] = lineInputs.map((input, index) => {
-    const amount = input.quantity * input.unitAmount;
+    const amount = input.amount ?? input.quantity * input.unitAmount!;
     return {
       id: `li_${String(index + 1).padStart(4, '0')}`,
       description: input.description,
@@ -58,6 +62,7 @@ export function buildModel(
       amount,
       netAmount: amount,
       taxRateIds: input.rate ? [input.rate] : [],
+      period: input.period ?? null,
     };
   });
 

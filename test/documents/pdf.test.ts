@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { formatAmount } from '../../src/documents/i18n.ts';
-import type { DocumentModel } from '../../src/documents/model.ts';
+import { formatAmount, formatPeriod } from '../../src/documents/i18n.ts';
+import { LOCALES, type DocumentModel } from '../../src/documents/model.ts';
 import { renderPdf } from '../../src/documents/pdf/render.ts';
 import {
   creditNote,
@@ -13,6 +13,7 @@ import {
   longInvoice,
   polishInvoice,
   sampleCii,
+  subscriptionInvoice,
   WORKED_EXAMPLES,
 } from './fixtures.ts';
 import { pageTexts, PdfFile } from './pdf-reader.ts';
@@ -233,6 +234,34 @@ describe('layout', () => {
     assert.match(
       kwd,
       /Total KWD 1,262\.500\nPaid in advance -KWD 500\.000\nAmount due KWD 762\.500/,
+    );
+  });
+
+  it("prints each line's period under its description, in every language, and no unit price for a line priced by tiers or proration", async () => {
+    const german = (await pageTexts(await renderPdf(subscriptionInvoice))).join('\n');
+    assert.match(
+      german,
+      /Müller Cloud Business, 25 Arbeitsplätze 25 Stk\. 29,00 € .*\n01\.01\.2027 – 31\.01\.2027\n/,
+    );
+    assert.match(
+      german,
+      /Nicht genutzte Zeit für Müller Cloud Team 25 Stk\. – .*-314,52 €\n17\.12\.2026 – 31\.12\.2026/,
+    );
+    for (const locale of LOCALES) {
+      const model = { ...subscriptionInvoice, locale };
+      const text = (await pageTexts(await renderPdf(model))).join('\n');
+      for (const line of model.lines) {
+        const period = formatPeriod(line.period!, locale).replace(/[\u00a0\u202f]/g, ' ');
+        assert.ok(text.includes(`\n${period}\n`), `${locale}: ${period}`);
+      }
+    }
+    assert.equal(
+      formatPeriod({ start: '2027-01-01', end: '2027-01-31' }, 'en'),
+      '1 Jan 2027 – 31 Jan 2027',
+    );
+    assert.equal(
+      formatPeriod({ start: '2027-01-01', end: '2027-01-31' }, 'fr'),
+      'du 01/01/2027 au 31/01/2027',
     );
   });
 

@@ -1491,6 +1491,12 @@ export interface components {
       scheme: components['schemas']['ElectronicAddressScheme'];
       value: string;
     };
+    /**
+     * TimeZone
+     * @description An IANA time zone name (e.g. Europe/Berlin, America/New_York, UTC), stored in its canonical form (US/Pacific becomes America/Los_Angeles); anything else is 400 parameter_invalid. Subscription periods follow its local calendar.
+     * @example Europe/Berlin
+     */
+    TimeZone: string;
     /** CustomerCreate */
     CustomerCreate: {
       name?: string;
@@ -1516,6 +1522,7 @@ export interface components {
       /** @description The buyer's reference put on its invoices (BT-10), e.g. a Leitweg-ID. */
       buyerReference?: string;
       electronicAddress?: components['schemas']['ElectronicAddress'];
+      timeZone?: components['schemas']['TimeZone'];
     };
     /** Address */
     Address: {
@@ -1558,6 +1565,8 @@ export interface components {
       locale: string | null;
       buyerReference: string | null;
       electronicAddress: components['schemas']['ElectronicAddressValue'] | null;
+      /** @description The customer's own time zone (IANA name); null: the tenant's (settings `timeZone`). A subscription keeps the one its customer had when it was created. */
+      timeZone: string | null;
       /**
        * @description The environment of the key that made the object.
        * @enum {string}
@@ -1605,6 +1614,7 @@ export interface components {
       /** @description The buyer's reference put on its invoices (BT-10), e.g. a Leitweg-ID. */
       buyerReference?: string | null;
       electronicAddress?: components['schemas']['ElectronicAddress'] | null;
+      timeZone?: components['schemas']['TimeZone'] | null;
     };
     /** TaxRateCreate */
     TaxRateCreate: {
@@ -2074,17 +2084,46 @@ export interface components {
         [key: string]: string;
       };
     };
-    /** Line */
+    /**
+     * LinePeriod
+     * @description The period the line bills: the instants [start, end), and the calendar days the PDF and e-invoices print (EN 16931 BG-26).
+     */
+    LinePeriod: {
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      start: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      end: string;
+      /** @description The first day of the period (YYYY-MM-DD) in the time zone of the subscription, as the documents print it. */
+      startDate: string;
+      /** @description The last day of the period, inclusive (YYYY-MM-DD; the day before `end` in that time zone), as the documents print it. */
+      endDate: string;
+    };
+    /**
+     * Line
+     * @description A line of an invoice. Lines added through the API have no period, price or subscription item; those of subscription invoices have all three.
+     */
     Line: {
       /** @description il_… */
       id: string;
       description: string;
       quantity: number;
-      unitAmount: number;
-      /** @description quantity × unitAmount */
+      /** @description Minor units. null only on a line made from a price whose amount follows the price’s billing scheme (tiered, package, decimal unit amounts, proration) rather than quantity × unitAmount. */
+      unitAmount: number | null;
+      /** @description quantity × unitAmount whenever unitAmount is set; otherwise as the price computes it, rounded once. Negative on credit and discount lines. */
       amount: number;
       taxRates: string[] | null;
       unitCode: string;
+      period: components['schemas']['LinePeriod'] | null;
+      /** @description The price it was made from (price_…). */
+      priceId: string | null;
+      /** @description The subscription item it bills (si_…). */
+      subscriptionItemId: string | null;
     };
     /** TaxAmount */
     TaxAmount: {
@@ -2205,6 +2244,18 @@ export interface components {
        */
       object: 'invoice';
       customerId: string;
+      /** @description The subscription that made the invoice (sub_…). */
+      subscriptionId: string | null;
+      /**
+       * @description Why the invoice was made: `manual` (through POST /v1/invoices), or by its subscription: `subscription_create` (its first period), `subscription_cycle` (a later period, a trial’s end included), `subscription_update` (a change invoiced at once), `subscription_cancel` (its last invoice).
+       * @enum {string}
+       */
+      billingReason:
+        | 'manual'
+        | 'subscription_create'
+        | 'subscription_cycle'
+        | 'subscription_update'
+        | 'subscription_cancel';
       /** @description INV-000001…; null until issued. */
       number: string | null;
       /**
@@ -2657,6 +2708,10 @@ export interface components {
       electronicAddress: components['schemas']['ElectronicAddressValue'] | null;
       /** @description When true, issuing an invoice whose e-invoices (UBL and CII) cannot be made is refused with 409 einvoice_incomplete and changes nothing: no number is taken. A draft’s `einvoice` field shows beforehand whether it is ready and what is missing. Default false: such an invoice is issued, and its e-invoice requests answer 409 einvoice_incomplete. */
       einvoiceRequired: boolean;
+      /** @description The tenant's time zone (IANA name), default UTC: subscription periods follow its local calendar for customers without a time zone of their own. A subscription keeps the time zone its customer had when it was created. */
+      timeZone: string;
+      /** @description Minutes an invoice made by a subscription stays a draft before it is issued (0–10080, a week; default 60): late usage and edits still change it meanwhile. */
+      invoiceGraceMinutes: number;
       /**
        * Format: date-time
        * @description ISO 8601, UTC
@@ -3047,6 +3102,9 @@ export interface components {
       electronicAddress?: components['schemas']['ElectronicAddress'] | null;
       /** @description When true, issuing an invoice whose e-invoices (UBL and CII) cannot be made is refused with 409 einvoice_incomplete and changes nothing: no number is taken. A draft’s `einvoice` field shows beforehand whether it is ready and what is missing. Default false: such an invoice is issued, and its e-invoice requests answer 409 einvoice_incomplete. */
       einvoiceRequired?: boolean;
+      timeZone?: components['schemas']['TimeZone'];
+      /** @description Minutes an invoice made by a subscription stays a draft before it is issued (0–10080, a week; default 60): late usage and edits still change it meanwhile. */
+      invoiceGraceMinutes?: number;
     };
     /**
      * WebhookPayload
@@ -4340,6 +4398,8 @@ export interface operations {
         /** @description The `nextCursor` of the previous page, as it was returned. */
         cursor?: string;
         customerId?: string;
+        /** @description Only the invoices this subscription made. */
+        subscriptionId?: string;
         /** @description One of draft, open, paid, void, uncollectible. */
         status?: 'draft' | 'open' | 'paid' | 'void' | 'uncollectible';
       };

@@ -47,8 +47,9 @@ export interface LinePricing {
 /**
  * quantity × price / baseQuantity equals the line's net amount exactly. When the net amount
  * divides by the quantity, the price is the net unit price; otherwise (inclusive prices, whose
- * net amount is a share of the rate's taxable amount) the price is quoted for the whole
- * quantity (base quantity = quantity), which no rounding can break.
+ * net amount is a share of the rate's taxable amount; lines priced by tiers, packages, decimal
+ * unit amounts or proration, whose amount is no whole multiple of the quantity) the price is
+ * quoted for the whole quantity (base quantity = quantity), which no rounding can break.
  */
 export function linePricing(
   line: DocumentLine,
@@ -62,7 +63,7 @@ export function linePricing(
   const price = (value: bigint) => toDecimalString(value, currency);
   if (count === 0n) {
     // Nothing invoiced: the price is shown for information (exclusive prices) or left at 0.
-    const shown = pricesIncludeTax ? 0n : BigInt(Math.abs(line.unitAmount));
+    const shown = pricesIncludeTax ? 0n : BigInt(Math.abs(line.unitAmount ?? 0));
     return { quantity: '0', price: price(shown), baseQuantity: null };
   }
   const quantity = (sign * count).toString();

@@ -26,6 +26,14 @@ function date(parent: XmlElement, name: string, value: string, type: 'udt' | 'qd
   leaf(parent.ele(name), `${type}:DateTimeString`, value.replaceAll('-', ''), { format: '102' });
 }
 
+/** BG-14 in the header's settlement, BG-26 in a line's. */
+function billingPeriod(parent: XmlElement, period: { start: string; end: string } | null): void {
+  if (!period) return;
+  const el = parent.ele('ram:BillingSpecifiedPeriod');
+  date(el, 'ram:StartDateTime', period.start);
+  date(el, 'ram:EndDateTime', period.end);
+}
+
 function address(parent: XmlElement, a: SemanticAddress): void {
   const el = parent.ele('ram:PostalTradeAddress');
   leaf(el, 'ram:PostcodeCode', a.postalCode);
@@ -79,6 +87,7 @@ function lines(parent: XmlElement, inv: SemanticInvoice): void {
     leaf(tax, 'ram:TypeCode', 'VAT');
     leaf(tax, 'ram:CategoryCode', line.category);
     leaf(tax, 'ram:RateApplicablePercent', line.percent);
+    billingPeriod(settlement, line.period);
     const sum = settlement.ele('ram:SpecifiedTradeSettlementLineMonetarySummation');
     leaf(sum, 'ram:LineTotalAmount', line.netAmount);
   }
@@ -130,11 +139,7 @@ function settlement(parent: XmlElement, inv: SemanticInvoice): void {
     leaf(tax, 'ram:ExemptionReasonCode', group.exemptionReasonCode);
     leaf(tax, 'ram:RateApplicablePercent', group.percent);
   }
-  if (inv.servicePeriod) {
-    const period = el.ele('ram:BillingSpecifiedPeriod');
-    date(period, 'ram:StartDateTime', inv.servicePeriod.start);
-    date(period, 'ram:EndDateTime', inv.servicePeriod.end);
-  }
+  billingPeriod(el, inv.servicePeriod);
   if (inv.paymentTerms || inv.dueDate) {
     const terms = el.ele('ram:SpecifiedTradePaymentTerms');
     leaf(terms, 'ram:Description', inv.paymentTerms);

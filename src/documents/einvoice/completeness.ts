@@ -185,6 +185,13 @@ function lineGaps(model: DocumentModel, add: Add): void {
             : `${line.taxRateIds.length === 0 ? 'none' : line.taxRateIds.length}.`),
       );
     }
+    const period = line.period;
+    if (period && (!isDate(period.start) || !isDate(period.end) || period.end < period.start))
+      add(
+        `lines[${i}].period`,
+        'BR-30',
+        "A line's period needs a start and an end date, the end not before the start.",
+      );
     if (line.quantity === 0 && line.netAmount !== 0)
       add(
         `lines[${i}].quantity`,

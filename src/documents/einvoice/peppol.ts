@@ -132,8 +132,29 @@ function registrationRequired(
 }
 
 /** The Peppol gaps of a document (UBL only). */
+/** Peppol keeps every line's period (BG-26) inside the document's (BG-14), when it has one. */
+function linePeriods(model: DocumentModel, add: Add): void {
+  const period = model.servicePeriod;
+  if (!period) return;
+  model.lines.forEach(({ period: line }, i) => {
+    if (line && line.start < period.start)
+      add(
+        'servicePeriod',
+        'PEPPOL-EN16931-R110',
+        `The service period must include the period of lines[${i}], which starts ${line.start}.`,
+      );
+    if (line && line.end > period.end)
+      add(
+        'servicePeriod',
+        'PEPPOL-EN16931-R111',
+        `The service period must include the period of lines[${i}], which ends ${line.end}.`,
+      );
+  });
+}
+
 export function peppolGaps(model: DocumentModel, add: Add): void {
   electronicAddresses(model, add);
+  linePeriods(model, add);
   const sellerCountry = clean(model.seller.address?.country);
   const buyerCountry = clean(model.buyer.address?.country);
   const outsideScope = vatBreakdown(model).groups.some((g) => g.category === 'O');

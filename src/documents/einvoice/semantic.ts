@@ -57,6 +57,8 @@ export interface SemanticLine {
   category: VatCategory;
   /** BT-152; null for O (BR-O-05). */
   percent: string | null;
+  /** BG-26: BT-134 and BT-135, calendar dates, both inclusive. */
+  period: { start: string; end: string } | null;
 }
 
 export interface SemanticVatGroup {
@@ -182,6 +184,7 @@ export function toSemanticInvoice(model: DocumentModel): SemanticInvoice {
         netAmount: amount(line.netAmount),
         category: group.category,
         percent: group.category === 'O' ? null : group.percent,
+        period: line.period,
       };
     }),
     vat: groups.map((g) => ({

@@ -77,17 +77,21 @@ function header(root: XmlElement, inv: SemanticInvoice): void {
   leaf(root, 'cbc:Note', inv.note);
   leaf(root, 'cbc:DocumentCurrencyCode', inv.currency);
   leaf(root, 'cbc:BuyerReference', inv.buyerReference);
-  if (inv.servicePeriod) {
-    const period = root.ele('cac:InvoicePeriod');
-    leaf(period, 'cbc:StartDate', inv.servicePeriod.start);
-    leaf(period, 'cbc:EndDate', inv.servicePeriod.end);
-  }
+  invoicePeriod(root, inv.servicePeriod);
   if (inv.purchaseOrder) leaf(root.ele('cac:OrderReference'), 'cbc:ID', inv.purchaseOrder);
   if (inv.precedingInvoice) {
     const ref = root.ele('cac:BillingReference').ele('cac:InvoiceDocumentReference');
     leaf(ref, 'cbc:ID', inv.precedingInvoice.number);
     leaf(ref, 'cbc:IssueDate', inv.precedingInvoice.issueDate);
   }
+}
+
+/** BG-14 on the document, BG-26 on a line. */
+function invoicePeriod(parent: XmlElement, period: { start: string; end: string } | null): void {
+  if (!period) return;
+  const el = parent.ele('cac:InvoicePeriod');
+  leaf(el, 'cbc:StartDate', period.start);
+  leaf(el, 'cbc:EndDate', period.end);
 }
 
 function settlement(root: XmlElement, inv: SemanticInvoice): void {
@@ -144,6 +148,7 @@ function lines(root: XmlElement, inv: SemanticInvoice): void {
       unitCode: line.unitCode,
     });
     leaf(el, 'cbc:LineExtensionAmount', line.netAmount, currencyID);
+    invoicePeriod(el, line.period);
     const item = el.ele('cac:Item');
     leaf(item, 'cbc:Name', line.name);
     const category = item.ele('cac:ClassifiedTaxCategory');

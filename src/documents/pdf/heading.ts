@@ -1,7 +1,7 @@
 // The head of the first page: the seller's letterhead and the document's title, then the buyer
 // beside the document's facts (number, dates, references) and, on a credit note, the invoice
 // it corrects and why.
-import { countryName, formatDate, t } from '../i18n.ts';
+import { countryName, formatDate, formatPeriod, t } from '../i18n.ts';
 import type { DocumentLocale, DocumentModel, Party, PostalAddress } from '../model.ts';
 import { COLOR, CONTENT, type Sheet, type TextStyle } from './sheet.ts';
 
@@ -93,9 +93,7 @@ export function documentFacts(model: DocumentModel): [string, string][] {
   rows.push([t(locale, 'fact.issueDate'), date(model.issueDate)]);
   if (model.dueDate) rows.push([t(locale, 'fact.dueDate'), date(model.dueDate)]);
   if (model.servicePeriod) {
-    const { start, end } = model.servicePeriod;
-    const period = t(locale, 'fact.period', { start: date(start), end: date(end) });
-    rows.push([t(locale, 'fact.servicePeriod'), period]);
+    rows.push([t(locale, 'fact.servicePeriod'), formatPeriod(model.servicePeriod, locale)]);
   } else if (model.supplyDate) {
     rows.push([t(locale, 'fact.supplyDate'), date(model.supplyDate)]);
   }

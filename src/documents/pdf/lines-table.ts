@@ -1,8 +1,8 @@
-// The lines of the document: description (wrapped), quantity, unit, unit price, VAT rate and
-// amount. A row never splits across pages; the header row repeats at the top of every page
-// the table runs over.
-import { formatAmount, formatQuantity, isMessageId, t } from '../i18n.ts';
-import type { DocumentLine, DocumentModel, TaxBreakdownEntry } from '../model.ts';
+// The lines of the document: description (wrapped, with the period the line bills under it),
+// quantity, unit, unit price, VAT rate and amount. A row never splits across pages; the header
+// row repeats at the top of every page the table runs over.
+import { formatAmount, formatPeriod, formatQuantity, isMessageId, t } from '../i18n.ts';
+import type { DocumentLine, DocumentLocale, DocumentModel, TaxBreakdownEntry } from '../model.ts';
 import { COLOR, CONTENT, type Align, type Sheet, type TextStyle } from './sheet.ts';
 import { printedRate } from './tax-summary.ts';
 
@@ -15,6 +15,8 @@ const PAD_X = 4;
 const PAD_Y = 3.5;
 const HEADER: TextStyle = { size: 7.5, bold: true, color: COLOR.muted };
 const CELL: TextStyle = { size: 8.5 };
+const PERIOD: TextStyle = { size: 7.5, color: COLOR.muted };
+const PERIOD_GAP = 1;
 
 // Quantity, unit, unit price, VAT, amount; the description takes the rest of the width.
 const NUMBERS: Column[] = [
@@ -56,12 +58,17 @@ export function drawLinesTable(sheet: Sheet, model: DocumentModel): void {
   };
 
   const rows = model.lines.map((line) => cells(line, model, rates));
-  const heights = model.lines.map(
-    ({ description }) =>
-      Math.max(
-        sheet.heightOf(description, DESCRIPTION_WIDTH - 2 * PAD_X, CELL),
-        sheet.lineHeight(CELL),
-      ) +
+  const periods = model.lines.map((line) => line.period && formatPeriod(line.period, locale));
+  const descriptionHeights = model.lines.map(({ description }) =>
+    Math.max(
+      sheet.heightOf(description, DESCRIPTION_WIDTH - 2 * PAD_X, CELL),
+      sheet.lineHeight(CELL),
+    ),
+  );
+  const heights = periods.map(
+    (period, i) =>
+      descriptionHeights[i]! +
+      (period ? PERIOD_GAP + sheet.heightOf(period, DESCRIPTION_WIDTH - 2 * PAD_X, PERIOD) : 0) +
       2 * PAD_Y,
   );
 
@@ -78,6 +85,11 @@ export function drawLinesTable(sheet: Sheet, model: DocumentModel): void {
       else sheet.line(text, x + PAD_X, sheet.y + PAD_Y, cellWidth, CELL, align);
       x += width;
     });
+    const period = periods[index];
+    if (period) {
+      const top = sheet.y + PAD_Y + descriptionHeights[index]! + PERIOD_GAP;
+      sheet.paragraph(period, CONTENT.left + PAD_X, top, DESCRIPTION_WIDTH - 2 * PAD_X, PERIOD);
+    }
     sheet.y += height;
     sheet.rule(CONTENT.left, CONTENT.right, sheet.y, COLOR.faint);
   });
@@ -92,6 +104,18 @@ export function drawLinesTable(sheet: Sheet, model: DocumentModel): void {
     });
   }
   sheet.y += 10;
+}
+
+/**
+ * The unit price as printed: a line priced by tiers, packages or proration has no one unit
+ * price (its amount says what it costs), so it shows a dash, as a line without tax does.
+ */
+export function printedUnitPrice(
+  line: DocumentLine,
+  currency: string,
+  locale: DocumentLocale,
+): string {
+  return line.unitAmount === null ? '–' : formatAmount(line.unitAmount, currency, locale);
 }
 
 function cells(
@@ -111,7 +135,7 @@ function cells(
     line.description,
     formatQuantity(line.quantity, locale),
     unit,
-    formatAmount(line.unitAmount, currency, locale),
+    printedUnitPrice(line, currency, locale),
     vat || '–',
     formatAmount(line.amount, currency, locale),
   ];

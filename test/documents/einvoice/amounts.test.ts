@@ -24,6 +24,7 @@ function line(
     amount: quantity * unitAmount,
     netAmount,
     taxRateIds: [],
+    period: null,
   };
 }
 

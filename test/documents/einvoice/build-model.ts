@@ -23,10 +23,14 @@ export interface RateSpec {
 export interface LineSpec {
   description: string;
   quantity: number;
-  unitAmount: number;
+  /** null: a line priced by its price's scheme, whose `amount` is given. */
+  unitAmount: number | null;
+  /** Default quantity × unitAmount. */
+  amount?: number;
   /** One rate id, several, or none (default: the first rate). */
   rates?: string[];
   unitCode?: string;
+  period?: { start: string; end: string };
 }
 
 export interface ModelSpec {
@@ -77,7 +81,9 @@ export function buildModel(spec: ModelSpec): DocumentModel {
   const currency = spec.currency ?? 'eur';
   const inclusive = spec.pricesIncludeTax ?? false;
   const lineRates = spec.lines.map((l) => l.rates ?? (spec.rates[0] ? [spec.rates[0].id] : []));
-  const amounts = spec.lines.map((l) => BigInt(l.quantity) * BigInt(l.unitAmount));
+  const amounts = spec.lines.map((l) =>
+    l.amount !== undefined ? BigInt(l.amount) : BigInt(l.quantity) * BigInt(l.unitAmount!),
+  );
   const rates = new Map(
     spec.rates.map((r) => [
       r.id,
@@ -100,6 +106,7 @@ export function buildModel(spec: ModelSpec): DocumentModel {
     amount: Number(amounts[i]),
     netAmount: Number(nets[i]),
     taxRateIds: lineRates[i]!,
+    period: l.period ?? null,
   }));
   const specs = new Map(spec.rates.map((r) => [r.id, r]));
   const prepaid = spec.prepaid ?? 0;

@@ -344,6 +344,87 @@ const entries: CorpusEntry[] = [
       paymentTerms: 'Refunded to the card used for payment.',
     }),
   },
+  ...subscriptionEntries(),
 ];
+
+/**
+ * Lines a subscription makes: a period on each (BG-26), and amounts that follow a price's
+ * scheme rather than quantity × unit price: tiers, a decimal unit amount, a proration credit
+ * and its charge (their price is quoted for the whole quantity where it does not divide).
+ */
+function subscriptionEntries(): CorpusEntry[] {
+  const january = { start: '2027-01-01', end: '2027-01-31' };
+  const rest = { start: '2027-01-15', end: '2027-01-31' };
+  const lines = [
+    { description: 'Pro plan', quantity: 3, unitAmount: 2900, period: january },
+    {
+      description: 'API calls (graduated tiers)',
+      quantity: 12345,
+      unitAmount: null,
+      amount: 9876,
+      period: { start: '2026-12-01', end: '2026-12-31' },
+    },
+    {
+      description: 'Storage, GB-hours at 0.025 cents',
+      quantity: 1_000_001,
+      unitAmount: null,
+      amount: 25000,
+      unitCode: 'HUR',
+      period: { start: '2026-12-01', end: '2026-12-31' },
+    },
+    {
+      description: 'Unused time on Pro plan',
+      quantity: 3,
+      unitAmount: null,
+      amount: -4210,
+      period: rest,
+    },
+    {
+      description: 'Remaining time on Business plan',
+      quantity: 3,
+      unitAmount: null,
+      amount: 7777,
+      period: rest,
+    },
+  ];
+  const base = { seller: de, buyer: frBuyer, rates: [s19], payment: iban, issueDate: '2027-01-01' };
+  return [
+    {
+      name: 'invoice-subscription-line-periods',
+      model: buildModel({ ...base, lines, supplyDate: '2027-01-01' }),
+    },
+    {
+      name: 'invoice-subscription-line-periods-in-service-period',
+      model: buildModel({
+        ...base,
+        lines,
+        supplyDate: null,
+        servicePeriod: { start: '2026-12-01', end: '2027-01-31' },
+      }),
+    },
+    {
+      name: 'credit-note-line-period',
+      model: buildModel({
+        ...base,
+        kind: 'credit_note',
+        lines: [{ ...lines[3]!, amount: 4210 }],
+        paymentTerms: 'Set off against INV-000001.',
+        creditedInvoice: { id: 'inv_test', number: 'INV-000001', issueDate: '2027-01-01' },
+      }),
+    },
+    {
+      name: 'refused-line-period-outside-service-period',
+      model: buildModel({
+        ...base,
+        lines,
+        supplyDate: null,
+        servicePeriod: { start: '2027-01-01', end: '2027-01-20' },
+      }),
+      refused: {
+        ubl: { missing: ['servicePeriod'], rules: ['PEPPOL-EN16931-R110', 'PEPPOL-EN16931-R111'] },
+      },
+    },
+  ];
+}
 
 export const corpus: CorpusEntry[] = [...entries, ...peppolCorpus];
