@@ -129,6 +129,14 @@ export const CustomerCreate = Type.Object(
     buyerReference: Type.Optional(fields.buyerReference),
     electronicAddress: Type.Optional(fields.electronicAddress),
     timeZone: Type.Optional(fields.timeZone),
+    testClockId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description:
+          'A test clock (test keys only): the customer, its subscriptions and their invoices live on the clock’s time.',
+      }),
+    ),
   },
   {
     additionalProperties: false,
@@ -211,6 +219,7 @@ export const Customer = Type.Object(
           "The customer's own time zone (IANA name); null: the tenant's (settings `timeZone`). A subscription keeps the one its customer had when it was created.",
       }),
     ),
+    testClockId: Nullable(Type.String({ description: 'The test clock it lives on, or null.' })),
     ...Stamps,
   },
   { title: 'Customer' },

@@ -4,6 +4,7 @@ import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.
 import { checkedTimeZone } from '../dates.ts';
 import { ParameterInvalidError, ResourceMissingError } from '../errors.ts';
 import { newId } from '../ids.ts';
+import { checkedTestClock } from '../test-clocks/time.ts';
 import { checkedLocale } from '../documents/i18n.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { Address, Customer, CustomerCreate, CustomerUpdate } from './schemas.ts';
@@ -54,6 +55,7 @@ export function customerFromRow(row: CustomerRow): Customer {
       value: row.electronic_address.value,
     },
     timeZone: row.time_zone,
+    testClockId: row.test_clock_id,
     environment: row.environment,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
@@ -114,6 +116,10 @@ export function createCustomer(
       buyer_reference: input.buyerReference ?? null,
       electronic_address: input.electronicAddress ?? null,
       time_zone: input.timeZone === undefined ? null : checkedTimeZone(input.timeZone, 'timeZone'),
+      test_clock_id:
+        input.testClockId === undefined
+          ? null
+          : await checkedTestClock(uow.tx, uow.actor, input.testClockId),
     });
     const customer = customerFromRow(row);
     uow.event('customer.created', customer);
@@ -187,6 +193,9 @@ export function updateCustomer(
       buyer_reference: pick('buyerReference', current.buyer_reference, (v) => v, null),
       electronic_address: pick('electronicAddress', current.electronic_address, (v) => v, null),
       time_zone: pick('timeZone', current.time_zone, (v) => checkedTimeZone(v, 'timeZone'), null),
+      // Set at creation only: a customer does not move between clocks (or off one: deleting
+      // the clock does that).
+      test_clock_id: current.test_clock_id,
     };
     const customer = customerFromRow(await updateCustomerRow(uow.tx, uow.actor, id, fields));
     uow.event('customer.updated', customer);

@@ -22,14 +22,16 @@ export interface CustomerRow {
   electronic_address: { scheme: string; value: string } | null;
   /** An IANA name, or null for the tenant's (settings). */
   time_zone: string | null;
+  /** The test clock the customer lives on (test environment), or null: real time. */
+  test_clock_id: string | null;
   created_at: Date;
   updated_at: Date;
 }
 
 // Named columns, not *: a prepared statement's result must not change shape under a migration.
 const ROW_COLUMNS = `tenant_id, environment, id, name, email, phone, address, description, metadata,
-  tax_ids, tax_exempt, locale, buyer_reference, electronic_address, time_zone, created_at,
-  updated_at`;
+  tax_ids, tax_exempt, locale, buyer_reference, electronic_address, time_zone, test_clock_id,
+  created_at, updated_at`;
 
 export type CustomerFields = Pick<
   CustomerRow,
@@ -45,6 +47,7 @@ export type CustomerFields = Pick<
   | 'buyer_reference'
   | 'electronic_address'
   | 'time_zone'
+  | 'test_clock_id'
 >;
 
 function values(f: CustomerFields): unknown[] {
@@ -61,6 +64,7 @@ function values(f: CustomerFields): unknown[] {
     f.buyer_reference,
     f.electronic_address === null ? null : JSON.stringify(f.electronic_address),
     f.time_zone,
+    f.test_clock_id,
   ];
 }
 
@@ -73,8 +77,8 @@ export async function insertCustomer(
   const { rows } = await db.query<CustomerRow>(
     `INSERT INTO customers (tenant_id, environment, id, name, email, phone, address, description,
                             metadata, tax_ids, tax_exempt, locale, buyer_reference,
-                            electronic_address, time_zone)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+                            electronic_address, time_zone, test_clock_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
      RETURNING ${ROW_COLUMNS}`,
     [scope.tenantId, scope.environment, id, ...values(fields)],
   );
@@ -112,7 +116,8 @@ export async function updateCustomer(
   const { rows } = await db.query<CustomerRow>(
     `UPDATE customers SET name = $4, email = $5, phone = $6, address = $7, description = $8,
             metadata = $9, tax_ids = $10, tax_exempt = $11, locale = $12, buyer_reference = $13,
-            electronic_address = $14, time_zone = $15, updated_at = clock_timestamp()
+            electronic_address = $14, time_zone = $15, test_clock_id = $16,
+            updated_at = clock_timestamp()
       WHERE tenant_id = $1 AND environment = $2 AND id = $3 RETURNING ${ROW_COLUMNS}`,
     [scope.tenantId, scope.environment, id, ...values(fields)],
   );

@@ -8,6 +8,8 @@ import { Invoice } from '../invoices/schemas.ts';
 import { Payment } from '../payments/schemas.ts';
 import { ApiKey } from '../keys/schemas.ts';
 import { Settings } from '../settings/schemas.ts';
+import { Subscription } from '../subscriptions/schemas.ts';
+import { TestClock } from '../test-clocks/schemas.ts';
 import { TaxRate } from '../taxes/schemas.ts';
 import { EVENT_TYPES } from './types.ts';
 
@@ -19,7 +21,17 @@ export const EventType = StringEnum(EVENT_TYPES, {
  * The objects events carry, told apart by their `object` field. Each is the resource as the
  * API returned it at the time of the change.
  */
-const EVENT_OBJECTS = [Customer, Invoice, CreditNote, TaxRate, Payment, ApiKey, Settings] as const;
+const EVENT_OBJECTS = [
+  Customer,
+  Invoice,
+  CreditNote,
+  TaxRate,
+  Payment,
+  ApiKey,
+  Settings,
+  Subscription,
+  TestClock,
+] as const;
 type EventObject = Static<(typeof EVENT_OBJECTS)[number]>;
 
 function objectName(schema: TSchema): string {

@@ -30,6 +30,7 @@ export {
   addSubscriptionLines,
   createSubscriptionDraft,
   linesBelowZero,
+  priceSubscriptionLines,
   type PricedLine,
   type SubscriptionDraft,
 } from './subscription-drafts.ts';

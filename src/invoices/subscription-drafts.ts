@@ -4,6 +4,10 @@
 // its invoice commit together or not at all. Priced, stored and announced as every draft is
 // (lines.ts): the same rates, the customer's exemption, the same events.
 import { checkedDate } from '../dates.ts';
+import type { Queryable } from '../db/pool.ts';
+import { computeTaxBreakdown, type TaxExempt } from '../taxes/breakdown.ts';
+import type { TenantScope } from '../tenancy.ts';
+import { ratesForInvoice } from './pricing.ts';
 import type { UnitOfWork } from '../db/unit-of-work.ts';
 import { ParameterInvalidError } from '../errors.ts';
 import { newId } from '../ids.ts';
@@ -203,4 +207,30 @@ export function linesBelowZero(
     }
   }
   return total < 0n || [...sums.values()].some((sum) => sum < 0n);
+}
+
+/**
+ * What these lines would come to on an invoice of the subscription (a preview, written
+ * nowhere): subtotal, tax and total as the invoice would price them, below 0 included (a
+ * preview shows what a credit would be).
+ */
+export async function priceSubscriptionLines(
+  db: Queryable,
+  scope: TenantScope,
+  taxExempt: TaxExempt,
+  defaultTaxRates: readonly string[],
+  lines: readonly PricedLine[],
+): Promise<{ subtotal: number; tax: number; total: number }> {
+  const taxable = lines.map((l) => ({ amount: l.amount, tax_rates: l.taxRates }));
+  const rates = await ratesForInvoice(db, scope, defaultTaxRates, taxable, NONE_NEWLY_USED);
+  const breakdown = computeTaxBreakdown(
+    lines.map((l) => ({ amount: BigInt(l.amount), taxRateIds: l.taxRates ?? defaultTaxRates })),
+    rates,
+    taxExempt,
+  );
+  return {
+    subtotal: Number(breakdown.subtotal),
+    tax: Number(breakdown.tax),
+    total: Number(breakdown.total),
+  };
 }

@@ -92,11 +92,16 @@ export function startJobs(
   // Advances that a crash cut short go on at once: no advance of this process is under way yet.
   const { advances } = services.testClocks;
   void advances.resumeStalled(0).catch((error: unknown) => onError(error, 'test clocks'));
-  const billing = every(clock, stopping.signal, SUBSCRIPTIONS_DELAY_MS, SUBSCRIPTIONS_INTERVAL_MS, () =>
-    services.subscriptions
-      .runDue(null)
-      .then(() => advances.resumeStalled(STALLED_ADVANCE_SECONDS))
-      .catch((error: unknown) => onError(error, 'subscriptions')),
+  const billing = every(
+    clock,
+    stopping.signal,
+    SUBSCRIPTIONS_DELAY_MS,
+    SUBSCRIPTIONS_INTERVAL_MS,
+    () =>
+      services.subscriptions
+        .runDue(null)
+        .then(() => advances.resumeStalled(STALLED_ADVANCE_SECONDS))
+        .catch((error: unknown) => onError(error, 'subscriptions')),
   );
   return {
     webhooks,

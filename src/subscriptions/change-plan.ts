@@ -92,7 +92,8 @@ function wantedItems(
   const seen = new Set<string>();
   items.forEach((item, i) => {
     const { id } = item.catalog.price;
-    if (i > 0) checkedPrice(new Map([[id, item.catalog]]), id, 'items', first, { newlyUsed: false });
+    if (i > 0)
+      checkedPrice(new Map([[id, item.catalog]]), id, 'items', first, { newlyUsed: false });
     if (seen.has(id)) {
       throw new ParameterInvalidError('items', `Price ${id} would be on two items.`);
     }

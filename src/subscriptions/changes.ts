@@ -4,7 +4,12 @@
 import type { Clock } from '../clock.ts';
 import { getCustomerRow } from '../customers/service.ts';
 import type { Db, Queryable } from '../db/pool.ts';
-import { unitOfWork, type UnitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
+import {
+  unitOfWork,
+  type UnitOfWork,
+  type WriteRequest,
+  type Written,
+} from '../db/unit-of-work.ts';
 import { ParameterInvalidError, StateInvalidError } from '../errors.ts';
 import { priceSubscriptionLines } from '../invoices/service.ts';
 import { getSettingsRow } from '../settings/service.ts';
@@ -50,9 +55,15 @@ async function plan(
 }
 
 /** The trial's new end: only while trialing (or scheduled), and in the future. */
-function trialFields(row: SubscriptionRow, trialEnd: string, now: Date): Partial<SubscriptionFields> {
+function trialFields(
+  row: SubscriptionRow,
+  trialEnd: string,
+  now: Date,
+): Partial<SubscriptionFields> {
   if (row.status !== 'trialing' && row.status !== 'scheduled') {
-    throw new StateInvalidError(`Subscription ${row.id} is ${row.status}; it has no trial to change.`);
+    throw new StateInvalidError(
+      `Subscription ${row.id} is ${row.status}; it has no trial to change.`,
+    );
   }
   const end = new Date(trialEnd);
   if (end <= now || end <= row.start_at) {
@@ -65,7 +76,8 @@ function trialFields(row: SubscriptionRow, trialEnd: string, now: Date): Partial
   };
   if (row.status === 'trialing') {
     fields.current_period_end = end;
-    fields.trial_will_end_sent = trialWarningAt({ trial_start: row.trial_start, trial_end: end }) <= now;
+    fields.trial_will_end_sent =
+      trialWarningAt({ trial_start: row.trial_start, trial_end: end }) <= now;
   }
   return fields;
 }
@@ -166,7 +178,7 @@ export async function previewChange(
   const totals = await priceSubscriptionLines(
     db,
     scope,
-    customer,
+    customer.tax_exempt,
     row.default_tax_rates,
     lines.map((l) => invoiceLine(l, row.time_zone)),
   );

@@ -137,7 +137,6 @@ export async function recordLedgerInvoice(
   );
 }
 
-
 /** A row the run has something to do with, and when. */
 export interface DueRow {
   tenant_id: string;

@@ -5,7 +5,7 @@ import { getPricesWithProducts } from '../catalog/service.ts';
 import type { UnitOfWork } from '../db/unit-of-work.ts';
 import type { Queryable } from '../db/pool.ts';
 import { newId } from '../ids.ts';
-import { createSubscriptionDraft } from '../invoices/service.ts';
+import { createSubscriptionDraft, linesBelowZero } from '../invoices/service.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { Period } from './calendar.ts';
 import {
@@ -125,10 +125,9 @@ export async function makeInvoice(
   const { tx, actor: scope } = uow;
   const entry = { subscriptionId: row.id, ...key, testClockId: row.test_clock_id };
   if (!(await claimLedger(tx, scope, entry))) return { invoiceId: null, claimed: false };
-  const lines = [...fresh, ...pending.lines];
-  const total = lines.reduce((sum, l) => sum + l.amount, 0);
+  const lines = [...fresh, ...pending.lines].map((l) => invoiceLine(l, row.time_zone));
   if (lines.length === 0) return { invoiceId: null, claimed: true };
-  if (total < 0) {
+  if (linesBelowZero(lines, row.default_tax_rates)) {
     await insertPendingLines(tx, scope, row.id, pendingRows(fresh));
     return { invoiceId: null, claimed: true };
   }
@@ -141,7 +140,7 @@ export async function makeInvoice(
       billingReason: key.reason,
       daysUntilDue: row.days_until_due,
       defaultTaxRates: row.default_tax_rates,
-      lines: lines.map((l) => invoiceLine(l, row.time_zone)),
+      lines,
     },
     options.now,
   );

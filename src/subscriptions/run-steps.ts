@@ -99,7 +99,8 @@ export async function endSubscription(
     status: 'canceled',
     ended_at: at,
     canceled_at: row.canceled_at ?? options.now,
-    current_period_end: row.current_period_end && at < row.current_period_end ? at : row.current_period_end,
+    current_period_end:
+      row.current_period_end && at < row.current_period_end ? at : row.current_period_end,
     pause_behavior: null,
     pause_resumes_at: null,
     latest_invoice_id: latest,

@@ -12,11 +12,7 @@ import { fixedClock, type Clock } from '../clock.ts';
 import type { Db } from '../db/pool.ts';
 import { unitOfWork, writtenValue, type UnitOfWork } from '../db/unit-of-work.ts';
 import type { IssuedDocuments } from '../documents/service.ts';
-import {
-  EinvoiceIncompleteError,
-  ResourceMissingError,
-  StateInvalidError,
-} from '../errors.ts';
+import { EinvoiceIncompleteError, ResourceMissingError, StateInvalidError } from '../errors.ts';
 import type { HostedLinks } from '../hosted/links.ts';
 import { issueInvoice, sendInvoice, transitionInvoice } from '../invoices/service.ts';
 import { getSettingsRow } from '../settings/service.ts';
@@ -74,13 +70,17 @@ export async function runDue(deps: RunDeps, target: RunTarget, now: Date): Promi
 async function catchUp(db: Db, due: DueRow, now: Date): Promise<number> {
   const scope = { tenantId: due.tenant_id, environment: due.environment };
   for (let steps = 0; ; steps++) {
-    const written = await unitOfWork(db, { actor: operator(due.tenant_id, due.environment) }, async (uow) => {
-      const row = await selectSubscription(uow.tx, scope, due.id, { forUpdate: true });
-      if (!row) return false;
-      const settings = await getSettingsRow(uow.tx, scope);
-      const options = { now, graceMinutes: settings.invoice_grace_minutes };
-      return (await stepSubscription(uow, row, options)) !== null;
-    });
+    const written = await unitOfWork(
+      db,
+      { actor: operator(due.tenant_id, due.environment) },
+      async (uow) => {
+        const row = await selectSubscription(uow.tx, scope, due.id, { forUpdate: true });
+        if (!row) return false;
+        const settings = await getSettingsRow(uow.tx, scope);
+        const options = { now, graceMinutes: settings.invoice_grace_minutes };
+        return (await stepSubscription(uow, row, options)) !== null;
+      },
+    );
     if (!writtenValue(written)) return steps;
   }
 }

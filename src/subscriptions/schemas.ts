@@ -21,8 +21,7 @@ export const ProrationBehavior = StringEnum(['create_prorations', 'always_invoic
     '`create_prorations` (default): proration lines wait for the next invoice; `always_invoice`: an invoice now (reason `subscription_update`); `none`: no proration.',
 });
 const FirstPeriodProration = StringEnum(['create_prorations', 'none'], {
-  description:
-    'How a first period shorter than an interval is billed: prorated (default) or free.',
+  description: 'How a first period shorter than an interval is billed: prorated (default) or free.',
 });
 
 export const SubscriptionStatus = StringEnum([

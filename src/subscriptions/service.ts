@@ -49,7 +49,12 @@ function timing(input: SubscriptionCreate, now: Date, timeZone: string, first: C
   const from = trialEnd ?? start;
   const anchor = input.billingCycleAnchor === undefined ? from : new Date(input.billingCycleAnchor);
   const every = { interval: first.price.recurring!.interval, intervalCount: 1 };
-  const latest = boundary(from, timeZone, { ...every, intervalCount: first.price.recurring!.intervalCount }, 1);
+  const latest = boundary(
+    from,
+    timeZone,
+    { ...every, intervalCount: first.price.recurring!.intervalCount },
+    1,
+  );
   if (anchor < from || anchor >= latest) {
     throw new ParameterInvalidError(
       'billingCycleAnchor',
@@ -80,7 +85,12 @@ export function createSubscription(
         scope,
         input.items.map((i) => i.priceId),
       ),
-      getTaxRatesForUse(tx, scope, [{ ids: defaults, param: 'defaultTaxRates' }], new Set(defaults)),
+      getTaxRatesForUse(
+        tx,
+        scope,
+        [{ ids: defaults, param: 'defaultTaxRates' }],
+        new Set(defaults),
+      ),
     ]);
     const items = checkedItems(input.items, prices);
     const first = prices.get(items[0]!.price_id)!;

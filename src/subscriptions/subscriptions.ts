@@ -26,7 +26,11 @@ export function createSubscriptions(deps: RunDeps) {
     get: (scope: TenantScope, id: string) => getSubscription(db, scope, id),
     list: (
       scope: TenantScope,
-      filters: { customerId?: string | undefined; status?: string | undefined; priceId?: string | undefined },
+      filters: {
+        customerId?: string | undefined;
+        status?: string | undefined;
+        priceId?: string | undefined;
+      },
       page: PageRequest,
     ) => listSubscriptions(db, scope, filters, page),
     update: (write: WriteRequest, id: string, input: SubscriptionUpdate) =>

@@ -17,7 +17,8 @@ export async function upcomingInvoice(db: Db, scope: TenantScope, id: string) {
   }
   const items = await pricedItems(db, scope, row.id);
   const pending = await pendingLines(db, scope, row, items);
-  const ending = row.cancel_at !== null && row.cancel_at <= (row.current_period_end ?? row.cancel_at);
+  const ending =
+    row.cancel_at !== null && row.cancel_at <= (row.current_period_end ?? row.cancel_at);
   let at: Date;
   let reason: BillingReason;
   let lines: ProposedLine[];
@@ -36,12 +37,21 @@ export async function upcomingInvoice(db: Db, scope: TenantScope, id: string) {
       row.status === 'scheduled' && row.trial_end === null
         ? 'subscription_create'
         : 'subscription_cycle';
-    const period = row.status === 'scheduled' && row.trial_end !== null ? [] : linesOfPeriod(row, items, at).lines;
+    const period =
+      row.status === 'scheduled' && row.trial_end !== null
+        ? []
+        : linesOfPeriod(row, items, at).lines;
     lines = [...period, ...(reason === 'subscription_create' ? [] : pending.lines)];
   }
   const customer = await getCustomerRow(db, scope, row.customer_id);
   const priced = lines.map((l) => invoiceLine(l, row.time_zone));
-  const totals = await priceSubscriptionLines(db, scope, customer, row.default_tax_rates, priced);
+  const totals = await priceSubscriptionLines(
+    db,
+    scope,
+    customer.tax_exempt,
+    row.default_tax_rates,
+    priced,
+  );
   return {
     id: null,
     object: 'upcoming_invoice' as const,

@@ -137,8 +137,8 @@ export function deleteTestClock(
       throw new StateInvalidError(`Test clock ${id} is advancing; delete it once it is ready.`);
     }
     await deleteClockRows(uow.tx, uow.actor, id);
-    const deleted = { id, object: 'test_clock' as const, deleted: true as const };
-    uow.event('test_clock.deleted', deleted);
-    return deleted;
+    // The event carries the clock as it was when it was deleted.
+    uow.event('test_clock.deleted', testClockFromRow(row));
+    return { id, object: 'test_clock' as const, deleted: true as const };
   });
 }

@@ -381,6 +381,240 @@ export interface paths {
     patch: operations['updatePrice'];
     trace?: never;
   };
+  '/v1/subscriptions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List subscriptions, newest first
+     * @description **Scope:** `subscriptions:read`.
+     */
+    get: operations['listSubscriptions'];
+    put?: never;
+    /**
+     * Create a subscription
+     * @description Items are recurring prices of one currency and one interval. Starting now without a trial, the first invoice (reason `subscription_create`) is made in the same transaction (`latestInvoiceId`); a later `startAt` makes it `scheduled`, a trial `trialing`. Periods follow the anchor on the customer’s time zone (docs/subscriptions.md).
+     *
+     *     **Scope:** `subscriptions:write`.
+     */
+    post: operations['createSubscription'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/subscriptions/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Retrieve a subscription
+     * @description **Scope:** `subscriptions:read`.
+     */
+    get: operations['getSubscription'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change a subscription
+     * @description Items (add; change `priceId` or `quantity`; remove with `deleted: true`) with `prorationBehavior` (`create_prorations`: pending lines on the next invoice; `always_invoice`: an invoice now; `none`), at `prorationDate` (default now, within the current period). A price of another interval changes the interval: the period ends at the change and a new one starts there, invoiced at once. Also `trialEnd` (while trialing), `cancelAtPeriodEnd` (true or false: undo until the period ends), `description`, `metadata`.
+     *
+     *     **Scope:** `subscriptions:write`.
+     */
+    patch: operations['updateSubscription'];
+    trace?: never;
+  };
+  '/v1/subscriptions/{id}/preview-change': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Preview a change
+     * @description Takes the body of PATCH and answers the lines it would bill, with their subtotal and total; changes nothing.
+     *
+     *     **Scope:** `subscriptions:read`.
+     */
+    post: operations['createSubscriptionPreviewChange'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/subscriptions/{id}/upcoming-invoice': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The upcoming invoice
+     * @description What the next boundary would invoice if nothing changed (`id` null), computed by the same code as the billing run.
+     *
+     *     **Scope:** `subscriptions:read`.
+     */
+    get: operations['getSubscriptionUpcomingInvoice'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/subscriptions/{id}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel a subscription
+     * @description `at`: `period_end` (default; undo with PATCH `cancelAtPeriodEnd: false`), `now`, or a later instant. At the end the subscription is `canceled` with a last invoice (reason `subscription_cancel`) of pending prorations and, with `prorate`, the credit for unused time, unless it would be empty or `invoiceNow` is false.
+     *
+     *     **Scope:** `subscriptions:write`.
+     */
+    post: operations['createSubscriptionCancel'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/subscriptions/{id}/pause': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Pause a subscription
+     * @description Invoices are still made on the calendar, then voided, kept as drafts or marked uncollectible (`behavior`), until `resume` or `resumesAt`.
+     *
+     *     **Scope:** `subscriptions:write`.
+     */
+    post: operations['createSubscriptionPause'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/subscriptions/{id}/resume': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Resume a paused subscription
+     * @description **Scope:** `subscriptions:write`.
+     */
+    post: operations['createSubscriptionResume'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/test-clocks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List test clocks, newest first
+     * @description **Scope:** `subscriptions:read`.
+     */
+    get: operations['listTestClocks'];
+    put?: never;
+    /**
+     * Create a test clock
+     * @description Test keys only (a live key gets 403 test_mode_only). Customers created with its `testClockId` live on its time.
+     *
+     *     **Scope:** `subscriptions:write`.
+     */
+    post: operations['createTestClock'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/test-clocks/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Retrieve a test clock
+     * @description **Scope:** `subscriptions:read`.
+     */
+    get: operations['getTestClock'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a test clock
+     * @description Deletes it with its customers’ subscriptions and draft invoices; the customers and their issued invoices stay, on real time.
+     *
+     *     **Scope:** `subscriptions:write`.
+     */
+    delete: operations['deleteTestClock'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/test-clocks/{id}/advance': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Advance a test clock
+     * @description Forward only, at most two calendar years past the clock’s time. Answers 202 with `status: advancing`, then runs in time order everything that falls due in between (period boundaries, grace periods, trial ends, cancellations, pauses ending), exactly as the worker would at those times; then `status: ready` and the event `test_clock.ready`. While it advances, another advance is 409 state_invalid.
+     *
+     *     **Scope:** `subscriptions:write`.
+     */
+    post: operations['createTestClockAdvance'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/invoices': {
     parameters: {
       query?: never;
@@ -930,7 +1164,7 @@ export interface paths {
      * List events, newest first
      * @description An event is readable with the read scope of the object it describes: `customer.*` needs `customers:read`; `invoice.*`, `credit_note.*` and `tax_rate.*` need `invoices:read`; `api_key.*` needs `keys:read`. With `type`, the key needs that type's scope (else 403 `scope_insufficient`). Without it, the list holds only the types the key can read; a key that can read none gets 403 `scope_insufficient`.
      *
-     *     **Scope:** the read scope of the object: `customers:read`, `invoices:read`, `keys:read`, `settings:read`.
+     *     **Scope:** the read scope of the object: `customers:read`, `invoices:read`, `keys:read`, `settings:read`, `subscriptions:read`.
      */
     get: operations['listEvents'];
     put?: never;
@@ -952,7 +1186,7 @@ export interface paths {
      * Retrieve an event
      * @description An event is readable with the read scope of the object it describes: `customer.*` needs `customers:read`; `invoice.*`, `credit_note.*` and `tax_rate.*` need `invoices:read`; `api_key.*` needs `keys:read`. An event of this tenant and environment whose scope the key lacks is 403 `scope_insufficient` (with `requiredScope`); an event of another tenant or environment is 404.
      *
-     *     **Scope:** the read scope of the object: `customers:read`, `invoices:read`, `keys:read`, `settings:read`.
+     *     **Scope:** the read scope of the object: `customers:read`, `invoices:read`, `keys:read`, `settings:read`, `subscriptions:read`.
      */
     get: operations['getEvent'];
     put?: never;
@@ -1132,6 +1366,7 @@ export interface components {
           | 'api_key_revoked'
           | 'metrics_token_invalid'
           | 'scope_insufficient'
+          | 'test_mode_only'
           | 'https_required'
           | 'resource_missing'
           | 'route_not_found'
@@ -1523,6 +1758,8 @@ export interface components {
       buyerReference?: string;
       electronicAddress?: components['schemas']['ElectronicAddress'];
       timeZone?: components['schemas']['TimeZone'];
+      /** @description A test clock (test keys only): the customer, its subscriptions and their invoices live on the clock’s time. */
+      testClockId?: string;
     };
     /** Address */
     Address: {
@@ -1567,6 +1804,8 @@ export interface components {
       electronicAddress: components['schemas']['ElectronicAddressValue'] | null;
       /** @description The customer's own time zone (IANA name); null: the tenant's (settings `timeZone`). A subscription keeps the one its customer had when it was created. */
       timeZone: string | null;
+      /** @description The test clock it lives on, or null. */
+      testClockId: string | null;
       /**
        * @description The environment of the key that made the object.
        * @enum {string}
@@ -1998,6 +2237,345 @@ export interface components {
       metadata?: {
         [key: string]: string;
       } | null;
+    };
+    /** SubscriptionItemCreate */
+    SubscriptionItemCreate: {
+      priceId: string;
+      quantity?: number;
+    };
+    /** SubscriptionCreate */
+    SubscriptionCreate: {
+      customerId: string;
+      items: components['schemas']['SubscriptionItemCreate'][];
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      startAt?: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      billingCycleAnchor?: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      trialEnd?: string;
+      trialDays?: number;
+      /**
+       * @description How a first period shorter than an interval is billed: prorated (default) or free.
+       * @enum {string}
+       */
+      prorationBehavior?: 'create_prorations' | 'none';
+      daysUntilDue?: number;
+      defaultTaxRates?: string[];
+      autoSend?: boolean;
+      description?: string | null;
+      /** @description Up to 50 keys (1–40 characters) with string values (≤ 500 characters). */
+      metadata?: {
+        [key: string]: string;
+      };
+    };
+    /** SubscriptionItemPrice */
+    SubscriptionItemPrice: {
+      id: string;
+      productId: string;
+      currency: string;
+      nickname: string | null;
+      recurring: {
+        /** @enum {string} */
+        interval: 'day' | 'week' | 'month' | 'year';
+        intervalCount: number;
+        /** @enum {string} */
+        usage: 'licensed' | 'metered';
+      };
+    } & {
+      [key: string]: unknown;
+    };
+    /** SubscriptionItem */
+    SubscriptionItem: {
+      id: string;
+      /** @enum {string} */
+      object: 'subscription_item';
+      price: components['schemas']['SubscriptionItemPrice'];
+      quantity: number;
+    };
+    /** Period */
+    Period: {
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      start: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      end: string;
+    };
+    /** Subscription */
+    Subscription: {
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      object: 'subscription';
+      /** @enum {string} */
+      status: 'scheduled' | 'trialing' | 'active' | 'past_due' | 'paused' | 'canceled';
+      customerId: string;
+      currency: string;
+      items: components['schemas']['SubscriptionItem'][];
+      currentPeriod: components['schemas']['Period'] | null;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      billingCycleAnchor: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      startAt: string;
+      timeZone: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      trialStart: string | null;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      trialEnd: string | null;
+      cancelAtPeriodEnd: boolean;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      cancelAt: string | null;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      canceledAt: string | null;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      endedAt: string | null;
+      pause: {
+        /** @enum {string} */
+        behavior: 'void' | 'keep_as_draft' | 'mark_uncollectible';
+        /**
+         * Format: date-time
+         * @description ISO 8601, UTC
+         */
+        resumesAt: string | null;
+      } | null;
+      latestInvoiceId: string | null;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      nextInvoiceAt: string | null;
+      testClockId: string | null;
+      daysUntilDue: number | null;
+      defaultTaxRates: string[];
+      autoSend: boolean;
+      description: string | null;
+      /** @description Up to 50 keys (1–40 characters) with string values (≤ 500 characters). */
+      metadata: {
+        [key: string]: string;
+      };
+      /**
+       * @description The environment of the key that made the object.
+       * @enum {string}
+       */
+      environment: 'live' | 'test';
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      updatedAt: string;
+    };
+    /** SubscriptionPage */
+    SubscriptionPage: {
+      data: components['schemas']['Subscription'][];
+      /** @description Pass as `cursor` for the next page; null on the last page. */
+      nextCursor: string | null;
+    };
+    /**
+     * SubscriptionItemChange
+     * @description With `id`: changes that item (`priceId`, `quantity`) or removes it (`deleted: true`). Without: adds an item (`priceId` required).
+     */
+    SubscriptionItemChange: {
+      id?: string;
+      priceId?: string;
+      quantity?: number;
+      deleted?: boolean;
+    };
+    /** SubscriptionUpdate */
+    SubscriptionUpdate: {
+      items?: components['schemas']['SubscriptionItemChange'][];
+      /**
+       * @description `create_prorations` (default): proration lines wait for the next invoice; `always_invoice`: an invoice now (reason `subscription_update`); `none`: no proration.
+       * @enum {string}
+       */
+      prorationBehavior?: 'create_prorations' | 'always_invoice' | 'none';
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      prorationDate?: string;
+      cancelAtPeriodEnd?: boolean;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      trialEnd?: string;
+      description?: string | null;
+      /** @description Up to 50 keys (1–40 characters) with string values (≤ 500 characters). */
+      metadata?: {
+        [key: string]: string;
+      };
+    };
+    /** ProposedLine */
+    ProposedLine: {
+      description: string;
+      quantity: number;
+      amount: number;
+      period: components['schemas']['Period'];
+      priceId: string;
+      subscriptionItemId: string;
+      proration: boolean;
+    };
+    /** SubscriptionChangePreview */
+    SubscriptionChangePreview: {
+      lines: components['schemas']['ProposedLine'][];
+      subtotal: number;
+      total: number;
+    };
+    /**
+     * UpcomingInvoice
+     * @description What the next boundary would invoice; `createdAt` is when it would be made.
+     */
+    UpcomingInvoice: {
+      id: null;
+      /** @enum {string} */
+      object: 'upcoming_invoice';
+      subscriptionId: string;
+      customerId: string;
+      currency: string;
+      /** @enum {string} */
+      billingReason:
+        | 'subscription_create'
+        | 'subscription_cycle'
+        | 'subscription_update'
+        | 'subscription_cancel';
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      createdAt: string;
+      lines: components['schemas']['ProposedLine'][];
+      subtotal: number;
+      tax: number;
+      total: number;
+    };
+    /** SubscriptionCancel */
+    SubscriptionCancel: {
+      /** @description `period_end` (default), `now`, or an instant within the current period. */
+      at?: ('period_end' | 'now') | string;
+      prorate?: boolean;
+      invoiceNow?: boolean;
+    };
+    /** SubscriptionPause */
+    SubscriptionPause: {
+      /** @enum {string} */
+      behavior: 'void' | 'keep_as_draft' | 'mark_uncollectible';
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      resumesAt?: string;
+    };
+    /** TestClockCreate */
+    TestClockCreate: {
+      name?: string | null;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      frozenTime: string;
+    };
+    /** TestClock */
+    TestClock: {
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      object: 'test_clock';
+      name: string | null;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      frozenTime: string;
+      /**
+       * @description `advancing` while an advance runs what falls due; `ready` after.
+       * @enum {string}
+       */
+      status: 'ready' | 'advancing';
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      advancingTo: string | null;
+      /**
+       * @description The environment of the key that made the object.
+       * @enum {string}
+       */
+      environment: 'live' | 'test';
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      updatedAt: string;
+    };
+    /** TestClockPage */
+    TestClockPage: {
+      data: components['schemas']['TestClock'][];
+      /** @description Pass as `cursor` for the next page; null on the last page. */
+      nextCursor: string | null;
+    };
+    /** DeletedTestClock */
+    DeletedTestClock: {
+      id: string;
+      /** @enum {string} */
+      object: 'test_clock';
+      /** @enum {boolean} */
+      deleted: true;
+    };
+    /** TestClockAdvance */
+    TestClockAdvance: {
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      frozenTime: string;
     };
     /**
      * LineCreate
@@ -2731,7 +3309,9 @@ export interface components {
         | components['schemas']['TaxRate']
         | components['schemas']['Payment']
         | components['schemas']['ApiKey']
-        | components['schemas']['Settings'];
+        | components['schemas']['Settings']
+        | components['schemas']['Subscription']
+        | components['schemas']['TestClock'];
       /** @description On `api_key.*`: the key that made the change; null for the operator (CLI). */
       actorKeyId?: string | null;
       previousKey?: components['schemas']['ApiKey'];
@@ -2771,7 +3351,18 @@ export interface components {
         | 'api_key.created'
         | 'api_key.rotated'
         | 'api_key.revoked'
-        | 'settings.updated';
+        | 'settings.updated'
+        | 'subscription.created'
+        | 'subscription.updated'
+        | 'subscription.trial_will_end'
+        | 'subscription.past_due'
+        | 'subscription.paused'
+        | 'subscription.resumed'
+        | 'subscription.canceled'
+        | 'test_clock.created'
+        | 'test_clock.advancing'
+        | 'test_clock.ready'
+        | 'test_clock.deleted';
       /**
        * Format: date-time
        * @description ISO 8601, UTC
@@ -2819,6 +3410,17 @@ export interface components {
         | 'api_key.rotated'
         | 'api_key.revoked'
         | 'settings.updated'
+        | 'subscription.created'
+        | 'subscription.updated'
+        | 'subscription.trial_will_end'
+        | 'subscription.past_due'
+        | 'subscription.paused'
+        | 'subscription.resumed'
+        | 'subscription.canceled'
+        | 'test_clock.created'
+        | 'test_clock.advancing'
+        | 'test_clock.ready'
+        | 'test_clock.deleted'
         | '*'
       )[];
       description?: string;
@@ -2856,6 +3458,17 @@ export interface components {
         | 'api_key.rotated'
         | 'api_key.revoked'
         | 'settings.updated'
+        | 'subscription.created'
+        | 'subscription.updated'
+        | 'subscription.trial_will_end'
+        | 'subscription.past_due'
+        | 'subscription.paused'
+        | 'subscription.resumed'
+        | 'subscription.canceled'
+        | 'test_clock.created'
+        | 'test_clock.advancing'
+        | 'test_clock.ready'
+        | 'test_clock.deleted'
         | '*'
       )[];
       description: string | null;
@@ -2914,6 +3527,17 @@ export interface components {
         | 'api_key.rotated'
         | 'api_key.revoked'
         | 'settings.updated'
+        | 'subscription.created'
+        | 'subscription.updated'
+        | 'subscription.trial_will_end'
+        | 'subscription.past_due'
+        | 'subscription.paused'
+        | 'subscription.resumed'
+        | 'subscription.canceled'
+        | 'test_clock.created'
+        | 'test_clock.advancing'
+        | 'test_clock.ready'
+        | 'test_clock.deleted'
         | '*'
       )[];
       description: string | null;
@@ -2974,6 +3598,17 @@ export interface components {
         | 'api_key.rotated'
         | 'api_key.revoked'
         | 'settings.updated'
+        | 'subscription.created'
+        | 'subscription.updated'
+        | 'subscription.trial_will_end'
+        | 'subscription.past_due'
+        | 'subscription.paused'
+        | 'subscription.resumed'
+        | 'subscription.canceled'
+        | 'test_clock.created'
+        | 'test_clock.advancing'
+        | 'test_clock.ready'
+        | 'test_clock.deleted'
         | '*'
       )[];
       description?: string | null;
@@ -3041,7 +3676,18 @@ export interface components {
         | 'api_key.created'
         | 'api_key.rotated'
         | 'api_key.revoked'
-        | 'settings.updated';
+        | 'settings.updated'
+        | 'subscription.created'
+        | 'subscription.updated'
+        | 'subscription.trial_will_end'
+        | 'subscription.past_due'
+        | 'subscription.paused'
+        | 'subscription.resumed'
+        | 'subscription.canceled'
+        | 'test_clock.created'
+        | 'test_clock.advancing'
+        | 'test_clock.ready'
+        | 'test_clock.deleted';
       /**
        * @description `pending`: waiting for its next attempt (or being attempted); `failed`: retries exhausted or the receiver answered 410; `cancelled`: the endpoint was disabled first.
        * @enum {string}
@@ -3138,7 +3784,18 @@ export interface components {
         | 'api_key.created'
         | 'api_key.rotated'
         | 'api_key.revoked'
-        | 'settings.updated';
+        | 'settings.updated'
+        | 'subscription.created'
+        | 'subscription.updated'
+        | 'subscription.trial_will_end'
+        | 'subscription.past_due'
+        | 'subscription.paused'
+        | 'subscription.resumed'
+        | 'subscription.canceled'
+        | 'test_clock.created'
+        | 'test_clock.advancing'
+        | 'test_clock.ready'
+        | 'test_clock.deleted';
       /**
        * Format: date-time
        * @description ISO 8601, UTC
@@ -4370,6 +5027,594 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['Price'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['ContentTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['TooManyRequests'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  listSubscriptions: {
+    parameters: {
+      query?: {
+        /**
+         * @description Page size, an integer from 1 to 100 (default 25).
+         * @example 25
+         */
+        limit?: number;
+        /** @description The `nextCursor` of the previous page, as it was returned. */
+        cursor?: string;
+        customerId?: string;
+        status?: 'scheduled' | 'trialing' | 'active' | 'past_due' | 'paused' | 'canceled';
+        priceId?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of subscriptions, newest first; `nextCursor` leads to the next. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SubscriptionPage'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['TooManyRequests'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  createSubscription: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: 1–255 printable ASCII characters, kept 24 hours, scoped to the tenant and environment. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SubscriptionCreate'];
+      };
+    };
+    responses: {
+      /** @description The subscription created. */
+      201: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Subscription'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['ContentTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['TooManyRequests'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  getSubscription: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The subscription. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Subscription'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['TooManyRequests'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  updateSubscription: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: 1–255 printable ASCII characters, kept 24 hours, scoped to the tenant and environment. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['SubscriptionUpdate'];
+      };
+    };
+    responses: {
+      /** @description The subscription, changed. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Subscription'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['ContentTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['TooManyRequests'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  createSubscriptionPreviewChange: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['SubscriptionUpdate'];
+      };
+    };
+    responses: {
+      /** @description The subscription change preview, changed. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SubscriptionChangePreview'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['ContentTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  getSubscriptionUpcomingInvoice: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description What the next boundary would invoice; `createdAt` is when it would be made. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UpcomingInvoice'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  createSubscriptionCancel: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: 1–255 printable ASCII characters, kept 24 hours, scoped to the tenant and environment. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['SubscriptionCancel'];
+      };
+    };
+    responses: {
+      /** @description The subscription, changed. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Subscription'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['ContentTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['TooManyRequests'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  createSubscriptionPause: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: 1–255 printable ASCII characters, kept 24 hours, scoped to the tenant and environment. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SubscriptionPause'];
+      };
+    };
+    responses: {
+      /** @description The subscription, changed. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Subscription'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['ContentTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['TooManyRequests'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  createSubscriptionResume: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: 1–255 printable ASCII characters, kept 24 hours, scoped to the tenant and environment. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description The subscription, changed. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Subscription'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['ContentTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['TooManyRequests'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  listTestClocks: {
+    parameters: {
+      query?: {
+        /**
+         * @description Page size, an integer from 1 to 100 (default 25).
+         * @example 25
+         */
+        limit?: number;
+        /** @description The `nextCursor` of the previous page, as it was returned. */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of test clocks, newest first; `nextCursor` leads to the next. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TestClockPage'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['TooManyRequests'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  createTestClock: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: 1–255 printable ASCII characters, kept 24 hours, scoped to the tenant and environment. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['TestClockCreate'];
+      };
+    };
+    responses: {
+      /** @description The test clock created. */
+      201: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TestClock'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['ContentTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['TooManyRequests'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  getTestClock: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The test clock. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TestClock'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['TooManyRequests'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  deleteTestClock: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: 1–255 printable ASCII characters, kept 24 hours, scoped to the tenant and environment. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description The deleted test clock. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DeletedTestClock'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['ContentTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['TooManyRequests'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  createTestClockAdvance: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: 1–255 printable ASCII characters, kept 24 hours, scoped to the tenant and environment. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['TestClockAdvance'];
+      };
+    };
+    responses: {
+      /** @description The test clock, changed. */
+      202: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TestClock'];
         };
       };
       400: components['responses']['BadRequest'];
@@ -5674,7 +6919,18 @@ export interface operations {
           | 'api_key.created'
           | 'api_key.rotated'
           | 'api_key.revoked'
-          | 'settings.updated';
+          | 'settings.updated'
+          | 'subscription.created'
+          | 'subscription.updated'
+          | 'subscription.trial_will_end'
+          | 'subscription.past_due'
+          | 'subscription.paused'
+          | 'subscription.resumed'
+          | 'subscription.canceled'
+          | 'test_clock.created'
+          | 'test_clock.advancing'
+          | 'test_clock.ready'
+          | 'test_clock.deleted';
       };
       header?: never;
       path?: never;

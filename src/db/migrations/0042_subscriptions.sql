@@ -159,6 +159,3 @@ CREATE INDEX subscription_invoices_by_test_clock
 ALTER TABLE subscriptions ADD COLUMN standing_changed boolean NOT NULL DEFAULT false;
 CREATE INDEX subscriptions_standing_changed ON subscriptions (updated_at)
   WHERE standing_changed AND test_clock_id IS NULL;
--- The invoices of a subscription (its standing, the invoices it billed).
-CREATE INDEX invoices_by_subscription ON invoices (tenant_id, environment, subscription_id)
-  WHERE subscription_id IS NOT NULL;
