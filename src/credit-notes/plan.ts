@@ -30,6 +30,8 @@ import type { CreditNoteLineRow } from './store.ts';
 export interface CreditPlan {
   allocation: CreditAllocation;
   lines: Omit<CreditNoteLineRow, 'credit_note_id'>[];
+  /** With `cap`: the lines cut to what was left, as [index, asked, credited]. */
+  capped: [number, number, number][];
 }
 
 export interface PriorCredits {
@@ -66,10 +68,21 @@ function tooMuch(param: string, what: string, left: number): never {
   );
 }
 
+/** A line's gross amount (tax included) for a net amount on an invoice line's rates. */
+export function grossOnLine(invoice: Invoice, invoiceLineId: string, net: number): number {
+  const line = invoice.lines.find((l) => l.id === invoiceLineId)!;
+  return lineGross({ ...lineForCredit(invoice, line), amount: net });
+}
+
+/**
+ * What a credit note of `input` credits. A line (or amount) beyond what is left to credit is
+ * refused — or, with `cap` (a subscription's credit, which must not fail), cut to what is left.
+ */
 export function planCredit(
   invoice: Invoice,
   prior: PriorCredits,
   input: Pick<CreditNoteCreate, 'amount' | 'lines'>,
+  cap = false,
 ): CreditPlan {
   if (input.amount !== undefined && input.lines !== undefined) {
     throw new ParameterInvalidError('lines', 'Give amount or lines, not both.');
@@ -82,18 +95,26 @@ export function planCredit(
     }
     const left = creditableTotal(remaining);
     if (input.amount > left) tooMuch('amount', 'the invoice', left);
-    return { allocation: allocateCredit(input.amount, remaining), lines: [] };
+    return { allocation: allocateCredit(input.amount, remaining), lines: [], capped: [] };
   }
 
   const creditedOnLine = new Map(prior.byInvoiceLine);
   const allocations: CreditAllocation[] = [];
+  const capped: CreditPlan['capped'] = [];
+  const within = (i: number, asked: number, left: number, param: string, what: string) => {
+    if (asked <= left) return asked;
+    if (!cap) tooMuch(param, what, left);
+    capped.push([i, asked, left]);
+    return left;
+  };
   const lines = input.lines.map((line, i): CreditPlan['lines'][number] => {
     const param = `lines.${i}`;
     let allocation: CreditAllocation;
+    let amount: number;
     if (line.invoiceLineId === undefined) {
       const left = creditableTotal(remaining);
-      if (line.amount > left) tooMuch(`${param}.amount`, 'the invoice', left);
-      allocation = allocateCredit(line.amount, remaining);
+      amount = within(i, line.amount, left, `${param}.amount`, 'the invoice');
+      allocation = allocateCredit(amount, remaining);
     } else {
       const invoiceLine = invoice.lines.find((l) => l.id === line.invoiceLineId);
       if (!invoiceLine) {
@@ -109,9 +130,9 @@ export function planCredit(
         0,
         Math.min(lineGross(target) - credited, lineCreditable(target, remaining)),
       );
-      if (line.amount > left) tooMuch(`${param}.amount`, `invoice line ${invoiceLine.id}`, left);
-      creditedOnLine.set(invoiceLine.id, credited + line.amount);
-      allocation = allocateLineCredit(line.amount, target, remaining);
+      amount = within(i, line.amount, left, `${param}.amount`, `invoice line ${invoiceLine.id}`);
+      creditedOnLine.set(invoiceLine.id, credited + amount);
+      allocation = allocateLineCredit(amount, target, remaining);
     }
     remaining = remainingCreditable(remaining, [allocation]);
     allocations.push(allocation);
@@ -120,7 +141,7 @@ export function planCredit(
       position: i + 1,
       invoice_line_id: line.invoiceLineId ?? null,
       description: line.description,
-      amount: line.amount,
+      amount,
       amount_excluding_tax: allocation.totalExcludingTax,
       tax: allocation.tax,
       tax_amounts: allocation.taxAmounts.map((t) => ({
@@ -130,5 +151,5 @@ export function planCredit(
       })),
     };
   });
-  return { allocation: combineAllocations(allocations, rateIds), lines };
+  return { allocation: combineAllocations(allocations, rateIds), lines, capped };
 }

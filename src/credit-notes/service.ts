@@ -5,7 +5,12 @@
 // invoice row, then credit note row, then the number counter.
 import { todayUtcOf, type Clock } from '../clock.ts';
 import type { Db, Queryable, Tx } from '../db/pool.ts';
-import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
+import {
+  unitOfWork,
+  type UnitOfWork,
+  type WriteRequest,
+  type Written,
+} from '../db/unit-of-work.ts';
 import { ResourceMissingError, StateInvalidError } from '../errors.ts';
 import type { PageRequest } from '../paging.ts';
 import { newId } from '../ids.ts';
@@ -35,6 +40,7 @@ import {
 } from './store.ts';
 
 export { creditNoteFromRow } from './model.ts';
+export { grossOnLine } from './plan.ts';
 
 /** The invoice, locked for the transaction; 404 naming `invoiceId` when it is not ours. */
 async function lockInvoice(
@@ -60,77 +66,96 @@ export async function createCreditNote(
   request: WriteRequest,
   input: CreditNoteCreate,
 ): Promise<Written<CreditNote>> {
-  const written = await unitOfWork(db, request, async (uow) => {
-    const { tx, actor: scope } = uow;
-    const today = todayUtcOf(clock);
-    const invoice = await lockInvoice(tx, scope, input.invoiceId, today);
-    // Checked before the amounts, so a draft or void invoice is always 409 (the hook checks too).
-    if (invoice.status !== 'open' && invoice.status !== 'paid') {
-      throw new StateInvalidError(
-        `Credit notes are only for open or paid invoices; this invoice is ${invoice.status}.`,
-      );
-    }
-    const issued = await selectIssuedCreditNotes(tx, scope, invoice.id);
-    const byInvoiceLine = input.lines?.some((l) => l.invoiceLineId !== undefined)
-      ? await selectCreditedByInvoiceLine(tx, scope, invoice.id)
-      : new Map<string, number>();
-    const plan = planCredit(
-      invoice,
-      {
-        allocations: issued.map((r) => ({
-          totalExcludingTax: r.total_excluding_tax,
-          taxAmounts: r.tax_amounts,
-        })),
-        byInvoiceLine,
-      },
-      input,
-    );
-    const credit = plan.allocation;
-    const { effect } = await applyCreditToInvoice(uow, invoice.id, credit.total, today);
-    const { settings, tenantName } = await getSettingsWithTenantName(tx, scope);
-    // Taken last: the counter row stays locked until this transaction ends. Credit notes have
-    // a series of their own (src/documents/numbering.ts).
-    const number = await documents.nextNumber(
-      tx,
-      scope,
-      'credit_note',
-      settings.credit_note_prefix,
-    );
-    const inclusive = isTaxInclusive(invoice);
-    const rates = new Map(invoice.taxAmounts.map((t) => [t.taxRateId, t]));
-    // The seller as it is now: the credit note is a document of its own.
-    const seller = sellerSnapshot(settings, tenantName);
-    const row = await insertCreditNote(tx, scope, {
-      seller_snapshot: seller,
-      id: newId('cn'),
-      number,
-      invoice_id: invoice.id,
-      customer_id: invoice.customerId,
-      currency: invoice.currency,
-      reason: input.reason ?? null,
-      memo: input.memo ?? null,
-      metadata: input.metadata ?? {},
-      tax_inclusive: inclusive,
-      subtotal: inclusive ? credit.total : credit.totalExcludingTax,
-      tax: credit.tax,
-      total_excluding_tax: credit.totalExcludingTax,
-      total: credit.total,
-      tax_amounts: credit.taxAmounts.map((t) => {
-        const rate = rates.get(t.taxRateId)!;
-        return { ...rate, taxableAmount: t.taxableAmount, amount: t.amount };
-      }),
-      credited_amount: effect.credited,
-      out_of_band_amount: effect.outOfBand,
-    });
-    await insertCreditNoteLines(tx, scope, row, plan.lines);
-    const note = creditNoteFromRow(row, plan.lines);
-    uow.event('credit_note.created', note);
-    return note;
-  });
+  const written = await unitOfWork(
+    db,
+    request,
+    async (uow) => (await creditNoteInWork(uow, documents, todayUtcOf(clock), input))!,
+  );
   // Its documents are rendered from what it froze, after this answer (its render was queued
   // with its events).
   if (!written.replayed) documents.issued();
   return written;
+}
+
+/**
+ * Makes a credit note inside the caller's unit of work (the API's, or a subscription change's
+ * whose credit cannot be an invoice). With `cap`, lines beyond what the invoice has left to
+ * credit are cut to it, and the memo says so.
+ */
+export async function creditNoteInWork(
+  uow: UnitOfWork,
+  documents: IssuedDocuments,
+  today: string,
+  input: CreditNoteCreate,
+  cap = false,
+): Promise<CreditNote | null> {
+  const { tx, actor: scope } = uow;
+  const invoice = await lockInvoice(tx, scope, input.invoiceId, today);
+  // Checked before the amounts, so a draft or void invoice is always 409 (the hook checks too).
+  if (invoice.status !== 'open' && invoice.status !== 'paid') {
+    throw new StateInvalidError(
+      `Credit notes are only for open or paid invoices; this invoice is ${invoice.status}.`,
+    );
+  }
+  const issued = await selectIssuedCreditNotes(tx, scope, invoice.id);
+  const byInvoiceLine = input.lines?.some((l) => l.invoiceLineId !== undefined)
+    ? await selectCreditedByInvoiceLine(tx, scope, invoice.id)
+    : new Map<string, number>();
+  const plan = planCredit(
+    invoice,
+    {
+      allocations: issued.map((r) => ({
+        totalExcludingTax: r.total_excluding_tax,
+        taxAmounts: r.tax_amounts,
+      })),
+      byInvoiceLine,
+    },
+    input,
+    cap,
+  );
+  const credit = plan.allocation;
+  // Capped to nothing: there is nothing left to credit, and no credit note.
+  if (cap && credit.total === 0) return null;
+  const { effect } = await applyCreditToInvoice(uow, invoice.id, credit.total, today);
+  const { settings, tenantName } = await getSettingsWithTenantName(tx, scope);
+  // Taken last: the counter row stays locked until this transaction ends. Credit notes have
+  // a series of their own (src/documents/numbering.ts).
+  const number = await documents.nextNumber(tx, scope, 'credit_note', settings.credit_note_prefix);
+  const inclusive = isTaxInclusive(invoice);
+  const rates = new Map(invoice.taxAmounts.map((t) => [t.taxRateId, t]));
+  const capNote = plan.capped
+    .map(
+      ([, asked, left]) => `A credit of ${asked} was capped at ${left}, what the invoice allowed.`,
+    )
+    .join(' ');
+  const memo = [input.memo, capNote].filter((m) => m).join(' ') || null;
+  const row = await insertCreditNote(tx, scope, {
+    // The seller as it is now: the credit note is a document of its own.
+    seller_snapshot: sellerSnapshot(settings, tenantName),
+    id: newId('cn'),
+    number,
+    invoice_id: invoice.id,
+    customer_id: invoice.customerId,
+    currency: invoice.currency,
+    reason: input.reason ?? null,
+    memo,
+    metadata: input.metadata ?? {},
+    tax_inclusive: inclusive,
+    subtotal: inclusive ? credit.total : credit.totalExcludingTax,
+    tax: credit.tax,
+    total_excluding_tax: credit.totalExcludingTax,
+    total: credit.total,
+    tax_amounts: credit.taxAmounts.map((t) => {
+      const rate = rates.get(t.taxRateId)!;
+      return { ...rate, taxableAmount: t.taxableAmount, amount: t.amount };
+    }),
+    credited_amount: effect.credited,
+    out_of_band_amount: effect.outOfBand,
+  });
+  await insertCreditNoteLines(tx, scope, row, plan.lines);
+  const note = creditNoteFromRow(row, plan.lines);
+  uow.event('credit_note.created', note);
+  return note;
 }
 
 export async function getCreditNote(

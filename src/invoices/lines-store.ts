@@ -151,3 +151,24 @@ export async function deleteAllLines(
     [scope.tenantId, scope.environment, invoiceId],
   );
 }
+
+/** The line of a subscription's invoice that billed an item at an instant (index by subscription). */
+export async function selectBilledLine(
+  db: Queryable,
+  scope: TenantScope,
+  subscriptionId: string,
+  subscriptionItemId: string,
+  at: Date,
+): Promise<{ invoice_id: string; id: string; status: string } | undefined> {
+  const { rows } = await db.query<{ invoice_id: string; id: string; status: string }>(
+    `SELECT l.invoice_id, l.id, i.status FROM invoices i
+       JOIN invoice_lines l ON l.tenant_id = i.tenant_id AND l.environment = i.environment
+                           AND l.invoice_id = i.id
+      WHERE i.tenant_id = $1 AND i.environment = $2 AND i.subscription_id = $3
+        AND l.subscription_item_id = $4 AND l.amount > 0
+        AND l.period_start <= $5 AND $5 < l.period_end AND i.status <> 'void'
+      ORDER BY i.created_at DESC, l.position LIMIT 1`,
+    [scope.tenantId, scope.environment, subscriptionId, subscriptionItemId, at],
+  );
+  return rows[0];
+}

@@ -28,6 +28,7 @@ export { issueInvoice, sendInvoice, transitionInvoice } from './lifecycle.ts';
 export { addInvoiceLine, removeInvoiceLine } from './lines.ts';
 export {
   addSubscriptionLines,
+  billedLine,
   createSubscriptionDraft,
   linesBelowZero,
   priceSubscriptionLines,

@@ -15,7 +15,7 @@ import { isSafeAmount, lineAmount, MAX_AMOUNT } from '../money/amount.ts';
 import { isCurrency } from '../money/currency.ts';
 import { MAX_TAX_RATES } from './draft-schemas.ts';
 import { appendLines, changeLinesIn, draftFields, insertNewDraft } from './lines.ts';
-import type { LineRow } from './lines-store.ts';
+import { selectBilledLine, type LineRow } from './lines-store.ts';
 import type { BillingReason, Invoice } from './schemas.ts';
 import type { DraftFields } from './store.ts';
 
@@ -233,4 +233,18 @@ export async function priceSubscriptionLines(
     tax: Number(breakdown.tax),
     total: Number(breakdown.total),
   };
+}
+
+/**
+ * The invoice line that billed a subscription's item at `at` (a later invoice first), with its
+ * invoice's status: what a proration credit of that item is credited against.
+ */
+export function billedLine(
+  db: Queryable,
+  scope: TenantScope,
+  subscriptionId: string,
+  subscriptionItemId: string,
+  at: Date,
+) {
+  return selectBilledLine(db, scope, subscriptionId, subscriptionItemId, at);
 }

@@ -4,6 +4,7 @@
 import type { Clock } from '../clock.ts';
 import { getCustomerRow } from '../customers/service.ts';
 import type { Db, Queryable } from '../db/pool.ts';
+import type { IssuedDocuments } from '../documents/service.ts';
 import {
   unitOfWork,
   type UnitOfWork,
@@ -17,9 +18,9 @@ import type { TenantScope } from '../tenancy.ts';
 import { timeOn } from '../test-clocks/time.ts';
 import { planChange, type ChangePlan, type ProrationBehavior } from './change-plan.ts';
 import { insertPendingLines } from './ledger-store.ts';
-import { invoiceLine } from './lines.ts';
+import { invoiceLine, pendingRows } from './lines.ts';
 import { trialWarningAt } from './model.ts';
-import { makeInvoice, pendingLines, pendingRows, pricedItems } from './periods.ts';
+import { makeInvoice, pendingLines, pricedItems, type StepOptions } from './periods.ts';
 import { getSubscriptionRow, shown } from './reading.ts';
 import { saveWithNextAction } from './run-steps.ts';
 import type { Subscription, SubscriptionUpdate } from './schemas.ts';
@@ -88,7 +89,7 @@ async function billPlan(
   row: SubscriptionRow,
   change: ChangePlan,
   behavior: ProrationBehavior,
-  options: { now: Date; graceMinutes: number },
+  options: StepOptions,
 ): Promise<{ invoiceId: string | null; fields: Partial<SubscriptionFields> }> {
   const { tx, actor: scope } = uow;
   await replaceItems(tx, scope, row.id, change.items);
@@ -124,6 +125,7 @@ async function billPlan(
 export function updateSubscription(
   db: Db,
   clock: Clock,
+  documents: IssuedDocuments,
   request: WriteRequest,
   id: string,
   input: SubscriptionUpdate,
@@ -150,7 +152,7 @@ export function updateSubscription(
     if (input.metadata !== undefined) fields.metadata = input.metadata;
     if (change !== null) {
       const behavior = input.prorationBehavior ?? 'create_prorations';
-      const options = { now, graceMinutes: settings.invoice_grace_minutes };
+      const options = { now, graceMinutes: settings.invoice_grace_minutes, documents };
       const billed = await billPlan(uow, row, change, behavior, options);
       fields = { ...fields, ...billed.fields };
       if (billed.invoiceId !== null) fields.latest_invoice_id = billed.invoiceId;

@@ -3,6 +3,7 @@
 // the request's transaction, with its last invoice.
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/pool.ts';
+import type { IssuedDocuments } from '../documents/service.ts';
 import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
 import { ParameterInvalidError, StateInvalidError } from '../errors.ts';
 import { getSettingsRow } from '../settings/service.ts';
@@ -14,6 +15,7 @@ import type { Subscription, SubscriptionCancel, SubscriptionPause } from './sche
 export function cancelSubscription(
   db: Db,
   clock: Clock,
+  documents: IssuedDocuments,
   request: WriteRequest,
   id: string,
   input: SubscriptionCancel,
@@ -33,7 +35,7 @@ export function cancelSubscription(
     const at = input.at ?? 'period_end';
     if (at === 'now') {
       const settings = await getSettingsRow(tx, scope);
-      const options = { now, graceMinutes: settings.invoice_grace_minutes };
+      const options = { now, graceMinutes: settings.invoice_grace_minutes, documents };
       const ended = await endSubscription(uow, { ...row, ...terms }, now, options);
       return shown(tx, scope, ended);
     }

@@ -2,6 +2,7 @@
 // whole period when the period is a stub), and the credit and charge of a change inside a
 // period (docs/subscriptions.md, "Proration"). Pure: prices, items and instants in, lines out.
 import { lineAmount } from '../catalog/amount.ts';
+import { newId } from '../ids.ts';
 import type { CatalogPrice } from '../catalog/service.ts';
 import type { PricedLine } from '../invoices/service.ts';
 import { localDate, type Period, type Recurrence } from './calendar.ts';
@@ -148,4 +149,18 @@ export function invoiceLine(line: ProposedLine, timeZone: string): PricedLine {
     priceId: line.priceId,
     subscriptionItemId: line.subscriptionItemId,
   };
+}
+
+/** New ids for proration lines kept pending. */
+export function pendingRows(lines: readonly ProposedLine[]) {
+  return lines.map((l) => ({
+    id: newId('pl'),
+    subscription_item_id: l.subscriptionItemId,
+    price_id: l.priceId,
+    description: l.description,
+    quantity: l.quantity,
+    amount: l.amount,
+    period_start: l.period.start,
+    period_end: l.period.end,
+  }));
 }

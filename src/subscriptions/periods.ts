@@ -3,8 +3,9 @@
 // transaction that moves the subscription. Shared by creation, changes and the run.
 import { getPricesWithProducts } from '../catalog/service.ts';
 import type { UnitOfWork } from '../db/unit-of-work.ts';
+import type { IssuedDocuments } from '../documents/service.ts';
+import { creditInstead } from './credits.ts';
 import type { Queryable } from '../db/pool.ts';
-import { newId } from '../ids.ts';
 import { createSubscriptionDraft, linesBelowZero } from '../invoices/service.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { Period } from './calendar.ts';
@@ -21,11 +22,18 @@ import type { BillingReason } from './schemas.ts';
 import {
   claimLedger,
   deletePendingLines,
-  insertPendingLines,
   recordLedgerInvoice,
   selectPendingLines,
 } from './ledger-store.ts';
 import { selectItems, type SubscriptionRow } from './store.ts';
+
+/** What every step of a subscription is given: its time, and what it needs to bill. */
+export interface StepOptions {
+  /** The time of the step (the clock's, or the test clock's). */
+  now: Date;
+  graceMinutes: number;
+  documents: IssuedDocuments;
+}
 
 /** The subscription's items with their prices and products. */
 export async function pricedItems(
@@ -120,7 +128,7 @@ export async function makeInvoice(
   key: { periodStart: Date; reason: BillingReason },
   fresh: readonly ProposedLine[],
   pending: { ids: string[]; lines: readonly ProposedLine[] },
-  options: { now: Date; graceMinutes: number },
+  options: StepOptions,
 ): Promise<InvoiceMade> {
   const { tx, actor: scope } = uow;
   const entry = { subscriptionId: row.id, ...key, testClockId: row.test_clock_id };
@@ -128,7 +136,7 @@ export async function makeInvoice(
   const lines = [...fresh, ...pending.lines].map((l) => invoiceLine(l, row.time_zone));
   if (lines.length === 0) return { invoiceId: null, claimed: true };
   if (linesBelowZero(lines, row.default_tax_rates)) {
-    await insertPendingLines(tx, scope, row.id, pendingRows(fresh));
+    await creditInstead(uow, row, fresh, pending, options);
     return { invoiceId: null, claimed: true };
   }
   const invoice = await createSubscriptionDraft(
@@ -153,18 +161,4 @@ export async function makeInvoice(
     { work: 'issue', at: issueAt },
   );
   return { invoiceId: invoice.id, claimed: true };
-}
-
-/** New ids for proration lines kept pending. */
-export function pendingRows(lines: readonly ProposedLine[]) {
-  return lines.map((l) => ({
-    id: newId('pl'),
-    subscription_item_id: l.subscriptionItemId,
-    price_id: l.priceId,
-    description: l.description,
-    quantity: l.quantity,
-    amount: l.amount,
-    period_start: l.period.start,
-    period_end: l.period.end,
-  }));
 }

@@ -5,7 +5,13 @@
 import type { UnitOfWork } from '../db/unit-of-work.ts';
 import { prorationLines, isLicensed, type ProposedLine } from './lines.ts';
 import { currentBasis, nextActionAt, trialWarningAt } from './model.ts';
-import { linesOfPeriod, makeInvoice, pendingLines, pricedItems } from './periods.ts';
+import {
+  linesOfPeriod,
+  makeInvoice,
+  pendingLines,
+  pricedItems,
+  type StepOptions,
+} from './periods.ts';
 import type { BillingReason } from './schemas.ts';
 import { shown } from './reading.ts';
 import {
@@ -15,11 +21,7 @@ import {
   type SubscriptionRow,
 } from './store.ts';
 
-export interface StepOptions {
-  /** The time of the run (the clock's, or the test clock's). */
-  now: Date;
-  graceMinutes: number;
-}
+export type { StepOptions } from './periods.ts';
 
 /** Saves the row with its next action recomputed. */
 export async function saveWithNextAction(

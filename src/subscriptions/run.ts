@@ -48,7 +48,7 @@ export async function runDue(deps: RunDeps, target: RunTarget, now: Date): Promi
   for (;;) {
     const due = await selectDueSubscriptions(deps.db, target, now, BATCH);
     let moved = 0;
-    for (const row of due) moved += await catchUp(deps.db, row, now);
+    for (const row of due) moved += await catchUp(deps, row, now);
     steps += moved;
     // A full batch that moved nothing is another worker's: leave it to that worker.
     if (due.length < BATCH || moved === 0) break;
@@ -67,7 +67,8 @@ export async function runDue(deps: RunDeps, target: RunTarget, now: Date): Promi
 }
 
 /** Steps one subscription until nothing is due at `now`, each step its own transaction. */
-async function catchUp(db: Db, due: DueRow, now: Date): Promise<number> {
+async function catchUp(deps: RunDeps, due: DueRow, now: Date): Promise<number> {
+  const { db, documents } = deps;
   const scope = { tenantId: due.tenant_id, environment: due.environment };
   for (let steps = 0; ; steps++) {
     const written = await unitOfWork(
@@ -77,7 +78,7 @@ async function catchUp(db: Db, due: DueRow, now: Date): Promise<number> {
         const row = await selectSubscription(uow.tx, scope, due.id, { forUpdate: true });
         if (!row) return false;
         const settings = await getSettingsRow(uow.tx, scope);
-        const options = { now, graceMinutes: settings.invoice_grace_minutes };
+        const options = { now, graceMinutes: settings.invoice_grace_minutes, documents };
         return (await stepSubscription(uow, row, options)) !== null;
       },
     );

@@ -6,6 +6,7 @@ import { getPricesWithProducts, type CatalogPrice } from '../catalog/service.ts'
 import type { Clock } from '../clock.ts';
 import { getCustomerRow } from '../customers/service.ts';
 import type { Db } from '../db/pool.ts';
+import type { IssuedDocuments } from '../documents/service.ts';
 import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
 import { ParameterInvalidError } from '../errors.ts';
 import { newId } from '../ids.ts';
@@ -71,6 +72,7 @@ function timing(input: SubscriptionCreate, now: Date, timeZone: string, first: C
 export function createSubscription(
   db: Db,
   clock: Clock,
+  documents: IssuedDocuments,
   request: WriteRequest,
   input: SubscriptionCreate,
 ): Promise<Written<Subscription>> {
@@ -140,8 +142,8 @@ export function createSubscription(
     let row = await insertSubscription(tx, scope, id, fields);
     await replaceItems(tx, scope, id, items);
     if (row.status === 'active') {
-      const graceMinutes = settings.invoice_grace_minutes;
-      row = await startPeriod(uow, row, start, 'subscription_create', { now, graceMinutes });
+      const options = { now, graceMinutes: settings.invoice_grace_minutes, documents };
+      row = await startPeriod(uow, row, start, 'subscription_create', options);
     }
     const subscription = await shown(tx, scope, row);
     uow.event('subscription.created', subscription);

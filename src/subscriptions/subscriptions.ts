@@ -2,6 +2,7 @@
 // bound once to the database and the clock, for routes, the worker and the CLI.
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/pool.ts';
+import type { IssuedDocuments } from '../documents/service.ts';
 import type { WriteRequest } from '../db/unit-of-work.ts';
 import type { PageRequest } from '../paging.ts';
 import type { TenantScope } from '../tenancy.ts';
@@ -19,10 +20,10 @@ import { createSubscription } from './service.ts';
 import { upcomingInvoice } from './upcoming.ts';
 
 export function createSubscriptions(deps: RunDeps) {
-  const { db, clock }: { db: Db; clock: Clock } = deps;
+  const { db, clock, documents }: { db: Db; clock: Clock; documents: IssuedDocuments } = deps;
   return {
     create: (write: WriteRequest, input: SubscriptionCreate) =>
-      createSubscription(db, clock, write, input),
+      createSubscription(db, clock, documents, write, input),
     get: (scope: TenantScope, id: string) => getSubscription(db, scope, id),
     list: (
       scope: TenantScope,
@@ -34,12 +35,12 @@ export function createSubscriptions(deps: RunDeps) {
       page: PageRequest,
     ) => listSubscriptions(db, scope, filters, page),
     update: (write: WriteRequest, id: string, input: SubscriptionUpdate) =>
-      updateSubscription(db, clock, write, id, input),
+      updateSubscription(db, clock, documents, write, id, input),
     previewChange: (scope: TenantScope, id: string, input: SubscriptionUpdate) =>
       previewChange(db, clock, scope, id, input),
     upcoming: (scope: TenantScope, id: string) => upcomingInvoice(db, scope, id),
     cancel: (write: WriteRequest, id: string, input: SubscriptionCancel) =>
-      cancelSubscription(db, clock, write, id, input),
+      cancelSubscription(db, clock, documents, write, id, input),
     pause: (write: WriteRequest, id: string, input: SubscriptionPause) =>
       pauseSubscription(db, clock, write, id, input),
     resume: (write: WriteRequest, id: string) => resumeSubscription(db, write, id),

@@ -99,18 +99,42 @@ describe('changes inside a period', () => {
     assert.deepEqual(amounts(invoices[1]!.lines), [9000, -2100, 6300]);
   });
 
-  it('keeps a downgrade’s net credit for the next invoice rather than issue a negative one', async () => {
+  it('credits a downgrade on a credit note against the invoice that billed the period, the charge waiting', async () => {
     const { clock, subscription, item } = await onApril10(pro);
     const res = await api.patch(`/v1/subscriptions/${subscription.id}`, {
       items: [{ id: item, priceId: basic.id }],
       prorationBehavior: 'always_invoice',
     });
     assert.equal(res.status, 200, res.text);
+    // −3,500 + 2,100 is below zero: no invoice; the credit is a credit note on April's.
     assert.equal((await invoicesOf(api, subscription.id)).length, 1);
+    const notes = await api.get(`/v1/credit-notes?invoiceId=${subscription.latestInvoiceId}`);
+    assert.equal(notes.status, 200, notes.text);
+    assert.equal(notes.body.data.length, 1);
+    assert.equal(notes.body.data[0].total, 3500);
+    assert.equal(notes.body.data[0].reason, 'order_change');
     await advance(api, clock.id, '2027-05-01T00:00:00.000Z');
     const invoices = await invoicesOf(api, subscription.id);
-    assert.deepEqual(amounts(invoices[1]!.lines), [3000, -3500, 2100]);
-    assert.equal(invoices[1]!.total, 1600);
+    assert.deepEqual(amounts(invoices[1]!.lines), [3000, 2100]);
+  });
+
+  it('caps a cancellation’s credit at what the invoice still allows, and says so in the memo', async () => {
+    const { subscription } = await onApril10();
+    const april = subscription.latestInvoiceId as string;
+    const earlier = await api.post('/v1/credit-notes', { invoiceId: april, amount: 2000 });
+    assert.equal(earlier.status, 201, earlier.text);
+    const res = await api.post(`/v1/subscriptions/${subscription.id}/cancel`, {
+      at: 'now',
+      prorate: true,
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.status, 'canceled');
+    const notes = await api.get(`/v1/credit-notes?invoiceId=${april}`);
+    const capped = notes.body.data.find((n: { id: string }) => n.id !== earlier.body.id);
+    // 2,100 of unused time, but only 1,000 was left to credit.
+    assert.equal(capped.total, 1000);
+    assert.match(capped.memo, /capped at 1000/);
+    assert.equal((await invoicesOf(api, subscription.id)).length, 1);
   });
 
   it('refuses a prorationDate outside the current period and a price in another currency', async () => {
