@@ -3,7 +3,10 @@
 import type { Db } from '../db/pool.ts';
 import { unitOfWork, writtenValue, type UnitOfWork } from '../db/unit-of-work.ts';
 import { operator } from '../keys/service.ts';
-import type { Environment } from '../tenancy.ts';
+import type { Environment, TenantScope } from '../tenancy.ts';
+
+/** Dunning of one test clock's customers, at its time; null: of every customer on real time. */
+export type DunningClock = { scope: TenantScope; id: string } | null;
 
 /**
  * Runs `batch` for each scope in one unit of work after another, as the operator, until a

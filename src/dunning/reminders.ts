@@ -23,7 +23,7 @@ import {
 } from '../invoices/service.ts';
 import { operator } from '../keys/service.ts';
 import { getTenant } from '../tenants/service.ts';
-import { inBatches } from './batches.ts';
+import { inBatches, type DunningClock } from './batches.ts';
 import { queueMail, type MailKind } from '../mail/outbox.ts';
 import {
   claimDueReminders,
@@ -77,9 +77,14 @@ async function queueReminder(
 }
 
 /** Takes up to BATCH due steps in the unit of work's scope and queues their e-mails. */
-async function remindBatch(uow: UnitOfWork, schedule: number[], today: string): Promise<number> {
+async function remindBatch(
+  uow: UnitOfWork,
+  schedule: number[],
+  today: string,
+  testClockId: string | null,
+): Promise<number> {
   const { tx, actor: scope } = uow;
-  const steps = await claimDueReminders(tx, scope, schedule, today, BATCH);
+  const steps = await claimDueReminders(tx, scope, schedule, today, BATCH, testClockId);
   if (steps.length === 0) return 0;
   const facts = new Map(
     (
@@ -99,16 +104,25 @@ async function remindBatch(uow: UnitOfWork, schedule: number[], today: string): 
 }
 
 /**
- * Queues the reminders due on `today` for every tenant with a schedule; returns how many
- * steps were taken. Safe with any number of workers at once: each step is taken once.
+ * Queues the reminders due on `today` for every tenant with a schedule (invoices of customers
+ * on real time), or for the customers of one test clock; returns how many steps were taken.
+ * Safe with any number of workers at once: each step is taken once.
  */
-export async function queueDueReminders(db: Db, today: string): Promise<number> {
-  const scopes = (await selectReminderSchedules(db)).map((s) => ({
+export async function queueDueReminders(
+  db: Db,
+  today: string,
+  testClock: DunningClock = null,
+): Promise<number> {
+  const schedules = await selectReminderSchedules(db, testClock?.scope ?? null);
+  const scopes = schedules.map((s) => ({
     tenantId: s.tenant_id,
     environment: s.environment,
     reminders: s.reminders,
   }));
-  return inBatches(db, scopes, BATCH, (uow, scope) => remindBatch(uow, scope.reminders, today));
+  const clockId = testClock?.id ?? null;
+  return inBatches(db, scopes, BATCH, (uow, scope) =>
+    remindBatch(uow, scope.reminders, today, clockId),
+  );
 }
 
 /**

@@ -7,18 +7,52 @@ import type { Environment, TenantScope } from '../tenancy.ts';
 /** The tenants that have a reminder schedule, and the schedule (days after the due date). */
 export async function selectReminderSchedules(
   db: Queryable,
+  only: TenantScope | null,
 ): Promise<{ tenant_id: string; environment: Environment; reminders: number[] }[]> {
-  // -- spans tenants: reminder schedules (every tenant's settings, a few rows)
-  const { rows } = await db.query<{
-    tenant_id: string;
-    environment: Environment;
-    reminders: number[];
-  }>(
-    `-- spans tenants: reminder schedules
-     SELECT tenant_id, environment, reminders FROM tenant_settings
-      WHERE cardinality(reminders) > 0`,
-  );
+  type Schedule = { tenant_id: string; environment: Environment; reminders: number[] };
+  const { rows } =
+    only === null
+      ? await db.query<Schedule>(
+          `-- spans tenants: reminder schedules
+           SELECT tenant_id, environment, reminders FROM tenant_settings
+            WHERE cardinality(reminders) > 0`,
+        )
+      : await db.query<Schedule>(
+          `SELECT tenant_id, environment, reminders FROM tenant_settings
+            WHERE tenant_id = $1 AND environment = $2 AND cardinality(reminders) > 0`,
+          [only.tenantId, only.environment],
+        );
   return rows;
+}
+
+/**
+ * The next day (UTC) on which dunning has something to do for the customers of a test clock:
+ * an open invoice turns overdue (the day after its due date), or a step of the tenant's
+ * reminder schedule falls due that was not taken yet. Null: nothing ahead.
+ */
+export async function selectNextDunningDay(
+  db: Queryable,
+  scope: TenantScope,
+  testClockId: string,
+): Promise<string | null> {
+  const { rows } = await db.query<{ day: string | null }>(
+    `WITH open AS (
+       SELECT i.id, i.due_date, i.overdue_at FROM invoices i
+         JOIN customers c ON c.tenant_id = i.tenant_id AND c.environment = i.environment
+                         AND c.id = i.customer_id
+        WHERE i.tenant_id = $1 AND i.environment = $2 AND c.test_clock_id = $3
+          AND i.status = 'open' AND i.due_date IS NOT NULL)
+     SELECT to_char(least(
+       (SELECT min(due_date) + 1 FROM open WHERE overdue_at IS NULL),
+       (SELECT min(o.due_date + d) FROM open o
+          CROSS JOIN unnest((SELECT reminders FROM tenant_settings
+                              WHERE tenant_id = $1 AND environment = $2)) AS d
+         WHERE NOT EXISTS (SELECT 1 FROM invoice_reminders r
+                            WHERE r.tenant_id = $1 AND r.environment = $2
+                              AND r.invoice_id = o.id AND r.days >= d))), 'YYYY-MM-DD') AS day`,
+    [scope.tenantId, scope.environment, testClockId],
+  );
+  return rows[0]!.day;
 }
 
 /**
@@ -35,6 +69,7 @@ export async function claimDueReminders(
   schedule: readonly number[],
   today: string,
   limit: number,
+  testClockId: string | null,
 ): Promise<{ invoice_id: string; days: number }[]> {
   const { rows } = await db.query<{ invoice_id: string; days: number }>(
     `INSERT INTO invoice_reminders (tenant_id, environment, invoice_id, days, status)
@@ -46,6 +81,10 @@ export async function claimDueReminders(
         AND (CASE i.status WHEN 'paid' THEN i.paid_at WHEN 'void' THEN i.voided_at END) IS NULL
         AND i.due_date <= $4::date - $5::int
         AND s.step IS NOT NULL
+        -- On the test clock $7, or (NULL) on real time: the customer's clock decides.
+        AND coalesce((SELECT c.test_clock_id FROM customers c
+                       WHERE c.tenant_id = i.tenant_id AND c.environment = i.environment
+                         AND c.id = i.customer_id), '') = coalesce($7::text, '')
         AND NOT EXISTS (SELECT 1 FROM invoice_reminders r
                          WHERE r.tenant_id = i.tenant_id AND r.environment = i.environment
                            AND r.invoice_id = i.id AND r.days >= s.step)
@@ -53,7 +92,7 @@ export async function claimDueReminders(
       LIMIT $6
      ON CONFLICT DO NOTHING
      RETURNING invoice_id, days`,
-    [scope.tenantId, scope.environment, schedule, today, Math.min(...schedule), limit],
+    [scope.tenantId, scope.environment, schedule, today, Math.min(...schedule), limit, testClockId],
   );
   return rows;
 }

@@ -55,11 +55,16 @@ export async function updatePaid(
 export async function selectScopesWithNewlyOverdue(
   db: Queryable,
   today: string,
+  testClockId: string | null,
 ): Promise<TenantScope[]> {
   const { rows } = await db.query<TenantScope>(
-    `SELECT DISTINCT tenant_id AS "tenantId", environment FROM invoices
-      WHERE status = 'open' AND overdue_at IS NULL AND due_date < $1::date`,
-    [today],
+    `SELECT DISTINCT tenant_id AS "tenantId", environment FROM invoices i
+      WHERE status = 'open' AND overdue_at IS NULL AND due_date < $1::date
+        -- On the test clock $2, or (NULL) on real time: the customer's clock decides.
+        AND coalesce((SELECT c.test_clock_id FROM customers c
+                       WHERE c.tenant_id = i.tenant_id AND c.environment = i.environment
+                         AND c.id = i.customer_id), '') = coalesce($2::text, '')`,
+    [today, testClockId],
   );
   return rows;
 }
@@ -74,6 +79,7 @@ export async function markOverdue(
   scope: TenantScope,
   today: string,
   limit: number,
+  testClockId: string | null,
 ): Promise<InvoiceRow[]> {
   const { rows } = await db.query<InvoiceRow>(
     `UPDATE invoices SET overdue_at = clock_timestamp()
@@ -81,10 +87,14 @@ export async function markOverdue(
         AND id IN (SELECT d.id FROM invoices d
                     WHERE d.tenant_id = $1 AND d.environment = $2 AND d.status = 'open'
                       AND d.overdue_at IS NULL AND d.due_date < $3::date
+                      -- On the test clock $5, or (NULL) on real time: the customer's clock decides.
+        AND coalesce((SELECT c.test_clock_id FROM customers c
+                       WHERE c.tenant_id = d.tenant_id AND c.environment = d.environment
+                         AND c.id = d.customer_id), '') = coalesce($5::text, '')
                     ORDER BY d.due_date LIMIT $4
                       FOR UPDATE SKIP LOCKED)
       RETURNING ${COLUMNS}`,
-    [scope.tenantId, scope.environment, today, limit],
+    [scope.tenantId, scope.environment, today, limit, testClockId],
   );
   return rows;
 }

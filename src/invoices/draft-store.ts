@@ -70,9 +70,12 @@ const INSERT_DRAFT_SQL = `WITH invoice AS (
                           memo, metadata, supply_date, service_period_start,
                           service_period_end, buyer_reference, purchase_order, tax_inclusive,
                           subtotal, tax, total_excluding_tax, total, tax_amounts,
-                          amount_remaining)
+                          amount_remaining, test_clock_id)
     VALUES ($1, $2, $3, $4, $5, $6, $7, 'draft', $8, $9, $10, $11, $12, $13, $14, $15, $16,
-            $17, $18, $19, $20, $21, $22, $23, $22)
+            $17, $18, $19, $20, $21, $22, $23, $22,
+            -- The customer's test clock: its invoices are overdue on the clock's date.
+            (SELECT c.test_clock_id FROM customers c
+              WHERE c.tenant_id = $1 AND c.environment = $2 AND c.id = $4))
     RETURNING ${COLUMNS}
   ),
   line AS (${linesFromArrays(24)})

@@ -16,8 +16,14 @@ import { selectInvoice, type InvoiceRow } from './store.ts';
  * the UTC date as the caller's clock says (todayUtcOf in src/clock.ts): due dates are calendar
  * dates, compared in UTC.
  */
-export function isOverdue(row: Pick<InvoiceRow, 'status' | 'due_date'>, today: string): boolean {
-  return row.status === 'open' && row.due_date !== null && row.due_date < today;
+export function isOverdue(
+  row: Pick<InvoiceRow, 'status' | 'due_date' | 'test_clock_id' | 'overdue_recorded'>,
+  today: string,
+): boolean {
+  if (row.status !== 'open') return false;
+  // A test clock's invoice is overdue once dunning found it so on the clock's date.
+  if (row.test_clock_id !== null) return row.overdue_recorded;
+  return row.due_date !== null && row.due_date < today;
 }
 
 /** The invoice as the API shows it; `overdue` as of `today` (YYYY-MM-DD, UTC). */

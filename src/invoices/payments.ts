@@ -121,8 +121,9 @@ export async function reversePaymentOnInvoice(
 export function scopesWithNewlyOverdueInvoices(
   db: Queryable,
   today: string,
+  testClockId: string | null = null,
 ): Promise<TenantScope[]> {
-  return selectScopesWithNewlyOverdue(db, today);
+  return selectScopesWithNewlyOverdue(db, today, testClockId);
 }
 
 /**
@@ -134,9 +135,10 @@ export async function recordOverdueInvoices(
   uow: UnitOfWork,
   today: string,
   limit: number,
+  testClockId: string | null = null,
 ): Promise<number> {
   const { tx, actor: scope } = uow;
-  const rows = await markOverdue(tx, scope, today, limit);
+  const rows = await markOverdue(tx, scope, today, limit, testClockId);
   const lines = await selectLines(
     tx,
     scope,

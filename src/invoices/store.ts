@@ -19,6 +19,10 @@ export interface InvoiceRow extends DraftFields {
   environment: 'live' | 'test';
   id: string;
   customer_id: string;
+  /** The test clock of its customer when it was made (migration 0042), or null. */
+  test_clock_id: string | null;
+  /** Whether dunning recorded invoice.overdue for it. */
+  overdue_recorded: boolean;
   /** The subscription that made it, with why (migration 0041); null and `manual` otherwise. */
   subscription_id: string | null;
   billing_reason: BillingReason;
@@ -100,7 +104,8 @@ export const COLUMNS = `tenant_id, environment, id, customer_id, subscription_id
   service_period_end::text AS service_period_end, buyer_reference, purchase_order,
   customer_snapshot, seller_snapshot, issued_at, paid_at, voided_at,
   marked_uncollectible_at, sent_at, email_status, email_attempts, email_last_error,
-  ${PAYMENTS} AS payments, created_at, updated_at`;
+  ${PAYMENTS} AS payments, test_clock_id, overdue_at IS NOT NULL AS overdue_recorded,
+  created_at, updated_at`;
 
 // The sealed token of the invoice's hosted link while it works (src/hosted/links.ts opens it).
 const HOSTED_TOKEN = `(SELECT h.token_sealed FROM hosted_invoice_links h

@@ -23,7 +23,10 @@ export const subscriptionStanding: OutboxFollower = {
            AND s.status IN ('active', 'past_due')`,
 };
 
-/** Subscriptions marked, on real time (index subscriptions_standing_changed) or one clock. */
+/**
+ * Subscriptions marked: of every tenant (index subscriptions_standing_changed; standing does
+ * not depend on time, so the worker settles those on test clocks too), or one clock's.
+ */
 export async function selectStandingChanged(
   db: Queryable,
   clock: { scope: TenantScope; id: string } | null,
@@ -33,7 +36,7 @@ export async function selectStandingChanged(
     clock === null
       ? await db.query<DueRow>(
           `SELECT tenant_id, environment, id, updated_at AS due_at FROM subscriptions
-            WHERE standing_changed AND test_clock_id IS NULL ORDER BY updated_at LIMIT $1`,
+            WHERE standing_changed ORDER BY updated_at LIMIT $1`,
           [limit],
         )
       : await db.query<DueRow>(

@@ -6,7 +6,9 @@
 // Safe to run twice at once (a worker going on with an advance a crash cut short, while the
 // server that started it is still at it): every step of the run is exactly once on its own,
 // and the clock only moves forward and is made ready once, under its row lock.
+import { utcDateOf } from '../clock.ts';
 import type { Db } from '../db/pool.ts';
+import { nextDunningAt, runDunning } from '../dunning/service.ts';
 import { unitOfWork } from '../db/unit-of-work.ts';
 import { selectClockNextDue } from '../subscriptions/ledger-store.ts';
 import { runDue, type RunDeps } from '../subscriptions/run.ts';
@@ -22,8 +24,14 @@ export async function runAdvance(deps: RunDeps, scope: TenantScope, id: string):
     const clock = await selectTestClock(db, scope, id);
     if (!clock || clock.status !== 'advancing') return;
     const to = clock.advance_to!;
-    const due = await selectClockNextDue(db, scope, id);
+    const due = earliest(
+      await selectClockNextDue(db, scope, id),
+      await nextDunningAt(db, scope, id),
+    );
     if (due === null || due > to) {
+      // Nothing falls due before the target; what does not wait for a time (a subscription
+      // whose invoice was paid meanwhile is active again) is settled at it.
+      await runDue(deps, target, to);
       await finish(db, scope, id, to);
       return;
     }
@@ -31,7 +39,17 @@ export async function runAdvance(deps: RunDeps, scope: TenantScope, id: string):
     const at = due > clock.frozen_time ? due : clock.frozen_time;
     if (at > clock.frozen_time) await moveForward(db, scope, id, at, to);
     await runDue(deps, target, at);
+    // Overdue invoices and reminders at the clock's date; then the subscriptions whose
+    // invoices that made overdue are past_due (the next pass of the run).
+    const dunning = await runDunning(db, utcDateOf(at), target);
+    if (dunning.overdue > 0) await runDue(deps, target, at);
   }
+}
+
+function earliest(a: Date | null, b: Date | null): Date | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return a < b ? a : b;
 }
 
 async function moveForward(db: Db, scope: TenantScope, id: string, at: Date, to: Date) {

@@ -292,3 +292,34 @@ describe('cancel and pause', () => {
     );
   });
 });
+
+describe('standing', () => {
+  it('is past_due while an invoice is overdue on the clock’s date, and active once it is paid', async () => {
+    const clock = await createClock(api, '2027-04-01T00:00:00.000Z');
+    const customer = await clockCustomer(api, clock.id);
+    const res = await api.post('/v1/subscriptions', {
+      customerId: customer.id,
+      items: [{ priceId: basic.id }],
+      daysUntilDue: 7,
+    });
+    assert.equal(res.status, 201, res.text);
+    await advance(api, clock.id, '2027-04-08T12:00:00.000Z');
+    const [april] = await invoicesOf(api, res.body.id);
+    assert.equal(april!.status, 'open');
+    assert.equal((await api.get(`/v1/subscriptions/${res.body.id}`)).body.status, 'active');
+    // Due on Apr 8: overdue on Apr 9, on the clock's date, not today's.
+    await advance(api, clock.id, '2027-04-09T01:00:00.000Z');
+    assert.equal((await api.get(`/v1/invoices/${april!.id}`)).body.overdue, true);
+    assert.equal((await api.get(`/v1/subscriptions/${res.body.id}`)).body.status, 'past_due');
+    const events = await api.get('/v1/events?type=subscription.past_due');
+    assert.ok(
+      events.body.data.some(
+        (e: { data: { object: { id: string } } }) => e.data.object.id === res.body.id,
+      ),
+    );
+    const paid = await api.post(`/v1/invoices/${april!.id}/pay`, {});
+    assert.equal(paid.status, 200, paid.text);
+    await advance(api, clock.id, '2027-04-09T02:00:00.000Z');
+    assert.equal((await api.get(`/v1/subscriptions/${res.body.id}`)).body.status, 'active');
+  });
+});

@@ -158,4 +158,8 @@ CREATE INDEX subscription_invoices_by_test_clock
 -- the run then sets `past_due` or `active` as the subscription's invoices now say.
 ALTER TABLE subscriptions ADD COLUMN standing_changed boolean NOT NULL DEFAULT false;
 CREATE INDEX subscriptions_standing_changed ON subscriptions (updated_at)
-  WHERE standing_changed AND test_clock_id IS NULL;
+  WHERE standing_changed;
+
+-- An invoice of a customer on a test clock keeps the clock's id: it is overdue when dunning
+-- finds it so on the clock's date, not on today's.
+ALTER TABLE invoices ADD COLUMN test_clock_id text COLLATE "C";
