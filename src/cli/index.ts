@@ -6,6 +6,7 @@ import { withDatabase } from './database.ts';
 import { registerDocumentCommands } from './documents.ts';
 import { registerKeyCommands } from './keys.ts';
 import { registerSecretsCommands } from './secrets.ts';
+import { registerSubscriptionCommands } from './subscriptions.ts';
 import { registerTenantCommands } from './tenants.ts';
 
 const program = new Command('billing').description('Billing API operator tool');
@@ -13,6 +14,7 @@ registerTenantCommands(program);
 registerKeyCommands(program);
 registerSecretsCommands(program);
 registerDocumentCommands(program);
+registerSubscriptionCommands(program);
 program
   .command('migrate')
   .description('apply database migrations')

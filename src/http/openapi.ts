@@ -23,7 +23,21 @@ type Json = Record<string, any>;
 
 // Actions named by a verb (`/v1/invoices/{id}/issue`); any other last segment that is not a
 // collection is a thing the POST creates (`hosted-link` → createInvoiceHostedLink).
-const ACTION_VERBS = new Set(['issue', 'pay', 'void', 'send', 'mark', 'rotate', 'revoke', 'retry']);
+const ACTION_VERBS = new Set([
+  'issue',
+  'pay',
+  'void',
+  'send',
+  'mark',
+  'rotate',
+  'revoke',
+  'retry',
+  'cancel',
+  'pause',
+  'resume',
+  'preview',
+  'advance',
+]);
 
 const pascal = (segment: string) =>
   segment

@@ -1,24 +1,14 @@
 import assert from 'node:assert/strict';
 import { createServer, type AddressInfo } from 'node:net';
 import pg from 'pg';
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { promisify } from 'node:util';
 import { loadConfig } from '../../src/config.ts';
 import { call, createTestDatabase, databaseEnv, waitUntil } from '../helpers.ts';
-
-const run = promisify(execFile);
-const BIN = path.resolve('bin/billing.js');
-
-async function billing(env: Record<string, string>, ...args: string[]) {
-  const { stdout } = await run(process.execPath, [BIN, ...args], {
-    env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
-  });
-  return stdout;
-}
+import { billing } from './billing.ts';
 
 describe('billing CLI', () => {
   it('creates tenants and keys, lists without secrets, rotates and revokes, with --json', async () => {

@@ -73,6 +73,15 @@ describe('the OpenAPI document', () => {
       'listWebhookEndpointDeliveries',
     );
     assert.equal(operationIdOf('PATCH', '/v1/settings', false), 'updateSettings');
+    assert.equal(
+      operationIdOf('POST', '/v1/subscriptions/:id/cancel', false),
+      'cancelSubscription',
+    );
+    assert.equal(
+      operationIdOf('POST', '/v1/subscriptions/:id/preview-change', false),
+      'previewSubscriptionChange',
+    );
+    assert.equal(operationIdOf('POST', '/v1/test-clocks/:id/advance', false), 'advanceTestClock');
   });
 
   it('gives every operation its scope, in x-required-scope and in the description', () => {

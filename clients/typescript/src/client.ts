@@ -2,6 +2,9 @@
 // Writes get an Idempotency-Key each (kept across their retries); lists are awaited for a page
 // or iterated with `for await` over every item.
 import { List } from './list.ts';
+import { segment, type Operations } from './operations.ts';
+import { subscriptionsResource } from './subscriptions.ts';
+import { testClocksResource } from './test-clocks.ts';
 import {
   Transport,
   withResponse,
@@ -10,11 +13,17 @@ import {
   type TransportOptions,
   type WithResponse,
 } from './transport.ts';
-import type { Body, DownloadedDocument, OperationId, Page, Query, Result } from './types.ts';
+import type {
+  Body,
+  DownloadedDocument,
+  ListItem,
+  OperationId,
+  Page,
+  Query,
+  Result,
+} from './types.ts';
 
 export type ClientOptions = TransportOptions;
-
-const segment = (id: string) => encodeURIComponent(id);
 
 function filenameOf(disposition: string | null): string | null {
   return disposition ? (/filename="([^"]+)"/.exec(disposition)?.[1] ?? null) : null;
@@ -40,10 +49,9 @@ export class BillingClient {
     return this.#transport.json<Result<Op>>({ method, path, ...options });
   }
 
-  #list<Op extends OperationId>(path: string, query: Query<Op> | undefined) {
-    type Item = Result<Op> extends Page<infer T> ? T : never;
-    return new List<Item>((cursor) =>
-      this.#transport.json<Page<Item>>({
+  #list<Op extends OperationId>(path: string, query: Query<Op> | undefined): List<ListItem<Op>> {
+    return new List<ListItem<Op>>((cursor) =>
+      this.#transport.json<Page<ListItem<Op>>>({
         method: 'GET',
         path,
         query: { ...(query as ApiRequest['query']), cursor },
@@ -69,6 +77,12 @@ export class BillingClient {
     };
     return withResponse(document, metadata);
   }
+
+  // What the resources kept in files of their own call the API through.
+  readonly #operations: Operations = {
+    call: (method, path, options) => this.#call(method, path, options),
+    list: (path, query) => this.#list(path, query),
+  };
 
   /** The tenant, environment and scopes of this client's key. */
   whoami(options?: RequestOptions) {
@@ -115,6 +129,11 @@ export class BillingClient {
       this.#call<'updatePrice'>('PATCH', `/v1/prices/${segment(id)}`, { ...options, body }),
     list: (query?: Query<'listPrices'>) => this.#list<'listPrices'>('/v1/prices', query),
   };
+
+  readonly subscriptions = subscriptionsResource(this.#operations);
+
+  /** Simulated time for the test environment (test keys only). */
+  readonly testClocks = testClocksResource(this.#operations);
 
   readonly invoices = {
     create: (body: Body<'createInvoice'>, options?: RequestOptions) =>

@@ -15,6 +15,7 @@ export type {
   ResponseMetadata,
   WithResponse,
 } from './transport.ts';
+export { TestClockTimeoutError, type AdvanceAndWaitOptions } from './test-clocks.ts';
 export type * from './types.ts';
 export type { components, operations, paths } from './schema.ts';
 export {

@@ -448,7 +448,7 @@ export interface paths {
      *
      *     **Scope:** `subscriptions:read`.
      */
-    post: operations['createSubscriptionPreviewChange'];
+    post: operations['previewSubscriptionChange'];
     delete?: never;
     options?: never;
     head?: never;
@@ -492,7 +492,7 @@ export interface paths {
      *
      *     **Scope:** `subscriptions:write`.
      */
-    post: operations['createSubscriptionCancel'];
+    post: operations['cancelSubscription'];
     delete?: never;
     options?: never;
     head?: never;
@@ -514,7 +514,7 @@ export interface paths {
      *
      *     **Scope:** `subscriptions:write`.
      */
-    post: operations['createSubscriptionPause'];
+    post: operations['pauseSubscription'];
     delete?: never;
     options?: never;
     head?: never;
@@ -534,7 +534,7 @@ export interface paths {
      * Resume a paused subscription
      * @description **Scope:** `subscriptions:write`.
      */
-    post: operations['createSubscriptionResume'];
+    post: operations['resumeSubscription'];
     delete?: never;
     options?: never;
     head?: never;
@@ -608,7 +608,7 @@ export interface paths {
      *
      *     **Scope:** `subscriptions:write`.
      */
-    post: operations['createTestClockAdvance'];
+    post: operations['advanceTestClock'];
     delete?: never;
     options?: never;
     head?: never;
@@ -5210,7 +5210,7 @@ export interface operations {
       503: components['responses']['ServiceUnavailable'];
     };
   };
-  createSubscriptionPreviewChange: {
+  previewSubscriptionChange: {
     parameters: {
       query?: never;
       header?: never;
@@ -5286,7 +5286,7 @@ export interface operations {
       503: components['responses']['ServiceUnavailable'];
     };
   };
-  createSubscriptionCancel: {
+  cancelSubscription: {
     parameters: {
       query?: never;
       header?: {
@@ -5332,7 +5332,7 @@ export interface operations {
       503: components['responses']['ServiceUnavailable'];
     };
   };
-  createSubscriptionPause: {
+  pauseSubscription: {
     parameters: {
       query?: never;
       header?: {
@@ -5378,7 +5378,7 @@ export interface operations {
       503: components['responses']['ServiceUnavailable'];
     };
   };
-  createSubscriptionResume: {
+  resumeSubscription: {
     parameters: {
       query?: never;
       header?: {
@@ -5586,7 +5586,7 @@ export interface operations {
       503: components['responses']['ServiceUnavailable'];
     };
   };
-  createTestClockAdvance: {
+  advanceTestClock: {
     parameters: {
       query?: never;
       header?: {

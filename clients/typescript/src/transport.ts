@@ -92,7 +92,8 @@ export interface ApiRequest extends RequestOptions {
 /** Answers a retry with the same key may change: the server failed or was unavailable. */
 const SERVER_FAILURES = new Set([500, 502, 503, 504]);
 
-const sleep = (ms: number, signal?: AbortSignal) =>
+/** Waits `ms`, or rejects with the signal's reason once it aborts. */
+export const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const timer = setTimeout(resolve, ms);

@@ -9,6 +9,14 @@ export type TaxRate = Schemas['TaxRate'];
 export type Product = Schemas['Product'];
 export type Price = Schemas['Price'];
 export type PriceTier = Schemas['PriceTier'];
+export type Subscription = Schemas['Subscription'];
+export type SubscriptionItem = Schemas['SubscriptionItem'];
+export type SubscriptionStatus = Subscription['status'];
+export type SubscriptionChangePreview = Schemas['SubscriptionChangePreview'];
+export type ProposedLine = Schemas['ProposedLine'];
+export type UpcomingInvoice = Schemas['UpcomingInvoice'];
+export type TestClock = Schemas['TestClock'];
+export type DeletedTestClock = Schemas['DeletedTestClock'];
 export type Invoice = Schemas['Invoice'];
 export type InvoiceLine = Schemas['Line'];
 export type CreditNote = Schemas['CreditNote'];
@@ -46,13 +54,15 @@ export type Query<Op extends OperationId> = operations[Op]['parameters'] extends
 
 type JsonOf<R> = R extends { content: { 'application/json': infer T } } ? T : never;
 
-/** What an operation answers on success (200 or 201), as JSON. */
+/** What an operation answers on success (200, 201, or 202 for work it goes on with), as JSON. */
 export type Result<Op extends OperationId> = operations[Op]['responses'] extends infer R
   ? R extends { 201: infer Created }
     ? JsonOf<Created>
     : R extends { 200: infer Ok }
       ? JsonOf<Ok>
-      : never
+      : R extends { 202: infer Accepted }
+        ? JsonOf<Accepted>
+        : never
   : never;
 
 /** One page of a list. */
@@ -60,6 +70,9 @@ export interface Page<T> {
   data: T[];
   nextCursor: string | null;
 }
+
+/** The items of a list operation's pages. */
+export type ListItem<Op extends OperationId> = Result<Op> extends Page<infer T> ? T : never;
 
 /** A document the API serves as a file (PDF, XML). */
 export interface DownloadedDocument {
