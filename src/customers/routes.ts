@@ -15,7 +15,7 @@ export const customerRoutes: RoutePlugin = async (server, { customers, cursors }
     {
       summary: 'Create a customer',
       body: CustomerCreate,
-      response: { 201: Customer, ...errorResponses(409, 413, 415, 422) },
+      response: { 201: Customer, ...errorResponses(404, 409, 413, 415, 422) },
     },
     (write, request) => customers.create(write, request.body),
   );

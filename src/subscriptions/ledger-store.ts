@@ -119,9 +119,10 @@ export async function recordLedgerInvoice(
   scope: TenantScope,
   entry: Pick<LedgerEntry, 'subscriptionId' | 'periodStart' | 'reason' | 'invoiceId'>,
   work: { work: InvoiceWork; at: Date } | null,
+  afterIssue: 'void' | 'mark_uncollectible' | null,
 ): Promise<void> {
   await db.query(
-    `UPDATE subscription_invoices SET invoice_id = $6, work = $7, work_at = $8
+    `UPDATE subscription_invoices SET invoice_id = $6, work = $7, work_at = $8, after_issue = $9
       WHERE tenant_id = $1 AND environment = $2 AND subscription_id = $3 AND period_start = $4
         AND reason = $5`,
     [
@@ -133,6 +134,7 @@ export async function recordLedgerInvoice(
       entry.invoiceId,
       work?.work ?? null,
       work?.at ?? null,
+      afterIssue,
     ],
   );
 }
@@ -182,6 +184,7 @@ export interface WorkRow {
   invoice_id: string;
   work: InvoiceWork;
   work_at: Date;
+  after_issue: 'void' | 'mark_uncollectible' | null;
 }
 
 /** Invoice work due at `now`, earliest first, on real time or on one test clock. */
@@ -192,7 +195,7 @@ export async function selectDueWork(
   limit: number,
 ): Promise<WorkRow[]> {
   const columns = `tenant_id, environment, subscription_id, period_start, reason, invoice_id,
-    work, work_at`;
+    work, work_at, after_issue`;
   const { rows } =
     clock === null
       ? await db.query<WorkRow>(

@@ -153,12 +153,15 @@ export async function makeInvoice(
     options.now,
   );
   await deletePendingLines(tx, scope, row.id, pending.ids);
+  // Made while paused: kept as a draft, or issued and then voided or marked uncollectible.
+  const paused = row.status === 'paused' ? row.pause_behavior : null;
   const issueAt = new Date(options.now.getTime() + options.graceMinutes * 60_000);
   await recordLedgerInvoice(
     tx,
     scope,
     { ...entry, invoiceId: invoice.id },
-    { work: 'issue', at: issueAt },
+    paused === 'keep_as_draft' ? null : { work: 'issue', at: issueAt },
+    paused === 'keep_as_draft' ? null : paused,
   );
   return { invoiceId: invoice.id, claimed: true };
 }

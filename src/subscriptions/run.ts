@@ -103,19 +103,6 @@ async function settleStanding(db: Db, marked: DueRow): Promise<number> {
   return 1;
 }
 
-/** What follows the issue of a subscription's invoice: its pause's rule, else autoSend. */
-function afterIssue(sub: {
-  status: string;
-  pause_behavior: string | null;
-  auto_send: boolean;
-}): InvoiceWork | null | 'keep' {
-  if (sub.status === 'paused') {
-    if (sub.pause_behavior === 'keep_as_draft') return 'keep';
-    return sub.pause_behavior as 'void' | 'mark_uncollectible';
-  }
-  return sub.auto_send ? 'send' : null;
-}
-
 /** Does one step of an invoice's work; 1 when it was done (by this call or found done). */
 async function doWork(deps: RunDeps, work: WorkRow, now: Date): Promise<number> {
   const { db, documents, links } = deps;
@@ -126,13 +113,10 @@ async function doWork(deps: RunDeps, work: WorkRow, now: Date): Promise<number> 
     setLedgerWork(uow.tx, uow.actor, work, next === null ? null : { work: next, at: now });
   try {
     if (work.work === 'issue') {
+      // What follows: the pause's rule for an invoice made while paused, else autoSend.
       const sub = await selectSubscription(db, scope, work.subscription_id);
-      const next = sub ? afterIssue(sub) : null;
-      if (next === 'keep') {
-        await unitOfWork(db, request, moveOn(null));
-      } else {
-        await issueInvoice(db, clock, documents, links, request, work.invoice_id, moveOn(next));
-      }
+      const next = work.after_issue ?? (sub?.auto_send ? 'send' : null);
+      await issueInvoice(db, clock, documents, links, request, work.invoice_id, moveOn(next));
     } else if (work.work === 'send') {
       await sendInvoice(db, clock, documents, links, request, work.invoice_id, moveOn(null));
     } else {

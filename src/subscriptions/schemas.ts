@@ -64,7 +64,18 @@ export const SubscriptionCreate = Type.Object(
     description: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
     metadata: Type.Optional(Metadata),
   },
-  { additionalProperties: false, title: 'SubscriptionCreate' },
+  {
+    additionalProperties: false,
+    title: 'SubscriptionCreate',
+    examples: [
+      {
+        customerId: 'cus_8kQm2Zt7Wc1p',
+        items: [{ priceId: 'price_8kQm2Zt7Wc1q', quantity: 3 }],
+        trialDays: 14,
+        daysUntilDue: 14,
+      },
+    ],
+  },
 );
 export type SubscriptionCreate = Static<typeof SubscriptionCreate>;
 
@@ -94,7 +105,16 @@ export const SubscriptionUpdate = Type.Object(
     description: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
     metadata: Type.Optional(Metadata),
   },
-  { additionalProperties: false, title: 'SubscriptionUpdate' },
+  {
+    additionalProperties: false,
+    title: 'SubscriptionUpdate',
+    examples: [
+      {
+        items: [{ id: 'si_8kQm2Zt7Wc1r', priceId: 'price_8kQm2Zt7Wc1s' }],
+        prorationBehavior: 'always_invoice',
+      },
+    ],
+  },
 );
 export type SubscriptionUpdate = Static<typeof SubscriptionUpdate>;
 
@@ -108,7 +128,11 @@ export const SubscriptionCancel = Type.Object(
     prorate: Type.Optional(Type.Boolean()),
     invoiceNow: Type.Optional(Type.Boolean()),
   },
-  { additionalProperties: false, title: 'SubscriptionCancel' },
+  {
+    additionalProperties: false,
+    title: 'SubscriptionCancel',
+    examples: [{ at: 'now', prorate: true }],
+  },
 );
 export type SubscriptionCancel = Static<typeof SubscriptionCancel>;
 
@@ -117,7 +141,11 @@ export const SubscriptionPause = Type.Object(
     behavior: StringEnum(['void', 'keep_as_draft', 'mark_uncollectible']),
     resumesAt: Type.Optional(Timestamp),
   },
-  { additionalProperties: false, title: 'SubscriptionPause' },
+  {
+    additionalProperties: false,
+    title: 'SubscriptionPause',
+    examples: [{ behavior: 'void', resumesAt: '2027-03-01T00:00:00.000Z' }],
+  },
 );
 export type SubscriptionPause = Static<typeof SubscriptionPause>;
 

@@ -7,13 +7,21 @@ export const TestClockCreate = Type.Object(
     name: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
     frozenTime: Timestamp,
   },
-  { additionalProperties: false, title: 'TestClockCreate' },
+  {
+    additionalProperties: false,
+    title: 'TestClockCreate',
+    examples: [{ name: 'Annual renewal', frozenTime: '2027-01-31T10:00:00.000Z' }],
+  },
 );
 export type TestClockCreate = Static<typeof TestClockCreate>;
 
 export const TestClockAdvance = Type.Object(
   { frozenTime: Timestamp },
-  { additionalProperties: false, title: 'TestClockAdvance' },
+  {
+    additionalProperties: false,
+    title: 'TestClockAdvance',
+    examples: [{ frozenTime: '2027-03-01T00:00:00.000Z' }],
+  },
 );
 export type TestClockAdvance = Static<typeof TestClockAdvance>;
 

@@ -103,6 +103,55 @@ export async function tenantDay(
   ok(await api.get('/v1/prices?active=true'));
   ok(await api.patch(`/v1/prices/${price.body.id}`, { nickname: 'Monthly' }));
 
+  // Subscriptions on a test clock: created with their first invoice, changed (a pending
+  // proration), previewed, and billed by an advance through a boundary and its grace period.
+  const clock = await api.post('/v1/test-clocks', { frozenTime: '2027-01-01T00:00:00.000Z' });
+  ok(clock, 201);
+  const subscriber = await api.post('/v1/customers', {
+    name: 'Subscriber',
+    testClockId: clock.body.id,
+  });
+  ok(subscriber, 201);
+  const seat = await api.post('/v1/prices', {
+    productId: product.body.id,
+    currency: 'eur',
+    type: 'recurring',
+    recurring: { interval: 'month' },
+    billingScheme: 'per_unit',
+    unitAmount: 1200,
+  });
+  ok(seat, 201);
+  const subscription = await api.post('/v1/subscriptions', {
+    customerId: subscriber.body.id,
+    items: [{ priceId: seat.body.id, quantity: 2 }],
+  });
+  ok(subscription, 201);
+  const sub = subscription.body.id;
+  const item = subscription.body.items[0].id;
+  ok(await api.get(`/v1/subscriptions/${sub}`));
+  ok(await api.get(`/v1/subscriptions?customerId=${subscriber.body.id}`));
+  ok(await api.get(`/v1/subscriptions?priceId=${seat.body.id}`));
+  ok(
+    await api.post(`/v1/subscriptions/${sub}/preview-change`, {
+      items: [{ id: item, quantity: 3 }],
+    }),
+  );
+  ok(await api.patch(`/v1/subscriptions/${sub}`, { items: [{ id: item, quantity: 3 }] }));
+  ok(await api.get(`/v1/subscriptions/${sub}/upcoming-invoice`));
+  ok(
+    await api.post(`/v1/test-clocks/${clock.body.id}/advance`, {
+      frozenTime: '2027-02-01T02:00:00.000Z',
+    }),
+    202,
+  );
+  await waitFor(
+    async () => (await api.get(`/v1/test-clocks/${clock.body.id}`)).body.status === 'ready',
+    'the test clock to be ready',
+  );
+  ok(await api.get(`/v1/invoices?subscriptionId=${sub}`));
+  ok(await api.get('/v1/test-clocks'));
+  ok(await api.post(`/v1/subscriptions/${sub}/cancel`, { at: 'now', prorate: true }));
+
   const invoice = await api.post(
     '/v1/invoices',
     {

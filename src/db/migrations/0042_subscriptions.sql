@@ -139,6 +139,8 @@ CREATE TABLE subscription_invoices (
   invoice_id      text COLLATE "C",
   work            text CHECK (work IN ('issue', 'send', 'void', 'mark_uncollectible')),
   work_at         timestamptz(3),
+  -- Made while the subscription was paused: what follows its issue (the pause's behaviour).
+  after_issue     text CHECK (after_issue IN ('void', 'mark_uncollectible')),
   test_clock_id   text COLLATE "C",
   created_at      timestamptz(3) NOT NULL DEFAULT clock_timestamp(),
   PRIMARY KEY (tenant_id, environment, subscription_id, period_start, reason),
