@@ -2,27 +2,21 @@
 // its trial, cancelAtPeriodEnd, description and metadata; and preview-change, which computes
 // the same lines and writes nothing (docs/subscriptions.md, "Changes").
 import type { Clock } from '../clock.ts';
-import { getCustomerRow } from '../customers/service.ts';
 import type { Db, Queryable } from '../db/pool.ts';
 import type { IssuedDocuments } from '../documents/service.ts';
-import {
-  unitOfWork,
-  type UnitOfWork,
-  type WriteRequest,
-  type Written,
-} from '../db/unit-of-work.ts';
+import type { UnitOfWork, WriteRequest, Written } from '../db/unit-of-work.ts';
 import { ParameterInvalidError, StateInvalidError } from '../errors.ts';
-import { priceSubscriptionLines } from '../invoices/service.ts';
 import { getSettingsRow } from '../settings/service.ts';
 import type { TenantScope } from '../tenancy.ts';
 import { timeOn } from '../test-clocks/time.ts';
 import { planChange, type ChangePlan, type ProrationBehavior } from './change-plan.ts';
 import { insertPendingLines } from './ledger-store.ts';
-import { invoiceLine, pendingRows } from './lines.ts';
+import { pendingRows } from './lines.ts';
+import { shownLines } from './preview.ts';
 import { trialWarningAt } from './model.ts';
 import { makeInvoice, pendingLines, pricedItems, type StepOptions } from './periods.ts';
-import { getSubscriptionRow, shown } from './reading.ts';
-import { saveWithNextAction } from './run-steps.ts';
+import { moveSubscription } from './moves.ts';
+import { getSubscriptionRow } from './reading.ts';
 import type { Subscription, SubscriptionUpdate } from './schemas.ts';
 import { replaceItems, type SubscriptionFields, type SubscriptionRow } from './store.ts';
 
@@ -130,38 +124,39 @@ export function updateSubscription(
   id: string,
   input: SubscriptionUpdate,
 ): Promise<Written<Subscription>> {
-  return unitOfWork(db, request, async (uow) => {
-    const { tx, actor: scope } = uow;
-    const row = await getSubscriptionRow(tx, scope, id, { forUpdate: true });
-    const [settings, now] = await Promise.all([
-      getSettingsRow(tx, scope),
-      timeOn(tx, scope, row.test_clock_id, clock),
-    ]);
-    const change = await plan(tx, scope, row, input, now);
-    let fields: Partial<SubscriptionFields> = {};
-    if (input.trialEnd !== undefined) fields = trialFields(row, input.trialEnd, now);
-    if (input.cancelAtPeriodEnd !== undefined) {
-      if (row.status === 'canceled') {
-        throw new StateInvalidError(`Subscription ${id} is canceled.`);
+  // Every status may change its metadata; what else a canceled one refuses is checked below.
+  return moveSubscription(
+    db,
+    clock,
+    request,
+    id,
+    () => null,
+    async (row, now, uow) => {
+      const { tx, actor: scope } = uow;
+      const change = await plan(tx, scope, row, input, now);
+      let fields: Partial<SubscriptionFields> = {};
+      if (input.trialEnd !== undefined) fields = trialFields(row, input.trialEnd, now);
+      if (input.cancelAtPeriodEnd !== undefined) {
+        if (row.status === 'canceled') {
+          throw new StateInvalidError(`Subscription ${id} is canceled.`);
+        }
+        fields.cancel_at_period_end = input.cancelAtPeriodEnd;
+        if (input.cancelAtPeriodEnd) fields.canceled_at = now;
+        else if (row.cancel_at === null) fields.canceled_at = null;
       }
-      fields.cancel_at_period_end = input.cancelAtPeriodEnd;
-      if (input.cancelAtPeriodEnd) fields.canceled_at = now;
-      else if (row.cancel_at === null) fields.canceled_at = null;
-    }
-    if (input.description !== undefined) fields.description = input.description;
-    if (input.metadata !== undefined) fields.metadata = input.metadata;
-    if (change !== null) {
-      const behavior = input.prorationBehavior ?? 'create_prorations';
-      const options = { now, graceMinutes: settings.invoice_grace_minutes, documents };
-      const billed = await billPlan(uow, row, change, behavior, options);
-      fields = { ...fields, ...billed.fields };
-      if (billed.invoiceId !== null) fields.latest_invoice_id = billed.invoiceId;
-    }
-    const saved = await saveWithNextAction(uow, row, fields);
-    const subscription = await shown(tx, scope, saved);
-    uow.event('subscription.updated', subscription);
-    return subscription;
-  });
+      if (input.description !== undefined) fields.description = input.description;
+      if (input.metadata !== undefined) fields.metadata = input.metadata;
+      if (change !== null) {
+        const behavior = input.prorationBehavior ?? 'create_prorations';
+        const settings = await getSettingsRow(tx, scope);
+        const options = { now, graceMinutes: settings.invoice_grace_minutes, documents };
+        const billed = await billPlan(uow, row, change, behavior, options);
+        fields = { ...fields, ...billed.fields };
+        if (billed.invoiceId !== null) fields.latest_invoice_id = billed.invoiceId;
+      }
+      return { fields, event: 'subscription.updated' };
+    },
+  );
 }
 
 /** The lines a change would bill, with their totals; nothing is written. */
@@ -176,25 +171,5 @@ export async function previewChange(
   const now = await timeOn(db, scope, row.test_clock_id, clock);
   const change = await plan(db, scope, row, input, now);
   const lines = change === null ? [] : [...change.lines, ...(change.newPeriod?.lines ?? [])];
-  const customer = await getCustomerRow(db, scope, row.customer_id);
-  const totals = await priceSubscriptionLines(
-    db,
-    scope,
-    customer.tax_exempt,
-    row.default_tax_rates,
-    lines.map((l) => invoiceLine(l, row.time_zone)),
-  );
-  return {
-    lines: lines.map((l) => ({
-      description: l.description,
-      quantity: l.quantity,
-      amount: l.amount,
-      period: { start: l.period.start.toISOString(), end: l.period.end.toISOString() },
-      priceId: l.priceId,
-      subscriptionItemId: l.subscriptionItemId,
-      proration: l.proration,
-    })),
-    subtotal: totals.subtotal,
-    total: totals.total,
-  };
+  return shownLines(db, scope, row, lines);
 }

@@ -4,13 +4,20 @@
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/pool.ts';
 import type { IssuedDocuments } from '../documents/service.ts';
-import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
-import { ParameterInvalidError, StateInvalidError } from '../errors.ts';
+import type { WriteRequest, Written } from '../db/unit-of-work.ts';
+import { ParameterInvalidError } from '../errors.ts';
 import { getSettingsRow } from '../settings/service.ts';
-import { timeOn } from '../test-clocks/time.ts';
-import { getSubscriptionRow, shown } from './reading.ts';
-import { endSubscription, saveWithNextAction } from './run-steps.ts';
+import { moveSubscription } from './moves.ts';
+import { endSubscription } from './run-steps.ts';
 import type { Subscription, SubscriptionCancel, SubscriptionPause } from './schemas.ts';
+import type { SubscriptionRow } from './store.ts';
+
+function future(value: string | undefined, param: string, now: Date): Date | null {
+  if (value === undefined) return null;
+  const at = new Date(value);
+  if (at < now) throw new ParameterInvalidError(param, `${param} is in the past.`);
+  return at;
+}
 
 export function cancelSubscription(
   db: Db,
@@ -20,13 +27,9 @@ export function cancelSubscription(
   id: string,
   input: SubscriptionCancel,
 ): Promise<Written<Subscription>> {
-  return unitOfWork(db, request, async (uow) => {
-    const { tx, actor: scope } = uow;
-    const row = await getSubscriptionRow(tx, scope, id, { forUpdate: true });
-    if (row.status === 'canceled') {
-      throw new StateInvalidError(`Subscription ${id} is canceled already.`);
-    }
-    const now = await timeOn(tx, scope, row.test_clock_id, clock);
+  const allowed = (row: SubscriptionRow) =>
+    row.status === 'canceled' ? `Subscription ${id} is canceled already.` : null;
+  return moveSubscription(db, clock, request, id, allowed, async (row, now, uow) => {
     const terms = {
       cancel_prorate: input.prorate ?? false,
       cancel_invoice_now: input.invoiceNow ?? true,
@@ -34,24 +37,15 @@ export function cancelSubscription(
     };
     const at = input.at ?? 'period_end';
     if (at === 'now') {
-      const settings = await getSettingsRow(tx, scope);
+      const settings = await getSettingsRow(uow.tx, uow.actor);
       const options = { now, graceMinutes: settings.invoice_grace_minutes, documents };
-      const ended = await endSubscription(uow, { ...row, ...terms }, now, options);
-      return shown(tx, scope, ended);
+      return endSubscription(uow, { ...row, ...terms }, now, options);
     }
-    let saved;
-    if (at === 'period_end') {
-      saved = await saveWithNextAction(uow, row, { ...terms, cancel_at_period_end: true });
-    } else {
-      const instant = new Date(at);
-      if (instant < now) {
-        throw new ParameterInvalidError('at', 'at is in the past; give now or a later instant.');
-      }
-      saved = await saveWithNextAction(uow, row, { ...terms, cancel_at: instant });
-    }
-    const subscription = await shown(tx, scope, saved);
-    uow.event('subscription.updated', subscription);
-    return subscription;
+    const fields =
+      at === 'period_end'
+        ? { ...terms, cancel_at_period_end: true }
+        : { ...terms, cancel_at: future(at, 'at', now) };
+    return { fields, event: 'subscription.updated' };
   });
 }
 
@@ -62,48 +56,31 @@ export function pauseSubscription(
   id: string,
   input: SubscriptionPause,
 ): Promise<Written<Subscription>> {
-  return unitOfWork(db, request, async (uow) => {
-    const { tx, actor: scope } = uow;
-    const row = await getSubscriptionRow(tx, scope, id, { forUpdate: true });
-    if (row.status !== 'active' && row.status !== 'past_due') {
-      throw new StateInvalidError(
-        `Subscription ${id} is ${row.status}; only an active or past-due one can be paused.`,
-      );
-    }
-    const now = await timeOn(tx, scope, row.test_clock_id, clock);
-    const resumesAt = input.resumesAt === undefined ? null : new Date(input.resumesAt);
-    if (resumesAt !== null && resumesAt <= now) {
-      throw new ParameterInvalidError('resumesAt', 'resumesAt must be in the future.');
-    }
-    const saved = await saveWithNextAction(uow, row, {
-      status: 'paused',
+  const allowed = (row: SubscriptionRow) =>
+    row.status === 'active' || row.status === 'past_due'
+      ? null
+      : `Subscription ${id} is ${row.status}; only an active or past-due one can be paused.`;
+  return moveSubscription(db, clock, request, id, allowed, async (_row, now) => {
+    const resumesAt = future(input.resumesAt, 'resumesAt', now);
+    const fields = {
+      status: 'paused' as const,
       pause_behavior: input.behavior,
       pause_resumes_at: resumesAt,
-    });
-    const subscription = await shown(tx, scope, saved);
-    uow.event('subscription.paused', subscription);
-    return subscription;
+    };
+    return { fields, event: 'subscription.paused' };
   });
 }
 
 export function resumeSubscription(
   db: Db,
+  clock: Clock,
   request: WriteRequest,
   id: string,
 ): Promise<Written<Subscription>> {
-  return unitOfWork(db, request, async (uow) => {
-    const { tx, actor: scope } = uow;
-    const row = await getSubscriptionRow(tx, scope, id, { forUpdate: true });
-    if (row.status !== 'paused') {
-      throw new StateInvalidError(`Subscription ${id} is ${row.status}, not paused.`);
-    }
-    const saved = await saveWithNextAction(uow, row, {
-      status: 'active',
-      pause_behavior: null,
-      pause_resumes_at: null,
-    });
-    const subscription = await shown(tx, scope, saved);
-    uow.event('subscription.resumed', subscription);
-    return subscription;
-  });
+  const allowed = (row: SubscriptionRow) =>
+    row.status === 'paused' ? null : `Subscription ${id} is ${row.status}, not paused.`;
+  return moveSubscription(db, clock, request, id, allowed, async () => ({
+    fields: { status: 'active', pause_behavior: null, pause_resumes_at: null },
+    event: 'subscription.resumed',
+  }));
 }

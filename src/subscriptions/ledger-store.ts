@@ -2,9 +2,24 @@
 // exactly-once ledger of (subscription, period, reason) with the run's work on each invoice.
 // Every query takes the tenant and the environment, except the run's search for due work
 // across tenants (indexes subscriptions_due and subscription_invoices_work_due).
+import type { QueryResultRow } from 'pg';
 import type { Queryable } from '../db/pool.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { BillingReason } from './schemas.ts';
+
+/**
+ * A statement about one subscription's rows: the tenant, environment and subscription are $1–$3,
+ * `values` follow.
+ */
+export function ofSubscription<Row extends QueryResultRow>(
+  db: Queryable,
+  scope: TenantScope,
+  subscriptionId: string,
+  sql: string,
+  values: unknown[] = [],
+) {
+  return db.query<Row>(sql, [scope.tenantId, scope.environment, subscriptionId, ...values]);
+}
 
 export interface PendingLineRow {
   id: string;
@@ -22,13 +37,15 @@ export async function selectPendingLines(
   scope: TenantScope,
   subscriptionId: string,
 ): Promise<PendingLineRow[]> {
-  const { rows } = await db.query<PendingLineRow>(
+  const { rows } = await ofSubscription<PendingLineRow>(
+    db,
+    scope,
+    subscriptionId,
     `SELECT id, subscription_item_id, price_id, description, quantity::float8 AS quantity,
             amount::float8 AS amount, period_start, period_end
        FROM subscription_pending_lines
       WHERE tenant_id = $1 AND environment = $2 AND subscription_id = $3
       ORDER BY created_at, id`,
-    [scope.tenantId, scope.environment, subscriptionId],
   );
   return rows;
 }
@@ -40,7 +57,10 @@ export async function insertPendingLines(
   lines: readonly PendingLineRow[],
 ): Promise<void> {
   if (lines.length === 0) return;
-  await db.query(
+  await ofSubscription(
+    db,
+    scope,
+    subscriptionId,
     `INSERT INTO subscription_pending_lines
        (tenant_id, environment, subscription_id, id, subscription_item_id, price_id, description,
         quantity, amount, period_start, period_end)
@@ -48,9 +68,6 @@ export async function insertPendingLines(
             $8::bigint[], $9::bigint[], $10::timestamptz[], $11::timestamptz[])
             AS l(id, item, price, description, quantity, amount, period_start, period_end)`,
     [
-      scope.tenantId,
-      scope.environment,
-      subscriptionId,
       lines.map((l) => l.id),
       lines.map((l) => l.subscription_item_id),
       lines.map((l) => l.price_id),
@@ -71,10 +88,13 @@ export async function deletePendingLines(
   ids: readonly string[],
 ): Promise<void> {
   if (ids.length === 0) return;
-  await db.query(
+  await ofSubscription(
+    db,
+    scope,
+    subscriptionId,
     `DELETE FROM subscription_pending_lines
       WHERE tenant_id = $1 AND environment = $2 AND subscription_id = $3 AND id = ANY($4::text[])`,
-    [scope.tenantId, scope.environment, subscriptionId, ids],
+    [ids],
   );
 }
 
@@ -98,18 +118,14 @@ export async function claimLedger(
   scope: TenantScope,
   entry: Omit<LedgerEntry, 'invoiceId'>,
 ): Promise<boolean> {
-  const { rowCount } = await db.query(
+  const { rowCount } = await ofSubscription(
+    db,
+    scope,
+    entry.subscriptionId,
     `INSERT INTO subscription_invoices
        (tenant_id, environment, subscription_id, period_start, reason, test_clock_id)
      VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-    [
-      scope.tenantId,
-      scope.environment,
-      entry.subscriptionId,
-      entry.periodStart,
-      entry.reason,
-      entry.testClockId,
-    ],
+    [entry.periodStart, entry.reason, entry.testClockId],
   );
   return rowCount === 1;
 }
@@ -121,14 +137,14 @@ export async function recordLedgerInvoice(
   work: { work: InvoiceWork; at: Date } | null,
   afterIssue: 'void' | 'mark_uncollectible' | null,
 ): Promise<void> {
-  await db.query(
+  await ofSubscription(
+    db,
+    scope,
+    entry.subscriptionId,
     `UPDATE subscription_invoices SET invoice_id = $6, work = $7, work_at = $8, after_issue = $9
       WHERE tenant_id = $1 AND environment = $2 AND subscription_id = $3 AND period_start = $4
         AND reason = $5`,
     [
-      scope.tenantId,
-      scope.environment,
-      entry.subscriptionId,
       entry.periodStart,
       entry.reason,
       entry.invoiceId,
@@ -147,32 +163,53 @@ export interface DueRow {
   due_at: Date;
 }
 
+/** One test clock's rows, or (null) the rows on real time of every tenant. */
+export type ClockTarget = { scope: TenantScope; id: string } | null;
+
+/**
+ * The run's search for due rows: `realTime` across tenants (its own index), or `onClock` for
+ * one clock's rows, which takes the tenant, environment and clock as $1–$3; `values` follow.
+ */
+export async function dueRows<Row extends QueryResultRow>(
+  db: Queryable,
+  clock: ClockTarget,
+  realTime: string,
+  onClock: string,
+  values: unknown[],
+): Promise<Row[]> {
+  const { rows } =
+    clock === null
+      ? await db.query<Row>(realTime, values)
+      : await db.query<Row>(onClock, [
+          clock.scope.tenantId,
+          clock.scope.environment,
+          clock.id,
+          ...values,
+        ]);
+  return rows;
+}
+
 /**
  * Subscriptions due at `now`, earliest first: on real time across tenants (index
  * subscriptions_due), or those of one test clock (subscriptions_by_test_clock).
  */
-export async function selectDueSubscriptions(
+export function selectDueSubscriptions(
   db: Queryable,
-  clock: { scope: TenantScope; id: string } | null,
+  clock: ClockTarget,
   now: Date,
   limit: number,
 ): Promise<DueRow[]> {
-  const { rows } =
-    clock === null
-      ? await db.query<DueRow>(
-          `SELECT tenant_id, environment, id, next_action_at AS due_at FROM subscriptions
-            WHERE next_action_at <= $1 AND test_clock_id IS NULL
-            ORDER BY next_action_at LIMIT $2`,
-          [now, limit],
-        )
-      : await db.query<DueRow>(
-          `SELECT tenant_id, environment, id, next_action_at AS due_at FROM subscriptions
-            WHERE tenant_id = $1 AND environment = $2 AND test_clock_id = $3
-              AND next_action_at <= $4
-            ORDER BY next_action_at LIMIT $5`,
-          [clock.scope.tenantId, clock.scope.environment, clock.id, now, limit],
-        );
-  return rows;
+  const columns = 'tenant_id, environment, id, next_action_at AS due_at';
+  return dueRows<DueRow>(
+    db,
+    clock,
+    `SELECT ${columns} FROM subscriptions WHERE next_action_at <= $1 AND test_clock_id IS NULL
+      ORDER BY next_action_at LIMIT $2`,
+    `SELECT ${columns} FROM subscriptions
+      WHERE tenant_id = $1 AND environment = $2 AND test_clock_id = $3 AND next_action_at <= $4
+      ORDER BY next_action_at LIMIT $5`,
+    [now, limit],
+  );
 }
 
 export interface WorkRow {
@@ -188,28 +225,24 @@ export interface WorkRow {
 }
 
 /** Invoice work due at `now`, earliest first, on real time or on one test clock. */
-export async function selectDueWork(
+export function selectDueWork(
   db: Queryable,
-  clock: { scope: TenantScope; id: string } | null,
+  clock: ClockTarget,
   now: Date,
   limit: number,
 ): Promise<WorkRow[]> {
   const columns = `tenant_id, environment, subscription_id, period_start, reason, invoice_id,
     work, work_at, after_issue`;
-  const { rows } =
-    clock === null
-      ? await db.query<WorkRow>(
-          `SELECT ${columns} FROM subscription_invoices
-            WHERE work_at <= $1 AND test_clock_id IS NULL ORDER BY work_at LIMIT $2`,
-          [now, limit],
-        )
-      : await db.query<WorkRow>(
-          `SELECT ${columns} FROM subscription_invoices
-            WHERE tenant_id = $1 AND environment = $2 AND test_clock_id = $3 AND work_at <= $4
-            ORDER BY work_at LIMIT $5`,
-          [clock.scope.tenantId, clock.scope.environment, clock.id, now, limit],
-        );
-  return rows;
+  return dueRows<WorkRow>(
+    db,
+    clock,
+    `SELECT ${columns} FROM subscription_invoices
+      WHERE work_at <= $1 AND test_clock_id IS NULL ORDER BY work_at LIMIT $2`,
+    `SELECT ${columns} FROM subscription_invoices
+      WHERE tenant_id = $1 AND environment = $2 AND test_clock_id = $3 AND work_at <= $4
+      ORDER BY work_at LIMIT $5`,
+    [now, limit],
+  );
 }
 
 /** The next instant anything of the clock falls due (subscriptions or invoice work). */
@@ -239,19 +272,13 @@ export async function setLedgerWork(
   row: Pick<WorkRow, 'subscription_id' | 'period_start' | 'reason' | 'work'>,
   work: { work: InvoiceWork; at: Date } | null,
 ): Promise<void> {
-  await db.query(
+  await ofSubscription(
+    db,
+    scope,
+    row.subscription_id,
     `UPDATE subscription_invoices SET work = $6, work_at = $7
       WHERE tenant_id = $1 AND environment = $2 AND subscription_id = $3 AND period_start = $4
         AND reason = $5 AND work = $8`,
-    [
-      scope.tenantId,
-      scope.environment,
-      row.subscription_id,
-      row.period_start,
-      row.reason,
-      work?.work ?? null,
-      work?.at ?? null,
-      row.work,
-    ],
+    [row.period_start, row.reason, work?.work ?? null, work?.at ?? null, row.work],
   );
 }

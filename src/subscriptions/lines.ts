@@ -18,18 +18,7 @@ export interface PricedItem {
 }
 
 /** A line before it is on an invoice: what an invoice line gets, with the period as instants. */
-export interface ProposedLine {
-  description: string;
-  quantity: number;
-  unitAmount: number | null;
-  amount: number;
-  unitCode: string;
-  taxRates: string[] | null;
-  period: Period;
-  priceId: string;
-  subscriptionItemId: string;
-  proration: boolean;
-}
+export type ProposedLine = Omit<PricedLine, 'period'> & { period: Period; proration: boolean };
 
 export function recurrenceOf(catalog: CatalogPrice): Recurrence {
   const { interval, intervalCount } = catalog.price.recurring!;

@@ -46,14 +46,16 @@ export async function getSubscription(
   return shown(db, scope, await getSubscriptionRow(db, scope, id));
 }
 
+export interface SubscriptionFilters {
+  customerId?: string | undefined;
+  status?: string | undefined;
+  priceId?: string | undefined;
+}
+
 export async function listSubscriptions(
   db: Db,
   scope: TenantScope,
-  filters: {
-    customerId?: string | undefined;
-    status?: string | undefined;
-    priceId?: string | undefined;
-  },
+  filters: SubscriptionFilters,
   page: PageRequest,
 ) {
   const rows = await selectSubscriptionPage(db, scope, filters, page);

@@ -16,11 +16,12 @@ import { EinvoiceIncompleteError, ResourceMissingError, StateInvalidError } from
 import type { HostedLinks } from '../hosted/links.ts';
 import { issueInvoice, sendInvoice, transitionInvoice } from '../invoices/service.ts';
 import { getSettingsRow } from '../settings/service.ts';
-import { operator, type TenantScope } from '../tenancy.ts';
+import { operator } from '../tenancy.ts';
 import {
   selectDueSubscriptions,
   selectDueWork,
   setLedgerWork,
+  type ClockTarget,
   type DueRow,
   type InvoiceWork,
   type WorkRow,
@@ -38,7 +39,7 @@ export interface RunDeps {
 }
 
 /** One test clock's subscriptions, or (null) those on real time. */
-export type RunTarget = { scope: TenantScope; id: string } | null;
+export type RunTarget = ClockTarget;
 
 const BATCH = 50;
 

@@ -4,7 +4,7 @@
 import type { OutboxFollower } from '../db/store.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { TenantScope } from '../tenancy.ts';
-import type { DueRow } from './ledger-store.ts';
+import { dueRows, ofSubscription, type ClockTarget, type DueRow } from './ledger-store.ts';
 
 /**
  * Follows the outbox (src/db/unit-of-work.ts): an invoice of a subscription that becomes
@@ -27,25 +27,21 @@ export const subscriptionStanding: OutboxFollower = {
  * Subscriptions marked: of every tenant (index subscriptions_standing_changed; standing does
  * not depend on time, so the worker settles those on test clocks too), or one clock's.
  */
-export async function selectStandingChanged(
+export function selectStandingChanged(
   db: Queryable,
-  clock: { scope: TenantScope; id: string } | null,
+  clock: ClockTarget,
   limit: number,
 ): Promise<DueRow[]> {
-  const { rows } =
-    clock === null
-      ? await db.query<DueRow>(
-          `SELECT tenant_id, environment, id, updated_at AS due_at FROM subscriptions
-            WHERE standing_changed ORDER BY updated_at LIMIT $1`,
-          [limit],
-        )
-      : await db.query<DueRow>(
-          `SELECT tenant_id, environment, id, updated_at AS due_at FROM subscriptions
-            WHERE tenant_id = $1 AND environment = $2 AND test_clock_id = $3
-              AND standing_changed ORDER BY updated_at LIMIT $4`,
-          [clock.scope.tenantId, clock.scope.environment, clock.id, limit],
-        );
-  return rows;
+  const columns = 'tenant_id, environment, id, updated_at AS due_at';
+  return dueRows<DueRow>(
+    db,
+    clock,
+    `SELECT ${columns} FROM subscriptions WHERE standing_changed ORDER BY updated_at LIMIT $1`,
+    `SELECT ${columns} FROM subscriptions
+      WHERE tenant_id = $1 AND environment = $2 AND test_clock_id = $3 AND standing_changed
+      ORDER BY updated_at LIMIT $4`,
+    [limit],
+  );
 }
 
 /** Whether an open invoice of the subscription is overdue. */
@@ -54,11 +50,13 @@ export async function hasOverdueInvoice(
   scope: TenantScope,
   subscriptionId: string,
 ): Promise<boolean> {
-  const { rows } = await db.query(
+  const { rows } = await ofSubscription(
+    db,
+    scope,
+    subscriptionId,
     `SELECT 1 FROM invoices
       WHERE tenant_id = $1 AND environment = $2 AND subscription_id = $3
         AND status = 'open' AND overdue_at IS NOT NULL LIMIT 1`,
-    [scope.tenantId, scope.environment, subscriptionId],
   );
   return rows.length > 0;
 }

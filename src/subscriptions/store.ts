@@ -104,13 +104,15 @@ const UPDATE = `UPDATE subscriptions SET ${FIELDS.map((f, i) => `${f} = $${i + 4
     updated_at = clock_timestamp()
   WHERE tenant_id = $1 AND environment = $2 AND id = $3 RETURNING *`;
 
-export async function insertSubscription(
+/** Runs INSERT (a new subscription) or UPDATE (its fields saved); the row as it is. */
+async function write(
+  sql: string,
   db: Queryable,
   scope: TenantScope,
   id: string,
   fields: SubscriptionFields,
 ): Promise<SubscriptionRow> {
-  const { rows } = await db.query<SubscriptionRow>(INSERT, [
+  const { rows } = await db.query<SubscriptionRow>(sql, [
     scope.tenantId,
     scope.environment,
     id,
@@ -119,20 +121,8 @@ export async function insertSubscription(
   return rows[0]!;
 }
 
-export async function saveSubscription(
-  db: Queryable,
-  scope: TenantScope,
-  id: string,
-  fields: SubscriptionFields,
-): Promise<SubscriptionRow> {
-  const { rows } = await db.query<SubscriptionRow>(UPDATE, [
-    scope.tenantId,
-    scope.environment,
-    id,
-    ...values(fields),
-  ]);
-  return rows[0]!;
-}
+export const insertSubscription = write.bind(null, INSERT);
+export const saveSubscription = write.bind(null, UPDATE);
 
 export const selectSubscription = rowById<SubscriptionRow>('SELECT * FROM subscriptions', {
   lock: 'FOR NO KEY UPDATE',

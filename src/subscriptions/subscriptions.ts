@@ -8,7 +8,7 @@ import type { PageRequest } from '../paging.ts';
 import type { TenantScope } from '../tenancy.ts';
 import { previewChange, updateSubscription } from './changes.ts';
 import { cancelSubscription, pauseSubscription, resumeSubscription } from './ending.ts';
-import { getSubscription, listSubscriptions } from './reading.ts';
+import { getSubscription, listSubscriptions, type SubscriptionFilters } from './reading.ts';
 import { runDue, type RunDeps, type RunTarget } from './run.ts';
 import type {
   SubscriptionCancel,
@@ -25,15 +25,8 @@ export function createSubscriptions(deps: RunDeps) {
     create: (write: WriteRequest, input: SubscriptionCreate) =>
       createSubscription(db, clock, documents, write, input),
     get: (scope: TenantScope, id: string) => getSubscription(db, scope, id),
-    list: (
-      scope: TenantScope,
-      filters: {
-        customerId?: string | undefined;
-        status?: string | undefined;
-        priceId?: string | undefined;
-      },
-      page: PageRequest,
-    ) => listSubscriptions(db, scope, filters, page),
+    list: (scope: TenantScope, filters: SubscriptionFilters, page: PageRequest) =>
+      listSubscriptions(db, scope, filters, page),
     update: (write: WriteRequest, id: string, input: SubscriptionUpdate) =>
       updateSubscription(db, clock, documents, write, id, input),
     previewChange: (scope: TenantScope, id: string, input: SubscriptionUpdate) =>
@@ -43,7 +36,7 @@ export function createSubscriptions(deps: RunDeps) {
       cancelSubscription(db, clock, documents, write, id, input),
     pause: (write: WriteRequest, id: string, input: SubscriptionPause) =>
       pauseSubscription(db, clock, write, id, input),
-    resume: (write: WriteRequest, id: string) => resumeSubscription(db, write, id),
+    resume: (write: WriteRequest, id: string) => resumeSubscription(db, clock, write, id),
     /** The billing run: what is due now on real time (target null), or on a test clock. */
     runDue: (target: RunTarget, now: Date = clock.now()) => runDue(deps, target, now),
   };

@@ -1,11 +1,10 @@
 // The upcoming invoice: what the subscription's next boundary would bill if nothing changed,
 // computed by the run's own code (./periods.ts) and written nowhere.
-import { getCustomerRow } from '../customers/service.ts';
 import type { Db } from '../db/pool.ts';
 import { StateInvalidError } from '../errors.ts';
-import { priceSubscriptionLines } from '../invoices/service.ts';
 import type { TenantScope } from '../tenancy.ts';
-import { invoiceLine, type ProposedLine } from './lines.ts';
+import type { ProposedLine } from './lines.ts';
+import { shownLines } from './preview.ts';
 import { linesOfPeriod, pendingLines, pricedItems } from './periods.ts';
 import { getSubscriptionRow } from './reading.ts';
 import type { BillingReason } from './schemas.ts';
@@ -43,15 +42,6 @@ export async function upcomingInvoice(db: Db, scope: TenantScope, id: string) {
         : linesOfPeriod(row, items, at).lines;
     lines = [...period, ...(reason === 'subscription_create' ? [] : pending.lines)];
   }
-  const customer = await getCustomerRow(db, scope, row.customer_id);
-  const priced = lines.map((l) => invoiceLine(l, row.time_zone));
-  const totals = await priceSubscriptionLines(
-    db,
-    scope,
-    customer.tax_exempt,
-    row.default_tax_rates,
-    priced,
-  );
   return {
     id: null,
     object: 'upcoming_invoice' as const,
@@ -60,17 +50,6 @@ export async function upcomingInvoice(db: Db, scope: TenantScope, id: string) {
     currency: row.currency,
     billingReason: reason,
     createdAt: at.toISOString(),
-    lines: lines.map((l) => ({
-      description: l.description,
-      quantity: l.quantity,
-      amount: l.amount,
-      period: { start: l.period.start.toISOString(), end: l.period.end.toISOString() },
-      priceId: l.priceId,
-      subscriptionItemId: l.subscriptionItemId,
-      proration: l.proration,
-    })),
-    subtotal: totals.subtotal,
-    tax: totals.tax,
-    total: totals.total,
+    ...(await shownLines(db, scope, row, lines)),
   };
 }

@@ -2,7 +2,12 @@
 // moves only forward, by `advance`, which runs everything its customers' subscriptions and
 // invoices make due in between, in time order, through the run's own code (./advance.ts).
 import type { Db, Queryable } from '../db/pool.ts';
-import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
+import {
+  unitOfWork,
+  type UnitOfWork,
+  type WriteRequest,
+  type Written,
+} from '../db/unit-of-work.ts';
 import {
   ParameterInvalidError,
   ResourceMissingError,
@@ -52,13 +57,22 @@ async function clockRow(
   return row;
 }
 
+/** A write of test clocks: only in the test environment, in one unit of work. */
+function clockWrite<T>(
+  db: Db,
+  request: WriteRequest,
+  work: (uow: UnitOfWork) => Promise<T>,
+): Promise<Written<T>> {
+  testOnly(request.actor);
+  return unitOfWork(db, request, work);
+}
+
 export function createTestClock(
   db: Db,
   request: WriteRequest,
   input: TestClockCreate,
 ): Promise<Written<TestClock>> {
-  testOnly(request.actor);
-  return unitOfWork(db, request, async (uow) => {
+  return clockWrite(db, request, async (uow) => {
     const row = await insertTestClock(uow.tx, uow.actor, newId('clock'), {
       name: input.name ?? null,
       frozenTime: new Date(input.frozenTime),
@@ -95,8 +109,7 @@ export function advanceTestClock(
   id: string,
   input: TestClockAdvance,
 ): Promise<Written<TestClock>> {
-  testOnly(request.actor);
-  return unitOfWork(db, request, async (uow) => {
+  return clockWrite(db, request, async (uow) => {
     const row = await clockRow(uow.tx, uow.actor, id, { forUpdate: true });
     if (row.status === 'advancing') {
       throw new StateInvalidError(
@@ -130,8 +143,7 @@ export function deleteTestClock(
   request: WriteRequest,
   id: string,
 ): Promise<Written<{ id: string; object: 'test_clock'; deleted: true }>> {
-  testOnly(request.actor);
-  return unitOfWork(db, request, async (uow) => {
+  return clockWrite(db, request, async (uow) => {
     const row = await clockRow(uow.tx, uow.actor, id, { forUpdate: true });
     if (row.status === 'advancing') {
       throw new StateInvalidError(`Test clock ${id} is advancing; delete it once it is ready.`);
