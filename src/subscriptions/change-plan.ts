@@ -5,6 +5,7 @@
 import { getPricesWithProducts, type CatalogPrice } from '../catalog/service.ts';
 import type { Queryable } from '../db/pool.ts';
 import { ParameterInvalidError, ResourceMissingError } from '../errors.ts';
+import type { DocumentLocale } from '../documents/model.ts';
 import { newId } from '../ids.ts';
 import type { TenantScope } from '../tenancy.ts';
 import { periodAt, type Period } from './calendar.ts';
@@ -19,7 +20,7 @@ import {
   type ProposedLine,
 } from './lines.ts';
 import { currentBasis } from './model.ts';
-import { pricedItems } from './periods.ts';
+import { lineLocale, pricedItems } from './periods.ts';
 import type { ItemChange } from './schemas.ts';
 import type { SubscriptionRow } from './store.ts';
 
@@ -60,8 +61,8 @@ function wantedItems(
         change.priceId === undefined
           ? item.catalog
           : checkedPrice(prices, change.priceId, param, undefined, { newlyUsed: true });
-      const quantity =
-        change.quantity ?? (change.priceId === undefined ? item.quantity : undefined);
+      // A new price keeps the item's quantity, unless it is metered (measured, no quantity).
+      const quantity = change.quantity ?? (isLicensed(catalog) ? item.quantity : undefined);
       after.set(change.id, {
         ...item,
         catalog,
@@ -120,7 +121,10 @@ export async function planChange(
   behavior: ProrationBehavior,
   at: Date,
 ): Promise<ChangePlan> {
-  const current = await pricedItems(db, scope, row.id);
+  const [current, locale] = await Promise.all([
+    pricedItems(db, scope, row.id),
+    lineLocale(db, scope, row),
+  ]);
   const named = changes.flatMap((c) => (c.priceId === undefined ? [] : [c.priceId]));
   const prices = await getPricesWithProducts(db, scope, named);
   const after = wantedItems(current, changes, prices);
@@ -138,7 +142,7 @@ export async function planChange(
     if (!billing) {
       return { items: asNewItems(after, () => 0), lines: [], newPeriod: null, at };
     }
-    return intervalChange(row, current, after, basis, at);
+    return intervalChange(row, current, after, basis, at, locale);
   }
   const lines: ProposedLine[] = [];
   if (billing && behavior !== 'none') {
@@ -148,11 +152,13 @@ export async function planChange(
         old === null ||
         old.catalog.price.id !== item.catalog.price.id ||
         old.quantity !== item.quantity;
-      if (changed && isLicensed(item.catalog)) lines.push(...prorationLines(old, item, basis, at));
+      if (changed && isLicensed(item.catalog)) {
+        lines.push(...prorationLines(old, item, basis, at, locale));
+      }
     }
     for (const old of current) {
       if (!after.some((item) => item.id === old.id) && isLicensed(old.catalog)) {
-        lines.push(...prorationLines(old, null, basis, at));
+        lines.push(...prorationLines(old, null, basis, at, locale));
       }
     }
   }
@@ -172,10 +178,11 @@ function intervalChange(
   after: readonly PricedItem[],
   basis: Period,
   at: Date,
+  locale: DocumentLocale,
 ): ChangePlan {
   const credit = current
     .filter((item) => isLicensed(item.catalog))
-    .flatMap((item) => prorationLines(item, null, basis, at));
+    .flatMap((item) => prorationLines(item, null, basis, at, locale));
   const every = recurrenceOf(after[0]!.catalog);
   const { start, end } = periodAt(at, row.time_zone, every, at);
   const period = { start, end };

@@ -2,6 +2,8 @@
 // whole period when the period is a stub), and the credit and charge of a change inside a
 // period (docs/subscriptions.md, "Proration"). Pure: prices, items and instants in, lines out.
 import { lineAmount } from '../catalog/amount.ts';
+import { t } from '../documents/i18n.ts';
+import type { DocumentLocale } from '../documents/model.ts';
 import { newId } from '../ids.ts';
 import type { CatalogPrice } from '../catalog/service.ts';
 import type { PricedLine } from '../invoices/service.ts';
@@ -92,13 +94,14 @@ export function prorationLines(
   next: PricedItem | null,
   basis: Period,
   at: Date,
+  locale: DocumentLocale,
 ): ProposedLine[] {
   const period = { start: at, end: basis.end };
   const lines: ProposedLine[] = [];
   if (old !== null && old.billedFull !== 0) {
     lines.push(
       lineOf(old, {
-        description: `Unused time on ${nameOf(old.catalog)}`,
+        description: t(locale, 'line.unusedTime', { item: nameOf(old.catalog) }),
         amount: -prorate(old.billedFull, basis, at),
         period,
         proration: true,
@@ -109,7 +112,7 @@ export function prorationLines(
     const amount = prorate(fullAmount(next.catalog, next.quantity), basis, at);
     lines.push(
       lineOf(next, {
-        description: `Remaining time on ${nameOf(next.catalog)}`,
+        description: t(locale, 'line.remainingTime', { item: nameOf(next.catalog) }),
         amount,
         period,
         proration: true,

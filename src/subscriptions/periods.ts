@@ -4,6 +4,10 @@
 import { getPricesWithProducts } from '../catalog/service.ts';
 import type { UnitOfWork } from '../db/unit-of-work.ts';
 import type { IssuedDocuments } from '../documents/service.ts';
+import { resolveLocale } from '../documents/i18n.ts';
+import type { DocumentLocale } from '../documents/model.ts';
+import { getCustomerRow } from '../customers/service.ts';
+import { getSettingsRow } from '../settings/service.ts';
 import { creditInstead } from './credits.ts';
 import type { Queryable } from '../db/pool.ts';
 import { createSubscriptionDraft, linesBelowZero } from '../invoices/service.ts';
@@ -33,6 +37,19 @@ export interface StepOptions {
   now: Date;
   graceMinutes: number;
   documents: IssuedDocuments;
+}
+
+/** The language of the lines a subscription writes: its customer's, else the tenant's. */
+export async function lineLocale(
+  db: Queryable,
+  scope: TenantScope,
+  row: Pick<SubscriptionRow, 'customer_id'>,
+): Promise<DocumentLocale> {
+  const [customer, settings] = await Promise.all([
+    getCustomerRow(db, scope, row.customer_id),
+    getSettingsRow(db, scope),
+  ]);
+  return resolveLocale(customer.locale, resolveLocale(settings.locale));
 }
 
 /** The subscription's items with their prices and products. */

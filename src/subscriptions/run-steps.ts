@@ -6,6 +6,7 @@ import type { UnitOfWork } from '../db/unit-of-work.ts';
 import { prorationLines, isLicensed, type ProposedLine } from './lines.ts';
 import { currentBasis, nextActionAt, trialWarningAt } from './model.ts';
 import {
+  lineLocale,
   linesOfPeriod,
   makeInvoice,
   pendingLines,
@@ -74,10 +75,13 @@ export async function startPeriod(
 async function unusedCredit(uow: UnitOfWork, row: SubscriptionRow, at: Date) {
   const basis = currentBasis(row);
   if (basis === null || at >= basis.end) return [];
-  const items = await pricedItems(uow.tx, uow.actor, row.id);
+  const [items, locale] = await Promise.all([
+    pricedItems(uow.tx, uow.actor, row.id),
+    lineLocale(uow.tx, uow.actor, row),
+  ]);
   return items
     .filter((item) => isLicensed(item.catalog))
-    .flatMap((item) => prorationLines(item, null, basis, at));
+    .flatMap((item) => prorationLines(item, null, basis, at, locale));
 }
 
 /** Ends the subscription at `at`: its last invoice (unless empty), then canceled. */

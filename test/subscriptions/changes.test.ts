@@ -62,6 +62,29 @@ describe('changes inside a period', () => {
     assert.equal(invoices[1]!.total, 6400);
   });
 
+  it('keeps the quantity when an item changes price, and names the lines in the customer’s language', async () => {
+    const clock = await createClock(api, '2027-04-01T00:00:00.000Z');
+    const customer = await clockCustomer(api, clock.id, { locale: 'de' });
+    const created = await api.post('/v1/subscriptions', {
+      customerId: customer.id,
+      items: [{ priceId: basic.id, quantity: 2 }],
+    });
+    await advance(api, clock.id, '2027-04-10T00:00:00.000Z');
+    const res = await api.patch(`/v1/subscriptions/${created.body.id}`, {
+      items: [{ id: created.body.items[0].id, priceId: pro.id }],
+      prorationBehavior: 'always_invoice',
+    });
+    assert.equal(res.body.items[0].quantity, 2);
+    const [, update] = await invoicesOf(api, created.body.id);
+    assert.deepEqual(
+      update!.lines.map((l) => [l.description, l.amount]),
+      [
+        ['Nicht genutzte Zeit: Basic', -4200],
+        ['Verbleibende Zeit: Pro', 7000],
+      ],
+    );
+  });
+
   it('always_invoice: the upgrade is invoiced at once (reason subscription_update)', async () => {
     const { subscription, item } = await onApril10();
     const res = await api.patch(`/v1/subscriptions/${subscription.id}`, {
