@@ -19,6 +19,7 @@ import {
   type PricedItem,
   type ProposedLine,
 } from './lines.ts';
+import type { PendingUsage } from './usage-lines.ts';
 import { currentBasis } from './model.ts';
 import { lineLocale, pricedItems } from './periods.ts';
 import type { ItemChange } from './schemas.ts';
@@ -31,6 +32,8 @@ export interface ChangePlan {
   items: NewItem[];
   /** The lines the change bills (before the behaviour decides when). */
   lines: ProposedLine[];
+  /** Usage of metered items up to `at` at the price they leave (or before they go). */
+  pendingUsage: PendingUsage[];
   /** Set when the items move to another interval: a new period starts at `at`, anchored there. */
   newPeriod: { period: Period; lines: ProposedLine[] } | null;
   at: Date;
@@ -82,6 +85,7 @@ function wantedItems(
         catalog,
         quantity: checkedQuantity(catalog, change.quantity, param),
         billedFull: 0,
+        meteredFrom: null,
       });
     }
   });
@@ -110,7 +114,47 @@ function asNewItems(items: readonly PricedItem[], billed: (item: PricedItem) => 
     quantity: item.quantity,
     position: i + 1,
     billed_full: billed(item),
+    metered_from: item.meteredFrom,
   }));
+}
+
+/** Since when a metered item's usage counts at its current price within `period`. */
+function usageStart(item: PricedItem, period: Period): Date {
+  return item.meteredFrom && item.meteredFrom > period.start ? item.meteredFrom : period.start;
+}
+
+/**
+ * Metered items whose price changes, or that go, at `at` inside the period: their usage until
+ * then stays at the old price (a pending span), and from then on counts at the new one; an item
+ * added counts from `at`.
+ */
+function splitUsage(
+  before: ReadonlyMap<string, PricedItem>,
+  after: PricedItem[],
+  period: Period,
+  at: Date,
+): PendingUsage[] {
+  const pending: PendingUsage[] = [];
+  const kept = new Set(after.map((item) => item.id));
+  const leave = (old: PricedItem) => {
+    const start = usageStart(old, period);
+    if (start < at)
+      pending.push({ itemId: old.id, catalog: old.catalog, period: { start, end: at } });
+  };
+  for (const old of before.values()) {
+    if (!isLicensed(old.catalog) && !kept.has(old.id)) leave(old);
+  }
+  after.forEach((item, i) => {
+    if (isLicensed(item.catalog)) return;
+    const old = before.get(item.id);
+    if (old === undefined) {
+      after[i] = { ...item, meteredFrom: at };
+    } else if (old.catalog.price.id !== item.catalog.price.id) {
+      if (!isLicensed(old.catalog)) leave(old);
+      after[i] = { ...item, meteredFrom: at };
+    }
+  });
+  return pending;
 }
 
 export async function planChange(
@@ -138,12 +182,13 @@ export async function planChange(
   const basis = currentBasis(row);
   const billing = row.status !== 'trialing' && row.status !== 'scheduled' && basis !== null;
   const before = new Map(current.map((item) => [item.id, item]));
+  const none = { lines: [], newPeriod: null, pendingUsage: [], at };
   if (!sameRecurrence(row, first)) {
-    if (!billing) {
-      return { items: asNewItems(after, () => 0), lines: [], newPeriod: null, at };
-    }
+    if (!billing) return { items: asNewItems(after, () => 0), ...none };
     return intervalChange(row, current, after, basis, at, locale);
   }
+  const period = { start: row.current_period_start!, end: row.current_period_end! };
+  const pendingUsage = billing ? splitUsage(before, after, period, at) : [];
   const lines: ProposedLine[] = [];
   if (billing && behavior !== 'none') {
     for (const item of after) {
@@ -168,7 +213,7 @@ export async function planChange(
     if (behavior === 'none') return old?.billedFull ?? 0;
     return isLicensed(item.catalog) ? fullAmount(item.catalog, item.quantity) : 0;
   };
-  return { items: asNewItems(after, billed), lines, newPeriod: null, at };
+  return { items: asNewItems(after, billed), lines, newPeriod: null, pendingUsage, at };
 }
 
 /** Items moving to another interval: the period ends at `at`, a new one starts there. */
@@ -189,8 +234,20 @@ function intervalChange(
   const lines = after
     .filter((item) => isLicensed(item.catalog))
     .map((item) => periodLine(item, period, period, 'create_prorations')!);
-  const items = asNewItems(after, (item) =>
-    isLicensed(item.catalog) ? fullAmount(item.catalog, item.quantity) : 0,
+  // The period ends at `at`: every metered item's usage until then is billed now, and counts
+  // afresh in the new period.
+  const ended = { start: row.current_period_start!, end: at };
+  const pendingUsage = current
+    .filter((item) => !isLicensed(item.catalog))
+    .map((item) => ({
+      itemId: item.id,
+      catalog: item.catalog,
+      period: { start: usageStart(item, ended), end: at },
+    }))
+    .filter((span) => span.period.start < span.period.end);
+  const items = asNewItems(
+    after.map((item) => ({ ...item, meteredFrom: null })),
+    (item) => (isLicensed(item.catalog) ? fullAmount(item.catalog, item.quantity) : 0),
   );
-  return { items, lines: credit, newPeriod: { period, lines }, at };
+  return { items, lines: credit, newPeriod: { period, lines }, pendingUsage, at };
 }

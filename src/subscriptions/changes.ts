@@ -3,18 +3,24 @@
 // the same lines and writes nothing (docs/subscriptions.md, "Changes").
 import type { Clock } from '../clock.ts';
 import type { Db, Queryable } from '../db/pool.ts';
-import type { IssuedDocuments } from '../documents/service.ts';
 import type { UnitOfWork, WriteRequest, Written } from '../db/unit-of-work.ts';
 import { ParameterInvalidError, StateInvalidError } from '../errors.ts';
-import { getSettingsRow } from '../settings/service.ts';
 import type { TenantScope } from '../tenancy.ts';
 import { timeOn } from '../test-clocks/time.ts';
 import { planChange, type ChangePlan, type ProrationBehavior } from './change-plan.ts';
 import { insertPendingLines } from './ledger-store.ts';
 import { pendingRows } from './lines.ts';
 import { shownLines } from './preview.ts';
+import { pendingUsageRows, usageLines } from './usage-lines.ts';
 import { trialWarningAt } from './model.ts';
-import { makeInvoice, pendingLines, pricedItems, type StepOptions } from './periods.ts';
+import {
+  makeInvoice,
+  pendingLines,
+  pricedItems,
+  stepOptions,
+  type Billing,
+  type StepOptions,
+} from './periods.ts';
 import { moveSubscription } from './moves.ts';
 import { getSubscriptionRow } from './reading.ts';
 import type { Subscription, SubscriptionUpdate } from './schemas.ts';
@@ -91,8 +97,13 @@ async function billPlan(
     const { period, lines } = change.newPeriod;
     const items = await pricedItems(tx, scope, row.id);
     const pending = await pendingLines(tx, scope, row, items);
+    // The period ends at the change: its usage so far is billed with it.
+    const spans = [...pending.usage, ...change.pendingUsage];
+    const ended = { start: row.current_period_start!, end: change.at };
+    const usage = await usageLines(tx, scope, options.aggregate, row.customer_id, [], ended, spans);
     const key = { periodStart: change.at, reason: 'subscription_update' as const };
-    const made = await makeInvoice(uow, row, key, [...change.lines, ...lines], pending, options);
+    const fresh = [...change.lines, ...usage, ...lines];
+    const made = await makeInvoice(uow, row, key, fresh, pending, options);
     return {
       invoiceId: made.invoiceId,
       fields: {
@@ -104,6 +115,8 @@ async function billPlan(
       },
     };
   }
+  // Metered usage before the change waits, at the price it had, for the next invoice.
+  await insertPendingLines(tx, scope, row.id, pendingUsageRows(change.pendingUsage));
   if (change.lines.length === 0 || behavior === 'none') return { invoiceId: null, fields: {} };
   if (behavior === 'create_prorations') {
     await insertPendingLines(tx, scope, row.id, pendingRows(change.lines));
@@ -119,7 +132,7 @@ async function billPlan(
 export function updateSubscription(
   db: Db,
   clock: Clock,
-  documents: IssuedDocuments,
+  billing: Billing,
   request: WriteRequest,
   id: string,
   input: SubscriptionUpdate,
@@ -148,8 +161,7 @@ export function updateSubscription(
       if (input.metadata !== undefined) fields.metadata = input.metadata;
       if (change !== null) {
         const behavior = input.prorationBehavior ?? 'create_prorations';
-        const settings = await getSettingsRow(tx, scope);
-        const options = { now, graceMinutes: settings.invoice_grace_minutes, documents };
+        const options = await stepOptions(tx, scope, now, billing);
         const billed = await billPlan(uow, row, change, behavior, options);
         fields = { ...fields, ...billed.fields };
         if (billed.invoiceId !== null) fields.latest_invoice_id = billed.invoiceId;

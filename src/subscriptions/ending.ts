@@ -3,10 +3,9 @@
 // the request's transaction, with its last invoice.
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/pool.ts';
-import type { IssuedDocuments } from '../documents/service.ts';
 import type { WriteRequest, Written } from '../db/unit-of-work.ts';
 import { ParameterInvalidError } from '../errors.ts';
-import { getSettingsRow } from '../settings/service.ts';
+import { stepOptions, type Billing } from './periods.ts';
 import { moveSubscription } from './moves.ts';
 import { endSubscription } from './run-steps.ts';
 import type { Subscription, SubscriptionCancel, SubscriptionPause } from './schemas.ts';
@@ -22,7 +21,7 @@ function future(value: string | undefined, param: string, now: Date): Date | nul
 export function cancelSubscription(
   db: Db,
   clock: Clock,
-  documents: IssuedDocuments,
+  billing: Billing,
   request: WriteRequest,
   id: string,
   input: SubscriptionCancel,
@@ -37,8 +36,7 @@ export function cancelSubscription(
     };
     const at = input.at ?? 'period_end';
     if (at === 'now') {
-      const settings = await getSettingsRow(uow.tx, uow.actor);
-      const options = { now, graceMinutes: settings.invoice_grace_minutes, documents };
+      const options = await stepOptions(uow.tx, uow.actor, now, billing);
       return endSubscription(uow, { ...row, ...terms }, now, options);
     }
     const fields =

@@ -88,6 +88,7 @@ export function checkedItems(
       quantity: checkedQuantity(catalog, input.quantity, param),
       position: i + 1,
       billed_full: 0,
+      metered_from: null,
     };
   });
 }

@@ -23,6 +23,8 @@ export function ofSubscription<Row extends QueryResultRow>(
 
 export interface PendingLineRow {
   id: string;
+  /** A proration (its amount fixed), or a span of usage measured when it is billed. */
+  kind: 'proration' | 'usage';
   subscription_item_id: string;
   price_id: string;
   description: string;
@@ -41,7 +43,7 @@ export async function selectPendingLines(
     db,
     scope,
     subscriptionId,
-    `SELECT id, subscription_item_id, price_id, description, quantity::float8 AS quantity,
+    `SELECT id, kind, subscription_item_id, price_id, description, quantity::float8 AS quantity,
             amount::float8 AS amount, period_start, period_end
        FROM subscription_pending_lines
       WHERE tenant_id = $1 AND environment = $2 AND subscription_id = $3
@@ -63,10 +65,10 @@ export async function insertPendingLines(
     subscriptionId,
     `INSERT INTO subscription_pending_lines
        (tenant_id, environment, subscription_id, id, subscription_item_id, price_id, description,
-        quantity, amount, period_start, period_end)
+        quantity, amount, period_start, period_end, kind)
      SELECT $1, $2, $3, l.* FROM unnest($4::text[], $5::text[], $6::text[], $7::text[],
-            $8::bigint[], $9::bigint[], $10::timestamptz[], $11::timestamptz[])
-            AS l(id, item, price, description, quantity, amount, period_start, period_end)`,
+            $8::bigint[], $9::bigint[], $10::timestamptz[], $11::timestamptz[], $12::text[])
+            AS l(id, item, price, description, quantity, amount, period_start, period_end, kind)`,
     [
       lines.map((l) => l.id),
       lines.map((l) => l.subscription_item_id),
@@ -76,6 +78,7 @@ export async function insertPendingLines(
       lines.map((l) => l.amount),
       lines.map((l) => l.period_start),
       lines.map((l) => l.period_end),
+      lines.map((l) => l.kind),
     ],
   );
 }

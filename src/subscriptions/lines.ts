@@ -16,11 +16,18 @@ export interface PricedItem {
   quantity: number;
   /** What the item was billed for its current period, as a whole period's amount. */
   billedFull: number;
+  /** A metered item: since when its usage is billed at its current price (null: the period's start). */
+  meteredFrom: Date | null;
   catalog: CatalogPrice;
 }
 
 /** A line before it is on an invoice: what an invoice line gets, with the period as instants. */
-export type ProposedLine = Omit<PricedLine, 'period'> & { period: Period; proration: boolean };
+export type ProposedLine = Omit<PricedLine, 'period' | 'quantityDecimal'> & {
+  period: Period;
+  proration: boolean;
+  /** A metered line's exact quantity when it is not whole. */
+  quantityDecimal?: string | null;
+};
 
 export function recurrenceOf(catalog: CatalogPrice): Recurrence {
   const { interval, intervalCount } = catalog.price.recurring!;
@@ -154,5 +161,6 @@ export function pendingRows(lines: readonly ProposedLine[]) {
     amount: l.amount,
     period_start: l.period.start,
     period_end: l.period.end,
+    kind: 'proration' as const,
   }));
 }

@@ -9,6 +9,7 @@ import type { DocumentLocale } from '../documents/model.ts';
 import { getCustomerRow } from '../customers/service.ts';
 import { getSettingsRow } from '../settings/service.ts';
 import { creditInstead } from './credits.ts';
+import type { AggregateUsage, PendingUsage } from './usage-lines.ts';
 import type { Queryable } from '../db/pool.ts';
 import { createSubscriptionDraft, linesBelowZero } from '../invoices/service.ts';
 import type { TenantScope } from '../tenancy.ts';
@@ -31,12 +32,29 @@ import {
 } from './ledger-store.ts';
 import { selectItems, type SubscriptionRow } from './store.ts';
 
+/** What billing needs beyond the database: numbers for credit notes, and usage measured. */
+export interface Billing {
+  documents: IssuedDocuments;
+  aggregate: AggregateUsage;
+}
+
 /** What every step of a subscription is given: its time, and what it needs to bill. */
-export interface StepOptions {
+export interface StepOptions extends Billing {
   /** The time of the step (the clock's, or the test clock's). */
   now: Date;
+  /** The tenant's invoiceGraceMinutes: how long an invoice stays a draft. */
   graceMinutes: number;
-  documents: IssuedDocuments;
+}
+
+/** The options of a step at `now`, with the tenant's grace period. */
+export async function stepOptions(
+  db: Queryable,
+  scope: TenantScope,
+  now: Date,
+  billing: Billing,
+): Promise<StepOptions> {
+  const settings = await getSettingsRow(db, scope);
+  return { ...billing, now, graceMinutes: settings.invoice_grace_minutes };
 }
 
 /** The language of the lines a subscription writes: its customer's, else the tenant's. */
@@ -68,25 +86,45 @@ export async function pricedItems(
     id: item.id,
     quantity: item.quantity,
     billedFull: item.billed_full,
+    meteredFrom: item.metered_from,
     catalog: prices.get(item.price_id)!,
   }));
 }
 
-/** The pending proration lines, as proposed lines with their ids. */
+/** What waits for the subscription's next invoice: proration lines, and spans of usage. */
+export interface Pending {
+  /** The rows of the proration lines, in the order of `lines`. */
+  ids: string[];
+  lines: ProposedLine[];
+  /** The rows of the usage spans, which the invoice that measures them removes. */
+  usageIds: string[];
+  usage: PendingUsage[];
+}
+
+/** The pending proration lines and usage spans. */
 export async function pendingLines(
   db: Queryable,
   scope: TenantScope,
   row: SubscriptionRow,
   items: readonly PricedItem[],
-): Promise<{ ids: string[]; lines: ProposedLine[] }> {
-  const pending = await selectPendingLines(db, scope, row.id);
+): Promise<Pending> {
+  const rows = await selectPendingLines(db, scope, row.id);
   const byPrice = new Map(items.map((i) => [i.catalog.price.id, i.catalog]));
-  const missing = pending.map((p) => p.price_id).filter((id) => !byPrice.has(id));
+  const missing = rows.map((p) => p.price_id).filter((id) => !byPrice.has(id));
   const removed = await getPricesWithProducts(db, scope, missing);
+  const catalogOf = (priceId: string) => byPrice.get(priceId) ?? removed.get(priceId)!;
+  const pending = rows.filter((p) => p.kind === 'proration');
+  const usage = rows.filter((p) => p.kind === 'usage');
   return {
+    usageIds: usage.map((p) => p.id),
+    usage: usage.map((p) => ({
+      itemId: p.subscription_item_id,
+      catalog: catalogOf(p.price_id),
+      period: { start: p.period_start, end: p.period_end },
+    })),
     ids: pending.map((p) => p.id),
     lines: pending.map((p) => {
-      const { product } = byPrice.get(p.price_id) ?? removed.get(p.price_id)!;
+      const { product } = catalogOf(p.price_id);
       return {
         description: p.description,
         quantity: p.quantity,
@@ -144,7 +182,7 @@ export async function makeInvoice(
   row: SubscriptionRow,
   key: { periodStart: Date; reason: BillingReason },
   fresh: readonly ProposedLine[],
-  pending: { ids: string[]; lines: readonly ProposedLine[] },
+  pending: Pick<Pending, 'ids' | 'lines' | 'usageIds'>,
   options: StepOptions,
 ): Promise<InvoiceMade> {
   const { tx, actor: scope } = uow;
@@ -169,7 +207,7 @@ export async function makeInvoice(
     },
     options.now,
   );
-  await deletePendingLines(tx, scope, row.id, pending.ids);
+  await deletePendingLines(tx, scope, row.id, [...pending.ids, ...pending.usageIds]);
   // Made while paused: kept as a draft, or issued and then voided or marked uncollectible.
   const paused = row.status === 'paused' ? row.pause_behavior : null;
   const issueAt = new Date(options.now.getTime() + options.graceMinutes * 60_000);

@@ -15,6 +15,7 @@ import {
 } from './periods.ts';
 import type { BillingReason } from './schemas.ts';
 import { shown } from './reading.ts';
+import { usageUntil } from './usage-lines.ts';
 import {
   replaceItems,
   saveSubscription,
@@ -50,7 +51,10 @@ export async function startPeriod(
   const items = await pricedItems(tx, scope, row.id);
   const { period, lines, billed } = linesOfPeriod(row, items, start);
   const pending = await pendingLines(tx, scope, row, items);
-  const made = await makeInvoice(uow, row, { periodStart: start, reason }, lines, pending, options);
+  // Metered items in arrears: the period that ends here.
+  const usage = await usageUntil(tx, scope, options.aggregate, row, items, start, pending.usage);
+  const key = { periodStart: start, reason };
+  const made = await makeInvoice(uow, row, key, [...lines, ...usage], pending, options);
   await replaceItems(
     tx,
     scope,
@@ -61,6 +65,8 @@ export async function startPeriod(
       quantity: item.quantity,
       position: i + 1,
       billed_full: billed.get(item.id) ?? 0,
+      // A new period: metered usage counts at the current price from its start.
+      metered_from: null,
     })),
   );
   return saveWithNextAction(uow, row, {
@@ -97,8 +103,9 @@ export async function endSubscription(
     const credit: ProposedLine[] = row.cancel_prorate ? await unusedCredit(uow, row, at) : [];
     const items = await pricedItems(tx, scope, row.id);
     const pending = await pendingLines(tx, scope, row, items);
+    const usage = await usageUntil(tx, scope, options.aggregate, row, items, at, pending.usage);
     const key = { periodStart: at, reason: 'subscription_cancel' as const };
-    const made = await makeInvoice(uow, row, key, credit, pending, options);
+    const made = await makeInvoice(uow, row, key, [...usage, ...credit], pending, options);
     latest = made.invoiceId ?? latest;
   }
   const ended = await saveWithNextAction(uow, row, {

@@ -11,11 +11,9 @@
 import { fixedClock, type Clock } from '../clock.ts';
 import type { Db } from '../db/pool.ts';
 import { unitOfWork, writtenValue, type UnitOfWork } from '../db/unit-of-work.ts';
-import type { IssuedDocuments } from '../documents/service.ts';
 import { EinvoiceIncompleteError, ResourceMissingError, StateInvalidError } from '../errors.ts';
 import type { HostedLinks } from '../hosted/links.ts';
 import { issueInvoice, sendInvoice, transitionInvoice } from '../invoices/service.ts';
-import { getSettingsRow } from '../settings/service.ts';
 import { operator } from '../tenancy.ts';
 import {
   selectDueSubscriptions,
@@ -28,13 +26,13 @@ import {
 } from './ledger-store.ts';
 import { shown } from './reading.ts';
 import { saveWithNextAction, stepSubscription } from './run-steps.ts';
+import { stepOptions, type Billing } from './periods.ts';
 import { hasOverdueInvoice, selectStandingChanged } from './standing-store.ts';
 import { selectSubscription } from './store.ts';
 
-export interface RunDeps {
+export interface RunDeps extends Billing {
   db: Db;
   clock: Clock;
-  documents: IssuedDocuments;
   links: HostedLinks;
 }
 
@@ -69,7 +67,7 @@ export async function runDue(deps: RunDeps, target: RunTarget, now: Date): Promi
 
 /** Steps one subscription until nothing is due at `now`, each step its own transaction. */
 async function catchUp(deps: RunDeps, due: DueRow, now: Date): Promise<number> {
-  const { db, documents } = deps;
+  const { db } = deps;
   const scope = { tenantId: due.tenant_id, environment: due.environment };
   for (let steps = 0; ; steps++) {
     const written = await unitOfWork(
@@ -78,8 +76,7 @@ async function catchUp(deps: RunDeps, due: DueRow, now: Date): Promise<number> {
       async (uow) => {
         const row = await selectSubscription(uow.tx, scope, due.id, { forUpdate: true });
         if (!row) return false;
-        const settings = await getSettingsRow(uow.tx, scope);
-        const options = { now, graceMinutes: settings.invoice_grace_minutes, documents };
+        const options = await stepOptions(uow.tx, scope, now, deps);
         return (await stepSubscription(uow, row, options)) !== null;
       },
     );

@@ -6,7 +6,6 @@ import { getPricesWithProducts, type CatalogPrice } from '../catalog/service.ts'
 import type { Clock } from '../clock.ts';
 import { getCustomerRow } from '../customers/service.ts';
 import type { Db } from '../db/pool.ts';
-import type { IssuedDocuments } from '../documents/service.ts';
 import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
 import { ParameterInvalidError } from '../errors.ts';
 import { newId } from '../ids.ts';
@@ -17,6 +16,7 @@ import { boundary } from './calendar.ts';
 import { checkedItems } from './items.ts';
 import { nextActionAt } from './model.ts';
 import { shown } from './reading.ts';
+import { stepOptions, type Billing } from './periods.ts';
 import { startPeriod } from './run-steps.ts';
 import type { Subscription, SubscriptionCreate } from './schemas.ts';
 import {
@@ -72,7 +72,7 @@ function timing(input: SubscriptionCreate, now: Date, timeZone: string, first: C
 export function createSubscription(
   db: Db,
   clock: Clock,
-  documents: IssuedDocuments,
+  billing: Billing,
   request: WriteRequest,
   input: SubscriptionCreate,
 ): Promise<Written<Subscription>> {
@@ -142,7 +142,7 @@ export function createSubscription(
     let row = await insertSubscription(tx, scope, id, fields);
     await replaceItems(tx, scope, id, items);
     if (row.status === 'active') {
-      const options = { now, graceMinutes: settings.invoice_grace_minutes, documents };
+      const options = await stepOptions(tx, scope, now, billing);
       row = await startPeriod(uow, row, start, 'subscription_create', options);
     }
     const subscription = await shown(tx, scope, row);

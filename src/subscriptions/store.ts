@@ -51,6 +51,7 @@ export interface ItemRow {
   quantity: number;
   position: number;
   billed_full: number;
+  metered_from: Date | null;
 }
 
 /** The columns a write sets: every column but the keys and timestamps. */
@@ -135,7 +136,7 @@ export async function selectItems(
 ): Promise<ItemRow[]> {
   const { rows } = await db.query<ItemRow>(
     `SELECT subscription_id, id, price_id, quantity::float8 AS quantity, position,
-            billed_full::float8 AS billed_full
+            billed_full::float8 AS billed_full, metered_from
        FROM subscription_items
       WHERE tenant_id = $1 AND environment = $2 AND subscription_id = ANY($3::text[])
       ORDER BY subscription_id, position`,
@@ -157,13 +158,15 @@ export async function replaceItems(
         WHERE tenant_id = $1 AND environment = $2 AND subscription_id = $3
           AND NOT id = ANY($4::text[]))
      INSERT INTO subscription_items
-       (tenant_id, environment, subscription_id, id, price_id, quantity, position, billed_full)
-     SELECT $1, $2, $3, i.id, i.price_id, i.quantity, i.position, i.billed_full
-       FROM unnest($4::text[], $5::text[], $6::bigint[], $7::int[], $8::bigint[])
-            AS i(id, price_id, quantity, position, billed_full)
+       (tenant_id, environment, subscription_id, id, price_id, quantity, position, billed_full,
+        metered_from)
+     SELECT $1, $2, $3, i.id, i.price_id, i.quantity, i.position, i.billed_full, i.metered_from
+       FROM unnest($4::text[], $5::text[], $6::bigint[], $7::int[], $8::bigint[],
+                   $9::timestamptz[]) AS i(id, price_id, quantity, position, billed_full, metered_from)
      ON CONFLICT (tenant_id, environment, subscription_id, id) DO UPDATE
        SET price_id = excluded.price_id, quantity = excluded.quantity,
-           position = excluded.position, billed_full = excluded.billed_full`,
+           position = excluded.position, billed_full = excluded.billed_full,
+           metered_from = excluded.metered_from`,
     [
       scope.tenantId,
       scope.environment,
@@ -173,6 +176,7 @@ export async function replaceItems(
       items.map((i) => i.quantity),
       items.map((i) => i.position),
       items.map((i) => i.billed_full),
+      items.map((i) => i.metered_from),
     ],
   );
 }

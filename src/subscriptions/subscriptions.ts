@@ -2,7 +2,6 @@
 // bound once to the database and the clock, for routes, the worker and the CLI.
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/pool.ts';
-import type { IssuedDocuments } from '../documents/service.ts';
 import type { WriteRequest } from '../db/unit-of-work.ts';
 import type { PageRequest } from '../paging.ts';
 import type { TenantScope } from '../tenancy.ts';
@@ -20,20 +19,20 @@ import { createSubscription } from './service.ts';
 import { upcomingInvoice } from './upcoming.ts';
 
 export function createSubscriptions(deps: RunDeps) {
-  const { db, clock, documents }: { db: Db; clock: Clock; documents: IssuedDocuments } = deps;
+  const { db, clock }: { db: Db; clock: Clock } = deps;
   return {
     create: (write: WriteRequest, input: SubscriptionCreate) =>
-      createSubscription(db, clock, documents, write, input),
+      createSubscription(db, clock, deps, write, input),
     get: (scope: TenantScope, id: string) => getSubscription(db, scope, id),
     list: (scope: TenantScope, filters: SubscriptionFilters, page: PageRequest) =>
       listSubscriptions(db, scope, filters, page),
     update: (write: WriteRequest, id: string, input: SubscriptionUpdate) =>
-      updateSubscription(db, clock, documents, write, id, input),
+      updateSubscription(db, clock, deps, write, id, input),
     previewChange: (scope: TenantScope, id: string, input: SubscriptionUpdate) =>
       previewChange(db, clock, scope, id, input),
     upcoming: (scope: TenantScope, id: string) => upcomingInvoice(db, scope, id),
     cancel: (write: WriteRequest, id: string, input: SubscriptionCancel) =>
-      cancelSubscription(db, clock, documents, write, id, input),
+      cancelSubscription(db, clock, deps, write, id, input),
     pause: (write: WriteRequest, id: string, input: SubscriptionPause) =>
       pauseSubscription(db, clock, write, id, input),
     resume: (write: WriteRequest, id: string) => resumeSubscription(db, clock, write, id),

@@ -4405,6 +4405,7 @@ export interface operations {
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
       408: components['responses']['RequestTimeout'];
       409: components['responses']['Conflict'];
       413: components['responses']['ContentTooLarge'];
@@ -5098,6 +5099,19 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "customerId": "cus_8kQm2Zt7Wc1p",
+         *       "items": [
+         *         {
+         *           "priceId": "price_8kQm2Zt7Wc1q",
+         *           "quantity": 3
+         *         }
+         *       ],
+         *       "trialDays": 14,
+         *       "daysUntilDue": 14
+         *     }
+         */
         'application/json': components['schemas']['SubscriptionCreate'];
       };
     };
@@ -5178,6 +5192,17 @@ export interface operations {
     };
     requestBody?: {
       content: {
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "id": "si_8kQm2Zt7Wc1r",
+         *           "priceId": "price_8kQm2Zt7Wc1s"
+         *         }
+         *       ],
+         *       "prorationBehavior": "always_invoice"
+         *     }
+         */
         'application/json': components['schemas']['SubscriptionUpdate'];
       };
     };
@@ -5221,6 +5246,17 @@ export interface operations {
     };
     requestBody?: {
       content: {
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "id": "si_8kQm2Zt7Wc1r",
+         *           "priceId": "price_8kQm2Zt7Wc1s"
+         *         }
+         *       ],
+         *       "prorationBehavior": "always_invoice"
+         *     }
+         */
         'application/json': components['schemas']['SubscriptionUpdate'];
       };
     };
@@ -5300,6 +5336,12 @@ export interface operations {
     };
     requestBody?: {
       content: {
+        /**
+         * @example {
+         *       "at": "now",
+         *       "prorate": true
+         *     }
+         */
         'application/json': components['schemas']['SubscriptionCancel'];
       };
     };
@@ -5346,6 +5388,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "behavior": "void",
+         *       "resumesAt": "2027-03-01T00:00:00.000Z"
+         *     }
+         */
         'application/json': components['schemas']['SubscriptionPause'];
       };
     };
@@ -5475,6 +5523,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Annual renewal",
+         *       "frozenTime": "2027-01-31T10:00:00.000Z"
+         *     }
+         */
         'application/json': components['schemas']['TestClockCreate'];
       };
     };
@@ -5600,6 +5654,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "frozenTime": "2027-03-01T00:00:00.000Z"
+         *     }
+         */
         'application/json': components['schemas']['TestClockAdvance'];
       };
     };
