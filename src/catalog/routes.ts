@@ -3,8 +3,8 @@ import type { preValidationHookHandler } from 'fastify';
 import { ParameterInvalidError } from '../errors.ts';
 import type { RoutePlugin } from '../http/plugin.ts';
 import { routeHooks } from '../http/route-hooks.ts';
+import { resourceRoutes } from '../http/resource-routes.ts';
 import { apiRoutes } from '../http/routes.ts';
-import { errorResponses, IdParams, Page } from '../http/schemas.ts';
 import {
   Price,
   PriceCreate,
@@ -38,8 +38,9 @@ const refuseTermsChange: preValidationHookHandler = (request, _reply, done) => {
 };
 
 export const productRoutes: RoutePlugin = async (server, { products, cursors }) => {
-  const routes = apiRoutes(server, cursors, ['Products']);
-  routes.write(
+  const product = resourceRoutes(apiRoutes(server, cursors, ['Products']), Product);
+
+  product.create(
     'POST /v1/products',
     'subscriptions:write',
     {
@@ -47,50 +48,34 @@ export const productRoutes: RoutePlugin = async (server, { products, cursors }) 
       description:
         '`taxRates` must be rates of this environment, active, and all inclusive or all exclusive; `unitCode` defaults to C62 (one).',
       body: ProductCreate,
-      response: { 201: Product, ...errorResponses(404, 409, 413, 415, 422) },
     },
-    (write, request) => products.create(write, request.body),
+    products.create,
   );
 
-  routes.read(
+  product.retrieve(
     '/v1/products/:id',
     'subscriptions:read',
-    {
-      summary: 'Retrieve a product',
-      params: IdParams,
-      response: { 200: Product, ...errorResponses(404) },
-    },
-    (request) => products.get(request.actor, request.params.id),
+    { summary: 'Retrieve a product' },
+    products.get,
   );
 
-  routes.write(
+  product.update(
     'PATCH /v1/products/:id',
     'subscriptions:write',
     {
       summary: 'Update a product',
       description:
         'Changes only the fields it names; `null` clears the description or the metadata. `taxRates` is replaced whole. Invoices already made keep what they were made with.',
-      params: IdParams,
       body: ProductUpdate,
-      response: { 200: Product, ...errorResponses(404, 409, 413, 415, 422) },
     },
-    (write, request) => products.update(write, request.params.id, request.body),
+    products.update,
   );
 
-  routes.list(
+  product.list(
     '/v1/products',
     'subscriptions:read',
-    {
-      summary: 'List products, newest first',
-      querystring: ProductListQuery,
-      response: { 200: Page(Product), ...errorResponses() },
-    },
-    {
-      list: 'products',
-      filters: ({ active }) => ({ active: active === undefined ? undefined : String(active) }),
-      rows: (actor, { active }, page) => products.list(actor, { active }, page),
-      item: productFromRow,
-    },
+    { summary: 'List products, newest first', querystring: ProductListQuery },
+    { list: 'products', rows: products.list, item: productFromRow },
   );
 };
 
@@ -101,8 +86,9 @@ export const priceRoutes: RoutePlugin = async (server, { prices, cursors }) => {
       route.preValidation = [refuseTermsChange, ...routeHooks(route.preValidation)];
     }
   });
-  const routes = apiRoutes(server, cursors, ['Prices']);
-  routes.write(
+  const price = resourceRoutes(apiRoutes(server, cursors, ['Prices']), Price);
+
+  price.create(
     'POST /v1/prices',
     'subscriptions:write',
     {
@@ -110,52 +96,33 @@ export const priceRoutes: RoutePlugin = async (server, { prices, cursors }) => {
       description:
         'A price of a product in one currency: `one_time` or `recurring` (a period of at most a year), billed per unit, in tiers, or by the package. A line’s amount is computed exactly and rounded once, half away from zero. Metered prices (`recurring.usage: metered`) are refused until meters are available.',
       body: PriceCreate,
-      response: { 201: Price, ...errorResponses(404, 409, 413, 415, 422) },
     },
-    (write, request) => prices.create(write, request.body),
+    prices.create,
   );
 
-  routes.read(
+  price.retrieve(
     '/v1/prices/:id',
     'subscriptions:read',
-    {
-      summary: 'Retrieve a price',
-      params: IdParams,
-      response: { 200: Price, ...errorResponses(404) },
-    },
-    (request) => prices.get(request.actor, request.params.id),
+    { summary: 'Retrieve a price' },
+    prices.get,
   );
 
-  routes.write(
+  price.update(
     'PATCH /v1/prices/:id',
     'subscriptions:write',
     {
       summary: 'Update a price',
       description:
         'Changes only `active`, `nickname` and `metadata` (`null` clears the last two). A price’s terms and amounts never change: a body naming any other field of its creation is 400 parameter_invalid with that field as `param`.',
-      params: IdParams,
       body: PriceUpdate,
-      response: { 200: Price, ...errorResponses(404, 409, 413, 415, 422) },
     },
-    (write, request) => prices.update(write, request.params.id, request.body),
+    prices.update,
   );
 
-  routes.list(
+  price.list(
     '/v1/prices',
     'subscriptions:read',
-    {
-      summary: 'List prices, newest first',
-      querystring: PriceListQuery,
-      response: { 200: Page(Price), ...errorResponses() },
-    },
-    {
-      list: 'prices',
-      filters: ({ productId, active }) => ({
-        productId,
-        active: active === undefined ? undefined : String(active),
-      }),
-      rows: (actor, { productId, active }, page) => prices.list(actor, { productId, active }, page),
-      item: priceFromRow,
-    },
+    { summary: 'List prices, newest first', querystring: PriceListQuery },
+    { list: 'prices', rows: prices.list, item: priceFromRow },
   );
 };

@@ -1,7 +1,7 @@
 // HTTP for credit-notes: schema, scope, call the service, shape the reply.
 import type { RoutePlugin } from '../http/plugin.ts';
+import { resourceRoutes } from '../http/resource-routes.ts';
 import { apiRoutes } from '../http/routes.ts';
-import { errorResponses, IdParams, NoBody, Page } from '../http/schemas.ts';
 import { EinvoiceQuery } from '../invoices/schemas.ts';
 import { CreditNote, CreditNoteCreate, CreditNoteListQuery } from './schemas.ts';
 
@@ -11,8 +11,9 @@ const readScope = 'invoices:read';
 
 export const creditNoteRoutes: RoutePlugin = async (server, { creditNotes, cursors }) => {
   const routes = apiRoutes(server, cursors, tags);
+  const creditNote = resourceRoutes(routes, CreditNote);
 
-  routes.write(
+  creditNote.create(
     'POST /v1/credit-notes',
     writeScope,
     {
@@ -20,50 +21,33 @@ export const creditNoteRoutes: RoutePlugin = async (server, { creditNotes, curso
       description:
         'Give `amount` or `lines`, not both. Every amount is gross (tax included) in the invoice’s minor unit: `amount`, and a line without `invoiceLineId`, is split over the invoice’s frozen tax breakdown in proportion to each part (largest remainder); a line with `invoiceLineId` is split over that line’s own tax rates and is at most what the line was charged, tax included, less earlier credits of it. The credit note takes the invoice’s currency (a `currency` field is refused as unknown). Together the invoice’s credit notes that are not void never exceed its total: beyond what is left is 400 parameter_invalid naming `amount` or the line. On an open invoice the credit lowers `amountRemaining` (paid when it reaches 0); on a paid one it is recorded as refunded outside the API (`outOfBandAmount`). Other invoice statuses: 409 state_invalid; an invoice of another tenant or environment: 404 resource_missing (param invoiceId). The number (CN-000001…) is gapless per tenant and environment.',
       body: CreditNoteCreate,
-      response: { 201: CreditNote, ...errorResponses(404, 409, 413, 415, 422) },
     },
-    (write, request) => creditNotes.create(write, request.body),
+    creditNotes.create,
   );
 
-  routes.list(
+  creditNote.list(
     '/v1/credit-notes',
     readScope,
-    {
-      summary: 'List credit notes, newest first',
-      querystring: CreditNoteListQuery,
-      response: { 200: Page(CreditNote), ...errorResponses() },
-    },
-    {
-      list: 'credit_notes',
-      filters: ({ invoiceId }) => ({ invoiceId }),
-      rows: (actor, { invoiceId }, page) => creditNotes.list(actor, { invoiceId }, page),
-      item: (r) => r.creditNote,
-    },
+    { summary: 'List credit notes, newest first', querystring: CreditNoteListQuery },
+    { list: 'credit_notes', rows: creditNotes.list, item: (row) => row.creditNote },
   );
 
-  routes.read(
+  creditNote.retrieve(
     '/v1/credit-notes/:id',
     readScope,
-    {
-      summary: 'Retrieve a credit note',
-      params: IdParams,
-      response: { 200: CreditNote, ...errorResponses(404) },
-    },
-    (request) => creditNotes.get(request.actor, request.params.id),
+    { summary: 'Retrieve a credit note' },
+    creditNotes.get,
   );
 
-  routes.write(
+  creditNote.action(
     'POST /v1/credit-notes/:id/void',
     writeScope,
     {
       summary: 'Void a credit note',
       description:
         'Gives the invoice back exactly what the credit note took (`amountCredited`, `amountRemaining`, `outOfBandAmount`); an invoice the credit note had paid returns to open with `paidAt` cleared (invoice.updated). A void credit note, or one whose invoice is void, is 409 state_invalid.',
-      params: IdParams,
-      body: NoBody,
-      response: { 200: CreditNote, ...errorResponses(404, 409, 413, 415, 422) },
     },
-    (write, request) => creditNotes.void(write, request.params.id),
+    creditNotes.void,
   );
 
   routes.pdf(
@@ -89,17 +73,14 @@ export const creditNoteRoutes: RoutePlugin = async (server, { creditNotes, curso
     (actor, id, { format }) => creditNotes.einvoice(actor, id, format ?? 'ubl'),
   );
 
-  routes.write(
+  creditNote.action(
     'POST /v1/credit-notes/:id/send',
     writeScope,
     {
       summary: 'E-mail a credit note with its PDF',
       description:
         "Queues the e-mail to the customer's current address (400 parameter_missing, param customer.email, when it has none), as for invoices: `email` shows it queued; sentAt is set and credit_note.sent emitted once the mail server accepted it. A void credit note is 409 state_invalid.",
-      params: IdParams,
-      body: NoBody,
-      response: { 200: CreditNote, ...errorResponses(404, 409, 413, 415, 422) },
     },
-    (write, request) => creditNotes.send(write, request.params.id),
+    creditNotes.send,
   );
 };

@@ -1,62 +1,48 @@
 // HTTP for customers: schema, scope, call the service, shape the reply.
 import type { RoutePlugin } from '../http/plugin.ts';
+import { resourceRoutes } from '../http/resource-routes.ts';
 import { apiRoutes } from '../http/routes.ts';
-import { errorResponses, IdParams, Page } from '../http/schemas.ts';
 import { Customer, CustomerCreate, CustomerListQuery, CustomerUpdate } from './schemas.ts';
 import { customerFromRow } from './service.ts';
 
-const tags = ['Customers'];
-
 export const customerRoutes: RoutePlugin = async (server, { customers, cursors }) => {
-  const routes = apiRoutes(server, cursors, tags);
-  routes.write(
+  const customer = resourceRoutes(apiRoutes(server, cursors, ['Customers']), Customer);
+
+  customer.create(
     'POST /v1/customers',
     'customers:write',
-    {
-      summary: 'Create a customer',
-      body: CustomerCreate,
-      response: { 201: Customer, ...errorResponses(404, 409, 413, 415, 422) },
-    },
-    (write, request) => customers.create(write, request.body),
+    { summary: 'Create a customer', body: CustomerCreate },
+    customers.create,
   );
 
-  routes.read(
+  customer.retrieve(
     '/v1/customers/:id',
     'customers:read',
-    {
-      summary: 'Retrieve a customer',
-      params: IdParams,
-      response: { 200: Customer, ...errorResponses(404) },
-    },
-    (request) => customers.get(request.actor, request.params.id),
+    { summary: 'Retrieve a customer' },
+    customers.get,
   );
 
-  routes.write(
+  customer.update(
     'PATCH /v1/customers/:id',
     'customers:write',
     {
       summary: 'Update a customer',
       description:
         'Changes only the fields it names; `null` clears an optional field. `address`, `metadata` and `taxIds` are replaced whole.',
-      params: IdParams,
       body: CustomerUpdate,
-      response: { 200: Customer, ...errorResponses(404, 409, 413, 415, 422) },
     },
-    (write, request) => customers.update(write, request.params.id, request.body),
+    customers.update,
   );
 
-  routes.list(
+  customer.list(
     '/v1/customers',
     'customers:read',
-    {
-      summary: 'List customers, newest first',
-      querystring: CustomerListQuery,
-      response: { 200: Page(Customer), ...errorResponses() },
-    },
+    { summary: 'List customers, newest first', querystring: CustomerListQuery },
     {
       list: 'customers',
+      // The filter matches the e-mail in any case, and so does a cursor of its pages.
       filters: ({ email }) => ({ email: email?.toLowerCase() }),
-      rows: (actor, { email }, page) => customers.list(actor, { email }, page),
+      rows: customers.list,
       item: customerFromRow,
     },
   );

@@ -38,11 +38,17 @@ type PagingQuery = { limit?: number; cursor?: string };
 
 type WriteMethod = 'POST' | 'PATCH' | 'DELETE';
 
-/** What a list says about itself: its name and filters (bound into its cursors), its rows. */
-export interface Listing<Query, Row, Item> {
+/** A list's filters: its query without the page's limit and cursor. */
+export type ListFilters<Q extends TSchema> = Omit<Static<Q>, keyof PagingQuery>;
+
+/**
+ * What a list says about itself: its name and filters (bound into its cursors; by default
+ * every filter given, as text), its rows.
+ */
+export interface Listing<Filters, Row, Item> {
   list: string;
-  filters?: (query: Query) => Record<string, string | undefined>;
-  rows: (actor: Actor, query: Query, page: PageRequest) => Promise<Row[]>;
+  filters?: (filters: Filters) => Record<string, string | undefined>;
+  rows: (actor: Actor, filters: Filters, page: PageRequest) => Promise<Row[]>;
   item: (row: Row) => Item;
 }
 
@@ -50,6 +56,11 @@ export interface Listing<Query, Row, Item> {
 export interface DocumentRoute {
   summary: string;
   description: string;
+}
+
+function asText(filters: object): Record<string, string | undefined> {
+  const given = Object.entries(filters).filter(([, value]) => value !== undefined);
+  return Object.fromEntries(given.map(([name, value]) => [name, String(value)]));
 }
 
 function successStatus(response: unknown): number {
@@ -94,16 +105,18 @@ export function apiRoutes(server: FastifyInstance, cursors: CursorSigner, tags: 
       url: string,
       scope: Scope,
       schema: FastifySchema & { querystring: Q },
-      listing: Listing<Static<Q>, Row, Item>,
+      listing: Listing<ListFilters<Q>, Row, Item>,
     ): void {
       this.read(
         url,
         scope,
         schema,
         async ({ actor, query }) => {
-          const filters = query as Static<Q>;
-          const binding = listBinding(actor, listing.list, listing.filters?.(filters));
-          const page = readPageRequest(cursors, query as PagingQuery, binding);
+          const { limit, cursor, ...given } = query as PagingQuery;
+          const filters = given as ListFilters<Q>;
+          const bound = listing.filters?.(filters) ?? asText(filters);
+          const binding = listBinding(actor, listing.list, bound);
+          const page = readPageRequest(cursors, { limit, cursor }, binding);
           const rows = await listing.rows(actor, filters, page);
           return buildPage(cursors, rows, page, binding, listing.item);
         },
@@ -220,3 +233,6 @@ export function apiRoutes(server: FastifyInstance, cursors: CursorSigner, tags: 
     });
   }
 }
+
+/** The route shapes of one module's scope (apiRoutes). */
+export type ApiRoutes = ReturnType<typeof apiRoutes>;

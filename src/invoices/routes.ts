@@ -1,8 +1,8 @@
 // HTTP for invoices: schema, scope, call the service, shape the reply.
 import type { RoutePlugin } from '../http/plugin.ts';
+import { resourceRoutes } from '../http/resource-routes.ts';
 import { apiRoutes } from '../http/routes.ts';
-import type { WriteRequest } from '../db/unit-of-work.ts';
-import { errorResponses, IdParams, NoBody, Page } from '../http/schemas.ts';
+import { errorResponses, NoBody } from '../http/schemas.ts';
 import {
   DeletedInvoice,
   EinvoiceQuery,
@@ -16,11 +16,13 @@ import { InvoiceCreate, InvoiceUpdate, LineCreate } from './draft-schemas.ts';
 const tags = ['Invoices'];
 const writeScope = 'invoices:write';
 const readScope = 'invoices:read';
+const OTHER_STATUS_REFUSED = `Any other status is 409 state_invalid. ${HOSTED_URL_REPLAY}`;
 
 export const invoiceRoutes: RoutePlugin = async (server, { invoices, cursors }) => {
   const routes = apiRoutes(server, cursors, tags);
+  const invoice = resourceRoutes(routes, Invoice);
 
-  routes.write(
+  invoice.create(
     'POST /v1/invoices',
     writeScope,
     {
@@ -28,40 +30,25 @@ export const invoiceRoutes: RoutePlugin = async (server, { invoices, cursors }) 
       description:
         'The customer must exist in the same tenant and environment (404 resource_missing, param customerId). `currency` is an ISO 4217 code in lower case; amounts are integers in its minor unit (ISO 4217: eur 2, jpy 0, kwd 3). Give `dueDate` or `daysUntilDue`, not both.',
       body: InvoiceCreate,
-      response: { 201: Invoice, ...errorResponses(404, 409, 413, 415, 422) },
     },
-    (write, request) => invoices.create(write, request.body),
+    invoices.create,
   );
 
-  routes.list(
+  invoice.list(
     '/v1/invoices',
     readScope,
-    {
-      summary: 'List invoices, newest first',
-      querystring: InvoiceListQuery,
-      response: { 200: Page(Invoice), ...errorResponses() },
-    },
-    {
-      list: 'invoices',
-      filters: ({ customerId, status, subscriptionId }) => ({ customerId, status, subscriptionId }),
-      rows: (actor, { customerId, status, subscriptionId }, page) =>
-        invoices.list(actor, { customerId, status, subscriptionId }, page),
-      item: (r) => r.invoice,
-    },
+    { summary: 'List invoices, newest first', querystring: InvoiceListQuery },
+    { list: 'invoices', rows: invoices.list, item: (row) => row.invoice },
   );
 
-  routes.read(
+  invoice.retrieve(
     '/v1/invoices/:id',
     readScope,
-    {
-      summary: 'Retrieve an invoice',
-      params: IdParams,
-      response: { 200: Invoice, ...errorResponses(404) },
-    },
-    (request) => invoices.show(request.actor, request.params.id),
+    { summary: 'Retrieve an invoice' },
+    invoices.show,
   );
 
-  routes.write(
+  invoice.update(
     'PATCH /v1/invoices/:id',
     writeScope,
     {
@@ -69,36 +56,27 @@ export const invoiceRoutes: RoutePlugin = async (server, { invoices, cursors }) 
       description:
         'A draft takes every field (`lines` replaces all lines; `null` clears an optional field; setting `dueDate` clears `daysUntilDue` and the other way round). An issued invoice changes only its `metadata`; any other field is 409 state_invalid. ' +
         HOSTED_URL_REPLAY,
-      params: IdParams,
       body: InvoiceUpdate,
-      response: { 200: Invoice, ...errorResponses(404, 409, 413, 415, 422) },
     },
-    (write, request) => invoices.update(write, request.params.id, request.body),
+    invoices.update,
   );
 
-  routes.write(
+  invoice.action(
     'DELETE /v1/invoices/:id',
     writeScope,
-    {
-      summary: 'Delete a draft invoice',
-      params: IdParams,
-      body: NoBody,
-      response: { 200: DeletedInvoice, ...errorResponses(404, 409, 422) },
-    },
-    (write, request) => invoices.deleteDraft(write, request.params.id),
+    { summary: 'Delete a draft invoice', answer: DeletedInvoice, errors: [404, 409, 422] },
+    invoices.deleteDraft,
   );
 
-  routes.write(
+  invoice.action(
     'POST /v1/invoices/:id/lines',
     writeScope,
     {
       summary: 'Add a line to a draft invoice',
       description: 'Returns the invoice with the new line last. At most 250 lines.',
-      params: IdParams,
       body: LineCreate,
-      response: { 200: Invoice, ...errorResponses(404, 409, 413, 415, 422) },
     },
-    (write, request) => invoices.addLine(write, request.params.id, request.body),
+    invoices.addLine,
   );
 
   routes.write(
@@ -113,42 +91,37 @@ export const invoiceRoutes: RoutePlugin = async (server, { invoices, cursors }) 
     (write, request) => invoices.removeLine(write, request.params.id, request.params.lineId),
   );
 
-  const actions = [
-    [
-      'issue',
-      'Issue a draft',
-      'Assigns the next number (gapless per tenant and environment) and freezes the seller (the settings), the customer and the tax breakdown; the date of supply is the issue date unless the invoice has one or a service period. Its PDF/A-3 and e-invoices are rendered from that frozen data once and never change, and it gets its hosted page (`hostedInvoiceUrl`). A total of 0 goes straight to paid. With the setting `einvoiceRequired`, a draft whose `einvoice` is not ready is 409 einvoice_incomplete (`missing`, as the draft shows it) and stays a draft: no number is taken.',
-      (write: WriteRequest, id: string) => invoices.issue(write, id),
-    ],
-    [
-      'void',
-      'Void an invoice',
-      'For open or uncollectible invoices. The hosted page stays and shows the invoice as void.',
-      (write: WriteRequest, id: string) => invoices.void(write, id),
-    ],
-    [
-      'mark-uncollectible',
-      'Mark an invoice uncollectible',
-      'For open invoices.',
-      (write: WriteRequest, id: string) => invoices.markUncollectible(write, id),
-    ],
-  ] as const;
-  for (const [action, summary, description, run] of actions) {
-    routes.write(
-      `POST /v1/invoices/:id/${action}`,
-      writeScope,
-      {
-        summary,
-        description: `${description} Any other status is 409 state_invalid. ${HOSTED_URL_REPLAY}`,
-        params: IdParams,
-        body: NoBody,
-        response: { 200: Invoice, ...errorResponses(404, 409, 413, 415, 422) },
-      },
-      (write, request) => run(write, request.params.id),
-    );
-  }
+  invoice.action(
+    'POST /v1/invoices/:id/issue',
+    writeScope,
+    {
+      summary: 'Issue a draft',
+      description: `Assigns the next number (gapless per tenant and environment) and freezes the seller (the settings), the customer and the tax breakdown; the date of supply is the issue date unless the invoice has one or a service period. Its PDF/A-3 and e-invoices are rendered from that frozen data once and never change, and it gets its hosted page (\`hostedInvoiceUrl\`). A total of 0 goes straight to paid. With the setting \`einvoiceRequired\`, a draft whose \`einvoice\` is not ready is 409 einvoice_incomplete (\`missing\`, as the draft shows it) and stays a draft: no number is taken. ${OTHER_STATUS_REFUSED}`,
+    },
+    invoices.issue,
+  );
 
-  routes.write(
+  invoice.action(
+    'POST /v1/invoices/:id/void',
+    writeScope,
+    {
+      summary: 'Void an invoice',
+      description: `For open or uncollectible invoices. The hosted page stays and shows the invoice as void. ${OTHER_STATUS_REFUSED}`,
+    },
+    invoices.void,
+  );
+
+  invoice.action(
+    'POST /v1/invoices/:id/mark-uncollectible',
+    writeScope,
+    {
+      summary: 'Mark an invoice uncollectible',
+      description: `For open invoices. ${OTHER_STATUS_REFUSED}`,
+    },
+    invoices.markUncollectible,
+  );
+
+  invoice.action(
     'POST /v1/invoices/:id/send',
     writeScope,
     {
@@ -156,14 +129,11 @@ export const invoiceRoutes: RoutePlugin = async (server, { invoices, cursors }) 
       description:
         "Queues the e-mail to the customer's current address (400 parameter_missing, param customer.email, when it has none); the status does not change. Open, paid and uncollectible invoices (it delivers the record); void invoices and drafts are 409 state_invalid. The message states the invoice's total as the attached PDF shows it; when credit notes or payments changed what is due it names them (the credit notes' PDFs attached) and states the amount still due, or that the invoice is paid. It ends with the link to view the invoice online (the hosted page, which takes no payment). The invoice's `email` shows the message queued; the worker hands it to the mail server, retrying with back-off while the server refuses, and sets sentAt and emits invoice.sent once the server accepted it. Without SMTP_URL the message is written to DATA_DIR/outbox/ as an .eml file. " +
         HOSTED_URL_REPLAY,
-      params: IdParams,
-      body: NoBody,
-      response: { 200: Invoice, ...errorResponses(404, 409, 413, 415, 422) },
     },
-    (write, request) => invoices.send(write, request.params.id),
+    invoices.send,
   );
 
-  routes.write(
+  invoice.action(
     'POST /v1/invoices/:id/hosted-link',
     writeScope,
     {
@@ -171,11 +141,8 @@ export const invoiceRoutes: RoutePlugin = async (server, { invoices, cursors }) 
       description:
         'Makes a new `hostedInvoiceUrl` for an issued invoice (any status but draft: 409 state_invalid) and returns the invoice with it. The old URL stops working at once: for a link that was sent to the wrong address or leaked, or to give a customer a link again after the old one expired. The new link is valid until 120 days after the due date, and at least 120 days from now. ' +
         HOSTED_URL_REPLAY,
-      params: IdParams,
-      body: NoBody,
-      response: { 200: Invoice, ...errorResponses(404, 409, 413, 415, 422) },
     },
-    (write, request) => invoices.replaceHostedLink(write, request.params.id),
+    invoices.replaceHostedLink,
   );
 
   routes.pdf(

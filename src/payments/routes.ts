@@ -1,7 +1,8 @@
 // HTTP for payments: schema, scope, call the service, shape the reply.
 import type { RoutePlugin } from '../http/plugin.ts';
+import { resourceRoutes } from '../http/resource-routes.ts';
 import { apiRoutes } from '../http/routes.ts';
-import { errorResponses, IdParams, NoBody, Page } from '../http/schemas.ts';
+import { errorResponses, IdParams } from '../http/schemas.ts';
 import { HOSTED_URL_REPLAY, Invoice } from '../invoices/schemas.ts';
 import {
   InvoicePay,
@@ -17,19 +18,20 @@ const readScope = 'invoices:read';
 
 export const paymentRoutes: RoutePlugin = async (server, { payments, cursors }) => {
   const routes = apiRoutes(server, cursors, tags);
+  const payment = resourceRoutes(routes, Payment);
 
-  routes.write(
+  payment.action(
     'POST /v1/invoices/:id/payments',
     writeScope,
     {
       summary: 'Record a payment of an invoice',
       description:
         'A payment received outside the API (a transfer, a card, cash…) for an open or uncollectible invoice (409 state_invalid otherwise). `amount` is more than 0 and at most the invoice’s amountRemaining (400 parameter_invalid, param amount). Partial payments add up; the payment that leaves nothing to pay makes the invoice paid. Events: payment.created, then invoice.paid or invoice.updated. An invoice takes at most 100 payments (then 409). The answer is the payment with `invoice`: the invoice’s id, its `status` and its `amountRemaining` after this payment (only in this answer and its idempotent replays; the payment as read later and in events has no `invoice`).',
-      params: IdParams,
       body: PaymentCreate,
-      response: { 201: RecordedPayment, ...errorResponses(404, 409, 413, 415, 422) },
+      status: 201,
+      answer: RecordedPayment,
     },
-    (write, request) => payments.create(write, request.params.id, request.body),
+    payments.create,
   );
 
   routes.write(
@@ -48,46 +50,27 @@ export const paymentRoutes: RoutePlugin = async (server, { payments, cursors }) 
     (write, request) => payments.payInvoice(write, request.params.id, request.body),
   );
 
-  routes.list(
+  payment.list(
     '/v1/payments',
     readScope,
     {
       summary: 'List payments, newest first',
       description: 'Void payments included (status void).',
       querystring: PaymentListQuery,
-      response: { 200: Page(Payment), ...errorResponses() },
     },
-    {
-      list: 'payments',
-      filters: ({ invoiceId, customerId }) => ({ invoiceId, customerId }),
-      rows: (actor, { invoiceId, customerId }, page) =>
-        payments.list(actor, { invoiceId, customerId }, page),
-      item: payments.fromRow,
-    },
+    { list: 'payments', rows: payments.list, item: payments.fromRow },
   );
 
-  routes.read(
-    '/v1/payments/:id',
-    readScope,
-    {
-      summary: 'Retrieve a payment',
-      params: IdParams,
-      response: { 200: Payment, ...errorResponses(404) },
-    },
-    (request) => payments.get(request.actor, request.params.id),
-  );
+  payment.retrieve('/v1/payments/:id', readScope, { summary: 'Retrieve a payment' }, payments.get);
 
-  routes.write(
+  payment.action(
     'POST /v1/payments/:id/void',
     writeScope,
     {
       summary: 'Void a payment',
       description:
         'For a payment that did not hold (a bounced transfer, a charge-back): the invoice’s amountPaid drops by its amount and a paid invoice returns to open with paidAt cleared (payment.voided, invoice.updated). A void payment, or one of a void invoice, is 409 state_invalid.',
-      params: IdParams,
-      body: NoBody,
-      response: { 200: Payment, ...errorResponses(404, 409, 413, 415, 422) },
     },
-    (write, request) => payments.void(write, request.params.id),
+    payments.void,
   );
 };

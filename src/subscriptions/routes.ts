@@ -1,7 +1,8 @@
 // HTTP for subscriptions: schema, scope, call the service, shape the reply.
 import type { RoutePlugin } from '../http/plugin.ts';
+import { resourceRoutes } from '../http/resource-routes.ts';
 import { apiRoutes } from '../http/routes.ts';
-import { errorResponses, IdParams, NoBody, Page } from '../http/schemas.ts';
+import { errorResponses, IdParams } from '../http/schemas.ts';
 import {
   ChangePreview,
   Subscription,
@@ -13,11 +14,13 @@ import {
   UpcomingInvoice,
 } from './schemas.ts';
 
-const tags = ['Subscriptions'];
+const ACTION_ERRORS = [404, 409, 413, 415];
 
 export const subscriptionRoutes: RoutePlugin = async (server, { subscriptions, cursors }) => {
-  const routes = apiRoutes(server, cursors, tags);
-  routes.write(
+  const routes = apiRoutes(server, cursors, ['Subscriptions']);
+  const subscription = resourceRoutes(routes, Subscription);
+
+  subscription.create(
     'POST /v1/subscriptions',
     'subscriptions:write',
     {
@@ -25,51 +28,34 @@ export const subscriptionRoutes: RoutePlugin = async (server, { subscriptions, c
       description:
         'Items are recurring prices of one currency and one interval. Starting now without a trial, the first invoice (reason `subscription_create`) is made in the same transaction (`latestInvoiceId`); a later `startAt` makes it `scheduled`, a trial `trialing`. Periods follow the anchor on the customer’s time zone (docs/subscriptions.md).',
       body: SubscriptionCreate,
-      response: { 201: Subscription, ...errorResponses(404, 409, 413, 415, 422) },
     },
-    (write, request) => subscriptions.create(write, request.body),
+    subscriptions.create,
   );
 
-  routes.read(
+  subscription.retrieve(
     '/v1/subscriptions/:id',
     'subscriptions:read',
-    {
-      summary: 'Retrieve a subscription',
-      params: IdParams,
-      response: { 200: Subscription, ...errorResponses(404) },
-    },
-    (request) => subscriptions.get(request.actor, request.params.id),
+    { summary: 'Retrieve a subscription' },
+    subscriptions.get,
   );
 
-  routes.list(
+  subscription.list(
     '/v1/subscriptions',
     'subscriptions:read',
-    {
-      summary: 'List subscriptions, newest first',
-      querystring: SubscriptionListQuery,
-      response: { 200: Page(Subscription), ...errorResponses() },
-    },
-    {
-      list: 'subscriptions',
-      filters: ({ customerId, status, priceId }) => ({ customerId, status, priceId }),
-      rows: (actor, { customerId, status, priceId }, page) =>
-        subscriptions.list(actor, { customerId, status, priceId }, page),
-      item: (row) => row.view,
-    },
+    { summary: 'List subscriptions, newest first', querystring: SubscriptionListQuery },
+    { list: 'subscriptions', rows: subscriptions.list, item: (row) => row.view },
   );
 
-  routes.write(
+  subscription.update(
     'PATCH /v1/subscriptions/:id',
     'subscriptions:write',
     {
       summary: 'Change a subscription',
       description:
         'Items (add; change `priceId` or `quantity`; remove with `deleted: true`) with `prorationBehavior` (`create_prorations`: pending lines on the next invoice; `always_invoice`: an invoice now; `none`), at `prorationDate` (default now, within the current period). A price of another interval changes the interval: the period ends at the change and a new one starts there, invoiced at once. Also `trialEnd` (while trialing), `cancelAtPeriodEnd` (true or false: undo until the period ends), `description`, `metadata`.',
-      params: IdParams,
       body: SubscriptionUpdate,
-      response: { 200: Subscription, ...errorResponses(404, 409, 413, 415, 422) },
     },
-    (write, request) => subscriptions.update(write, request.params.id, request.body),
+    subscriptions.update,
   );
 
   routes.read(
@@ -99,43 +85,36 @@ export const subscriptionRoutes: RoutePlugin = async (server, { subscriptions, c
     (request) => subscriptions.upcoming(request.actor, request.params.id),
   );
 
-  routes.write(
+  subscription.action(
     'POST /v1/subscriptions/:id/cancel',
     'subscriptions:write',
     {
       summary: 'Cancel a subscription',
       description:
         '`at`: `period_end` (default; undo with PATCH `cancelAtPeriodEnd: false`), `now`, or a later instant. At the end the subscription is `canceled` with a last invoice (reason `subscription_cancel`) of pending prorations and, with `prorate`, the credit for unused time, unless it would be empty or `invoiceNow` is false.',
-      params: IdParams,
       body: SubscriptionCancel,
-      response: { 200: Subscription, ...errorResponses(404, 409, 413, 415) },
+      errors: ACTION_ERRORS,
     },
-    (write, request) => subscriptions.cancel(write, request.params.id, request.body),
+    subscriptions.cancel,
   );
 
-  routes.write(
+  subscription.action(
     'POST /v1/subscriptions/:id/pause',
     'subscriptions:write',
     {
       summary: 'Pause a subscription',
       description:
         'Invoices are still made on the calendar, then voided, kept as drafts or marked uncollectible (`behavior`), until `resume` or `resumesAt`.',
-      params: IdParams,
       body: SubscriptionPause,
-      response: { 200: Subscription, ...errorResponses(404, 409, 413, 415) },
+      errors: ACTION_ERRORS,
     },
-    (write, request) => subscriptions.pause(write, request.params.id, request.body),
+    subscriptions.pause,
   );
 
-  routes.write(
+  subscription.action(
     'POST /v1/subscriptions/:id/resume',
     'subscriptions:write',
-    {
-      summary: 'Resume a paused subscription',
-      params: IdParams,
-      body: NoBody,
-      response: { 200: Subscription, ...errorResponses(404, 409, 413, 415) },
-    },
-    (write, request) => subscriptions.resume(write, request.params.id),
+    { summary: 'Resume a paused subscription', errors: ACTION_ERRORS },
+    subscriptions.resume,
   );
 };

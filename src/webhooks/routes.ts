@@ -2,6 +2,7 @@
 // reply.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { RoutePlugin } from '../http/plugin.ts';
+import { resourceRoutes } from '../http/resource-routes.ts';
 import { apiRoutes } from '../http/routes.ts';
 import { buildPage, listBinding, readPageRequest } from '../paging.ts';
 import { errorResponses, IdParams, ListQuery, NoBody, Page } from '../http/schemas.ts';
@@ -26,68 +27,60 @@ export const webhookEndpointRoutes: RoutePlugin = async (server, { webhookEndpoi
   const app = server.withTypeProvider<TypeBoxTypeProvider>();
   const routes = apiRoutes(server, cursors, tags);
 
-  routes.write(
+  const endpoint = resourceRoutes(routes, WebhookEndpoint);
+
+  endpoint.create(
     'POST /v1/webhook-endpoints',
     'webhooks:write',
     {
       summary: 'Create a webhook endpoint',
       description: `The reply holds the signing secret, shown this once only. The URL must be \`https\` and its host must resolve only to public addresses (not loopback, private, link-local, CGNAT, multicast or reserved, in IPv4 or IPv6): else 400 \`parameter_invalid\` with \`param: "url"\`. When the server runs with WEBHOOKS_ALLOW_LOOPBACK, test-environment endpoints may also use \`http\` and loopback addresses. ${DELIVERY_RULES}`,
       body: WebhookEndpointCreate,
-      response: { 201: WebhookEndpointWithSecret, ...errorResponses(409, 413, 415, 422) },
+      answer: WebhookEndpointWithSecret,
+      errors: [409, 413, 415, 422],
     },
-    (write, request) => webhookEndpoints.create(write, request.body),
+    webhookEndpoints.create,
   );
 
-  routes.list(
+  endpoint.list(
     '/v1/webhook-endpoints',
     'webhooks:read',
-    {
-      summary: 'List webhook endpoints, newest first',
-      querystring: ListQuery,
-      response: { 200: Page(WebhookEndpoint), ...errorResponses() },
-    },
+    { summary: 'List webhook endpoints, newest first' },
     {
       list: 'webhook_endpoints',
-      rows: (actor, _query, page) => webhookEndpoints.list(actor, page),
+      rows: (actor, _filters, page) => webhookEndpoints.list(actor, page),
       item: endpointFromRow,
     },
   );
 
-  routes.read(
+  endpoint.retrieve(
     '/v1/webhook-endpoints/:id',
     'webhooks:read',
-    {
-      summary: 'Retrieve a webhook endpoint (without its secret)',
-      params: IdParams,
-      response: { 200: WebhookEndpoint, ...errorResponses(404) },
-    },
-    (request) => webhookEndpoints.get(request.actor, request.params.id),
+    { summary: 'Retrieve a webhook endpoint (without its secret)' },
+    webhookEndpoints.get,
   );
 
-  routes.write(
+  endpoint.update(
     'PATCH /v1/webhook-endpoints/:id',
     'webhooks:write',
     {
       summary: 'Update a webhook endpoint',
       description:
         'Changes only the fields it names; a new `url` is checked as on creation. `disabled: false` re-enables an endpoint, also one the service disabled, and clears its record of failures; cancelled deliveries can then be retried one by one.',
-      params: IdParams,
       body: WebhookEndpointUpdate,
-      response: { 200: WebhookEndpoint, ...errorResponses(404, 409, 413, 415, 422) },
     },
-    (write, request) => webhookEndpoints.change(write, request.params.id, request.body),
+    webhookEndpoints.change,
   );
 
-  routes.write(
+  endpoint.action(
     'DELETE /v1/webhook-endpoints/:id',
     'webhooks:write',
     {
       summary: 'Delete a webhook endpoint with its deliveries',
-      params: IdParams,
-      body: NoBody,
-      response: { 200: DeletedWebhookEndpoint, ...errorResponses(404, 409, 422) },
+      answer: DeletedWebhookEndpoint,
+      errors: [404, 409, 422],
     },
-    (write, request) => webhookEndpoints.remove(write, request.params.id),
+    webhookEndpoints.remove,
   );
 
   app.get(
