@@ -11,6 +11,7 @@ import {
   SubscriptionListQuery,
   SubscriptionPause,
   SubscriptionUpdate,
+  SubscriptionUsage,
   UpcomingInvoice,
 } from './schemas.ts';
 
@@ -83,6 +84,19 @@ export const subscriptionRoutes: RoutePlugin = async (server, { subscriptions, c
       response: { 200: UpcomingInvoice, ...errorResponses(404, 409) },
     },
     (request) => subscriptions.upcoming(request.actor, request.params.id),
+  );
+
+  routes.read(
+    '/v1/subscriptions/:id/usage',
+    'usage:read',
+    {
+      summary: 'The current period’s usage',
+      description:
+        'Each metered item’s meter aggregated over the customer’s events of the current period so far, as an exact decimal string.',
+      params: IdParams,
+      response: { 200: SubscriptionUsage, ...errorResponses(404) },
+    },
+    (request) => subscriptions.usage(request.actor, request.params.id),
   );
 
   subscription.action(

@@ -266,3 +266,17 @@ export const UpcomingInvoice = Type.Object(
     description: 'What the next boundary would invoice; `createdAt` is when it would be made.',
   },
 );
+
+export const SubscriptionUsage = Type.Object(
+  {
+    data: Type.Array(
+      Type.Object({
+        subscriptionItemId: Type.String(),
+        meterId: Type.String(),
+        period: Period,
+        value: Type.String({ description: 'The meter’s aggregation so far, an exact decimal.' }),
+      }),
+    ),
+  },
+  { title: 'SubscriptionUsage' },
+);

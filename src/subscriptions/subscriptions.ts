@@ -16,7 +16,7 @@ import type {
   SubscriptionUpdate,
 } from './schemas.ts';
 import { createSubscription } from './service.ts';
-import { upcomingInvoice } from './upcoming.ts';
+import { currentUsage, upcomingInvoice } from './upcoming.ts';
 
 export function createSubscriptions(deps: RunDeps) {
   const { db, clock }: { db: Db; clock: Clock } = deps;
@@ -30,7 +30,8 @@ export function createSubscriptions(deps: RunDeps) {
       updateSubscription(db, clock, deps, write, id, input),
     previewChange: (scope: TenantScope, id: string, input: SubscriptionUpdate) =>
       previewChange(db, clock, scope, id, input),
-    upcoming: (scope: TenantScope, id: string) => upcomingInvoice(db, scope, id),
+    upcoming: (scope: TenantScope, id: string) => upcomingInvoice(db, clock, deps, scope, id),
+    usage: (scope: TenantScope, id: string) => currentUsage(db, clock, deps, scope, id),
     cancel: (write: WriteRequest, id: string, input: SubscriptionCancel) =>
       cancelSubscription(db, clock, deps, write, id, input),
     pause: (write: WriteRequest, id: string, input: SubscriptionPause) =>
