@@ -94,7 +94,7 @@ export const priceRoutes: RoutePlugin = async (server, { prices, cursors }) => {
     {
       summary: 'Create a price',
       description:
-        'A price of a product in one currency: `one_time` or `recurring` (a period of at most a year), billed per unit, in tiers, or by the package. A line’s amount is computed exactly and rounded once, half away from zero. Metered prices (`recurring.usage: metered`) are refused until meters are available.',
+        'A price of a product in one currency: `one_time` or `recurring` (a period of at most a year), billed per unit, in tiers, or by the package. A line’s amount is computed exactly and rounded once, half away from zero. A metered price (`recurring.usage: metered`) names its meter (`recurring.meterId`) and is billed in arrears for the usage it measures.',
       body: PriceCreate,
     },
     prices.create,

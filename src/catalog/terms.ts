@@ -40,12 +40,12 @@ function checkedRecurring(input: PriceCreate): Recurring | null {
       `A period is at most one year: intervalCount may be at most ${most} for interval ${given.interval}.`,
     );
   }
-  // Metered prices bill a meter's aggregation; until meters exist, none can be made.
+  // A metered price bills its meter's aggregation, in arrears (the service checks the meter).
   if (given.usage === 'metered') {
-    throw new ParameterInvalidError(
-      'recurring.usage',
-      'Metered prices need a meter, and meters are not available yet: use usage licensed.',
-    );
+    if (given.meterId === undefined) {
+      throw new ParameterMissingError('recurring.meterId', 'A metered price needs its meterId.');
+    }
+    return { interval: given.interval, intervalCount, usage: 'metered', meterId: given.meterId };
   }
   if (given.meterId !== undefined) {
     throw new ParameterInvalidError('recurring.meterId', 'Only metered prices have a meter.');
