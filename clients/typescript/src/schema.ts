@@ -2690,10 +2690,16 @@ export interface components {
       /** @description il_… */
       id: string;
       description: string;
+      /** @description Whole units. On a line with `quantityDecimal`, that quantity rounded up to a whole number (0 only when nothing was used). */
       quantity: number;
+      /**
+       * @description The exact quantity of a metered line when it is not whole: a decimal with up to 12 places, written as short as it goes ("12.5", "0.000125"); `quantity` is then that quantity rounded up, and the PDF, the hosted page and the e-invoices print this one. null whenever `quantity` is exact (every line added through the API).
+       * @example 12.5
+       */
+      quantityDecimal: string | null;
       /** @description Minor units. null only on a line made from a price whose amount follows the price’s billing scheme (tiered, package, decimal unit amounts, proration) rather than quantity × unitAmount. */
       unitAmount: number | null;
-      /** @description quantity × unitAmount whenever unitAmount is set; otherwise as the price computes it, rounded once. Negative on credit and discount lines. */
+      /** @description quantity × unitAmount (the exact quantity: `quantityDecimal` when set) whenever unitAmount is set; otherwise as the price computes it, rounded once. Negative on credit and discount lines. */
       amount: number;
       taxRates: string[] | null;
       unitCode: string;
@@ -4405,6 +4411,7 @@ export interface operations {
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
       408: components['responses']['RequestTimeout'];
       409: components['responses']['Conflict'];
       413: components['responses']['ContentTooLarge'];
@@ -5098,6 +5105,19 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "customerId": "cus_8kQm2Zt7Wc1p",
+         *       "items": [
+         *         {
+         *           "priceId": "price_8kQm2Zt7Wc1q",
+         *           "quantity": 3
+         *         }
+         *       ],
+         *       "trialDays": 14,
+         *       "daysUntilDue": 14
+         *     }
+         */
         'application/json': components['schemas']['SubscriptionCreate'];
       };
     };
@@ -5178,6 +5198,17 @@ export interface operations {
     };
     requestBody?: {
       content: {
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "id": "si_8kQm2Zt7Wc1r",
+         *           "priceId": "price_8kQm2Zt7Wc1s"
+         *         }
+         *       ],
+         *       "prorationBehavior": "always_invoice"
+         *     }
+         */
         'application/json': components['schemas']['SubscriptionUpdate'];
       };
     };
@@ -5221,6 +5252,17 @@ export interface operations {
     };
     requestBody?: {
       content: {
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "id": "si_8kQm2Zt7Wc1r",
+         *           "priceId": "price_8kQm2Zt7Wc1s"
+         *         }
+         *       ],
+         *       "prorationBehavior": "always_invoice"
+         *     }
+         */
         'application/json': components['schemas']['SubscriptionUpdate'];
       };
     };
@@ -5300,6 +5342,12 @@ export interface operations {
     };
     requestBody?: {
       content: {
+        /**
+         * @example {
+         *       "at": "now",
+         *       "prorate": true
+         *     }
+         */
         'application/json': components['schemas']['SubscriptionCancel'];
       };
     };
@@ -5346,6 +5394,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "behavior": "void",
+         *       "resumesAt": "2027-03-01T00:00:00.000Z"
+         *     }
+         */
         'application/json': components['schemas']['SubscriptionPause'];
       };
     };
@@ -5475,6 +5529,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Annual renewal",
+         *       "frozenTime": "2027-01-31T10:00:00.000Z"
+         *     }
+         */
         'application/json': components['schemas']['TestClockCreate'];
       };
     };
@@ -5600,6 +5660,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "frozenTime": "2027-03-01T00:00:00.000Z"
+         *     }
+         */
         'application/json': components['schemas']['TestClockAdvance'];
       };
     };
