@@ -126,8 +126,9 @@ const percentFormats = perLocale(
   (locale) =>
     new Intl.NumberFormat(locale, { style: 'unit', unit: 'percent', maximumFractionDigits: 20 }),
 );
+// Up to 20 decimals: a quantity is printed as exactly as it was measured (12 places at most).
 const quantityFormats = perLocale(
-  (locale) => new Intl.NumberFormat(locale, { maximumFractionDigits: 0 }),
+  (locale) => new Intl.NumberFormat(locale, { maximumFractionDigits: 20 }),
 );
 const regionNames = perLocale((locale) => new Intl.DisplayNames([locale], { type: 'region' }));
 
@@ -137,9 +138,26 @@ export function formatPercentage(percentage: string, locale: DocumentLocale): st
   return percentFormats(locale).format(percentage as Intl.StringNumericLiteral);
 }
 
-/** A whole quantity with the language's digit grouping: 1500 in `de` → "1.500". */
-export function formatQuantity(quantity: number, locale: DocumentLocale): string {
-  return quantityFormats(locale).format(quantity);
+/**
+ * A quantity with the language's digit grouping and decimal separator, exactly: 1500 in `de` →
+ * "1.500", "12.5" → "12,5" (decimal text is formatted as written, never through a float).
+ */
+export function formatQuantity(quantity: number | string, locale: DocumentLocale): string {
+  if (typeof quantity === 'string' && !/^-?\d+(\.\d+)?$/.test(quantity)) {
+    throw new RangeError(`not a quantity: '${quantity}'`);
+  }
+  return quantityFormats(locale).format(quantity as number | Intl.StringNumericLiteral);
+}
+
+/** A unit of measure in the language, for its quantity ("month" / "months"), else its code. */
+export function unitName(unitCode: string, quantity: number | string, locale: DocumentLocale) {
+  const id = `unit.${unitCode}`;
+  if (!isMessageId(id)) return unitCode;
+  // Plural rules read a number rounded to three decimals, where 1.0001 would pass for 1. In
+  // the catalogues' languages a fraction's category depends on its integer part alone, so the
+  // integer part with a fraction of .5 has the decimal's category, whatever its digits.
+  const count = typeof quantity === 'number' ? quantity : Number(quantity.replace(/\.\d+$/, '.5'));
+  return t(locale, id, { count });
 }
 
 /** ISO 3166-1 alpha-2 → the country's name in the language ("DE" in `fr` → "Allemagne"). */

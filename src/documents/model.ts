@@ -82,8 +82,11 @@ export interface TaxBreakdownEntry {
 export interface DocumentLine {
   id: string;
   description: string;
-  /** Whole units, ≥ 0 on invoices. */
-  quantity: number;
+  /**
+   * The exact quantity, ≥ 0 on invoices: whole units, or the shortest decimal text ("12.5", up
+   * to 12 places) of a metered quantity that is not whole. Never rounded for printing.
+   */
+  quantity: number | string;
   /** UN/ECE Recommendation 20 code, default C62 ("one"). */
   unitCode: string;
   /**

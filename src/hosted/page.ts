@@ -11,6 +11,7 @@ import {
   formatQuantity,
   isMessageId,
   t,
+  unitName,
   type MessageId,
 } from '../documents/i18n.ts';
 import type { DocumentFormat } from '../documents/service.ts';
@@ -80,7 +81,6 @@ function lineRows(model: DocumentModel): LineRow[] {
   const { locale, currency } = model;
   const rates = new Map(model.taxBreakdown.map((entry) => [entry.taxRateId, entry]));
   return model.lines.map((line) => {
-    const unitId = `unit.${line.unitCode}`;
     const vat = line.taxRateIds
       .map((id) => rates.get(id))
       .filter((entry): entry is TaxBreakdownEntry => entry !== undefined)
@@ -90,7 +90,7 @@ function lineRows(model: DocumentModel): LineRow[] {
       description: line.description,
       period: line.period && formatPeriod(line.period, locale),
       quantity: formatQuantity(line.quantity, locale),
-      unit: isMessageId(unitId) ? t(locale, unitId, { count: line.quantity }) : line.unitCode,
+      unit: unitName(line.unitCode, line.quantity, locale),
       unitPrice: printedUnitPrice(line, currency, locale),
       vat: vat || '–',
       amount: formatAmount(line.amount, currency, locale),

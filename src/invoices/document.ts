@@ -55,7 +55,7 @@ export function invoiceDocumentModel(
     lines: invoice.lines.map((l, i) => ({
       id: l.id,
       description: l.description,
-      quantity: l.quantity,
+      quantity: l.quantityDecimal ?? l.quantity,
       unitCode: l.unitCode,
       unitAmount: l.unitAmount,
       amount: l.amount,

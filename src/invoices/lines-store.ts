@@ -9,6 +9,11 @@ export interface LineRow {
   position: number;
   description: string;
   quantity: number;
+  /**
+   * A priced line's exact quantity when it is not whole, as its shortest decimal text ("12.5");
+   * `quantity` is then its ceiling (migration 0045).
+   */
+  quantity_decimal: string | null;
   /** null only on a priced line whose amount follows its price's scheme (migration 0041). */
   unit_amount: number | null;
   amount: number;
@@ -30,6 +35,10 @@ export interface LineRow {
 export const ISO = (column: string) =>
   `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
+// A decimal quantity as its shortest text ("12.5", where numeric(30, 12) reads
+// "12.500000000000"), and as text in JSON, where a numeric would become a binary float.
+const QUANTITY_DECIMAL = (column: string) => `trim_scale(${column})::text`;
+
 // The invoice's lines in their order, as LineRows, for statements that read invoices with their
 // lines in one query (a single statement sees one snapshot: no transaction around two reads).
 // Not with FOR UPDATE: a statement that waited for the row's lock sees the row as its holder
@@ -42,7 +51,8 @@ export const LINES = `(SELECT coalesce(json_agg(json_build_object(
     'amount', l.amount, 'tax_rates', l.tax_rates, 'unit_code', l.unit_code,
     'price_id', l.price_id, 'subscription_item_id', l.subscription_item_id,
     'period_start', ${ISO('l.period_start')}, 'period_end', ${ISO('l.period_end')},
-    'period_start_date', l.period_start_date, 'period_end_date', l.period_end_date)
+    'period_start_date', l.period_start_date, 'period_end_date', l.period_end_date,
+    'quantity_decimal', ${QUANTITY_DECIMAL('l.quantity_decimal')})
     ORDER BY l.position), '[]'::json)
    FROM invoice_lines l
   WHERE l.tenant_id = invoices.tenant_id AND l.environment = invoices.environment
@@ -59,7 +69,8 @@ export async function selectLines(
     `SELECT invoice_id, id, position, description, quantity, unit_amount, amount, tax_rates,
             unit_code, price_id, subscription_item_id, ${ISO('period_start')} AS period_start,
             ${ISO('period_end')} AS period_end, period_start_date::text AS period_start_date,
-            period_end_date::text AS period_end_date
+            period_end_date::text AS period_end_date,
+            ${QUANTITY_DECIMAL('quantity_decimal')} AS quantity_decimal
        FROM invoice_lines
       WHERE tenant_id = $1 AND environment = $2 AND invoice_id = ANY($3::text[])
       ORDER BY invoice_id, position`,
@@ -76,19 +87,20 @@ export function linesFromArrays(first: number): string {
   return `INSERT INTO invoice_lines (tenant_id, environment, invoice_id, id, position, description,
                                 quantity, unit_amount, amount, tax_rates, unit_code, price_id,
                                 subscription_item_id, period_start, period_end,
-                                period_start_date, period_end_date)
+                                period_start_date, period_end_date, quantity_decimal)
      SELECT $1, $2, $3, l.id, l.position, l.description, l.quantity, l.unit_amount, l.amount,
             CASE WHEN l.tax_rates = 'null' THEN NULL
                  ELSE ARRAY(SELECT jsonb_array_elements_text(l.tax_rates)) END, l.unit_code,
             l.price_id, l.subscription_item_id, l.period_start, l.period_end,
-            l.period_start_date, l.period_end_date
+            l.period_start_date, l.period_end_date, l.quantity_decimal
        FROM unnest(${p(0)}::text[], ${p(1)}::int[], ${p(2)}::text[], ${p(3)}::bigint[],
                    ${p(4)}::bigint[], ${p(5)}::bigint[], ${p(6)}::jsonb[], ${p(7)}::text[],
                    ${p(8)}::text[], ${p(9)}::text[], ${p(10)}::timestamptz[],
-                   ${p(11)}::timestamptz[], ${p(12)}::date[], ${p(13)}::date[])
+                   ${p(11)}::timestamptz[], ${p(12)}::date[], ${p(13)}::date[],
+                   ${p(14)}::numeric[])
             AS l(id, position, description, quantity, unit_amount, amount, tax_rates, unit_code,
                  price_id, subscription_item_id, period_start, period_end, period_start_date,
-                 period_end_date)`;
+                 period_end_date, quantity_decimal)`;
 }
 
 export function lineArrays(lines: readonly Omit<LineRow, 'invoice_id'>[]): unknown[] {
@@ -107,6 +119,7 @@ export function lineArrays(lines: readonly Omit<LineRow, 'invoice_id'>[]): unkno
     lines.map((l) => l.period_end),
     lines.map((l) => l.period_start_date),
     lines.map((l) => l.period_end_date),
+    lines.map((l) => l.quantity_decimal),
   ];
 }
 

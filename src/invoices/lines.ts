@@ -25,6 +25,7 @@ import type { DraftFields, InvoiceRow } from './store.ts';
 
 /** What a line added through the API has none of: it is priced by its unitAmount alone. */
 const UNPRICED = {
+  quantity_decimal: null,
   price_id: null,
   subscription_item_id: null,
   period_start: null,

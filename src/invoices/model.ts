@@ -86,6 +86,7 @@ function lineFromRow(l: LineRow): Line {
     id: l.id,
     description: l.description,
     quantity: l.quantity,
+    quantityDecimal: l.quantity_decimal,
     unitAmount: l.unit_amount,
     amount: l.amount,
     taxRates: l.tax_rates,

@@ -33,7 +33,18 @@ export const Line = Type.Object(
   {
     id: Type.String({ description: 'il_…' }),
     description: Type.String(),
-    quantity: Type.Integer(),
+    quantity: Type.Integer({
+      description:
+        'Whole units. On a line with `quantityDecimal`, that quantity rounded up to a whole number (0 only when nothing was used).',
+    }),
+    quantityDecimal: Nullable(
+      Type.String({
+        pattern: '^(0|[1-9][0-9]*)\\.[0-9]{0,11}[1-9]$',
+        description:
+          'The exact quantity of a metered line when it is not whole: a decimal with up to 12 places, written as short as it goes ("12.5", "0.000125"); `quantity` is then that quantity rounded up, and the PDF, the hosted page and the e-invoices print this one. null whenever `quantity` is exact (every line added through the API).',
+        examples: ['12.5'],
+      }),
+    ),
     unitAmount: Nullable(
       Type.Integer({
         description:
@@ -42,7 +53,7 @@ export const Line = Type.Object(
     ),
     amount: Type.Integer({
       description:
-        'quantity × unitAmount whenever unitAmount is set; otherwise as the price computes it, rounded once. Negative on credit and discount lines.',
+        'quantity × unitAmount (the exact quantity: `quantityDecimal` when set) whenever unitAmount is set; otherwise as the price computes it, rounded once. Negative on credit and discount lines.',
     }),
     taxRates: Nullable(Type.Array(Type.String())),
     unitCode: Type.String(),

@@ -26,6 +26,7 @@ export {
 } from './documents.ts';
 export { issueInvoice, sendInvoice, transitionInvoice } from './lifecycle.ts';
 export { addInvoiceLine, removeInvoiceLine } from './lines.ts';
+export { lineQuantity, type LineQuantity } from './exact-quantity.ts';
 export {
   addSubscriptionLines,
   billedLine,

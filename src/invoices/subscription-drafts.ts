@@ -11,9 +11,10 @@ import { ratesForInvoice } from './pricing.ts';
 import type { UnitOfWork } from '../db/unit-of-work.ts';
 import { ParameterInvalidError } from '../errors.ts';
 import { newId } from '../ids.ts';
-import { isSafeAmount, lineAmount, MAX_AMOUNT } from '../money/amount.ts';
+import { isSafeAmount, MAX_AMOUNT } from '../money/amount.ts';
 import { isCurrency } from '../money/currency.ts';
 import { MAX_TAX_RATES } from './draft-schemas.ts';
+import { exactLineAmount, quantityDefect } from './exact-quantity.ts';
 import { appendLines, changeLinesIn, draftFields, insertNewDraft } from './lines.ts';
 import { selectBilledLine, type LineRow } from './lines-store.ts';
 import type { BillingReason, Invoice } from './schemas.ts';
@@ -22,9 +23,17 @@ import type { DraftFields } from './store.ts';
 /** A line as a subscription prices it. */
 export interface PricedLine {
   description: string;
-  /** Whole units, ≥ 0. */
+  /** Whole units, ≥ 0; with `quantityDecimal`, its ceiling. */
   quantity: number;
-  /** Set only when amount = quantity × unitAmount (per-unit prices); null otherwise. */
+  /**
+   * The exact quantity of a metered line when it is not whole ("12.5", up to 12 places), as its
+   * shortest text; absent or null when `quantity` is exact. `lineQuantity` makes both fields.
+   */
+  quantityDecimal?: string | null;
+  /**
+   * Set only when amount = the exact quantity × unitAmount (per-unit prices whose product is
+   * whole); null otherwise.
+   */
   unitAmount: number | null;
   /** Minor units, rounded once by the price's scheme; negative on a proration credit. */
   amount: number;
@@ -55,10 +64,12 @@ export interface SubscriptionDraft {
 /** A subscription's line as a row; a line that breaks a line's rules is a defect of its maker. */
 function lineRow(line: PricedLine, position: number, index: number): Omit<LineRow, 'invoice_id'> {
   const { quantity, unitAmount, amount, period } = line;
+  const exact = { quantity, quantityDecimal: line.quantityDecimal ?? null };
   const defect = (what: string) => new RangeError(`line ${index} (${line.priceId}): ${what}`);
-  if (!Number.isSafeInteger(quantity) || quantity < 0) throw defect('quantity is not whole');
+  const quantityWrong = quantityDefect(exact);
+  if (quantityWrong !== null) throw defect(quantityWrong);
   if (!Number.isSafeInteger(amount)) throw defect('amount is not whole');
-  if (unitAmount !== null && lineAmount(quantity, unitAmount) !== BigInt(amount)) {
+  if (unitAmount !== null && exactLineAmount(exact, unitAmount) !== BigInt(amount)) {
     throw defect('amount is not quantity × unitAmount');
   }
   if (!isSafeAmount(BigInt(amount))) {
@@ -76,6 +87,7 @@ function lineRow(line: PricedLine, position: number, index: number): Omit<LineRo
     position,
     description: line.description,
     quantity,
+    quantity_decimal: exact.quantityDecimal,
     unit_amount: unitAmount,
     amount,
     tax_rates: line.taxRates,

@@ -8,6 +8,7 @@ import { unitOfWork, writtenValue } from '../../src/db/unit-of-work.ts';
 import {
   addSubscriptionLines,
   createSubscriptionDraft,
+  lineQuantity,
   linesBelowZero,
   type PricedLine,
   type SubscriptionDraft,
@@ -15,7 +16,14 @@ import {
 import { operator } from '../../src/tenancy.ts';
 import { pageTexts } from '../documents/pdf-reader.ts';
 import { readXmlStrictly } from '../documents/strict-xml.ts';
-import { all, micros, parseXml, text, type XmlNode } from '../documents/einvoice/xml-reading.ts';
+import {
+  all,
+  micros,
+  parseXml,
+  scaled,
+  text,
+  type XmlNode,
+} from '../documents/einvoice/xml-reading.ts';
 import { fetchPage, pagePath } from '../hosted/fixtures.ts';
 import { assertError, createInvoice, einvoiceTenant, startInvoiceApp } from './fixtures.ts';
 
@@ -79,6 +87,36 @@ function subscriptionLines(vat: string): PricedLine[] {
   ];
 }
 
+/**
+ * Metered prices billed in arrears, amounts as the price computed them: 12.5 kWh at 0.10, a
+ * ten-thousandth of a GB-month whose exact 0.625 cents round to 1, and a tier's base fee at
+ * zero usage.
+ */
+function meteredLines(): PricedLine[] {
+  const metered = (description: string, item: string) => ({
+    description,
+    period: DECEMBER,
+    priceId: `price_${item}`,
+    subscriptionItemId: `si_${item}`,
+  });
+  return [
+    line({
+      ...metered('Charging', 'kwh'),
+      ...lineQuantity('12.5'),
+      unitAmount: 10,
+      amount: 125,
+      unitCode: 'KWH',
+    }),
+    line({
+      ...metered('Storage', 'storage'),
+      ...lineQuantity('0.000125'),
+      amount: 1,
+      unitCode: 'E34',
+    }),
+    line({ ...metered('Support (base fee)', 'support'), quantity: 0, amount: 500 }),
+  ];
+}
+
 function draftOf(tenant: Tenant, lines: PricedLine[], subscriptionId = 'sub_1'): SubscriptionDraft {
   return {
     customerId: tenant.customer.id,
@@ -118,6 +156,41 @@ async function bytes(tenant: Tenant, path: string): Promise<Buffer> {
 
 const childNames = (node: XmlNode) =>
   [...node.childNodes].filter((c) => c.nodeType === 1).map((c) => c.localName);
+
+/** The lines of the invoice's UBL and CII, each document read strictly first. */
+async function einvoiceLines(tenant: Tenant, invoiceId: string) {
+  const read = async (format: string) => {
+    const xml = (
+      await bytes(tenant, `/v1/invoices/${invoiceId}/e-invoice?format=${format}`)
+    ).toString();
+    readXmlStrictly(xml);
+    return parseXml(xml);
+  };
+  return {
+    ubl: all(await read('ubl'), 'cac:InvoiceLine'),
+    cii: all(
+      await read('cii'),
+      'rsm:SupplyChainTradeTransaction/ram:IncludedSupplyChainTradeLineItem',
+    ),
+  };
+}
+
+/**
+ * PEPPOL-EN16931-R120, exactly: net = quantity × price / base quantity + line charges, with
+ * quantities to 12 places; and BR-27, the price is never negative.
+ */
+function assertLineNetExact(ublLine: XmlNode): void {
+  const price = micros(text(ublLine, 'cac:Price/cbc:PriceAmount'));
+  const base = text(ublLine, 'cac:Price/cbc:BaseQuantity');
+  const charges = all(ublLine, 'cac:AllowanceCharge/cbc:Amount').map((a) => micros(a.textContent));
+  assert.equal(
+    scaled(text(ublLine, 'cbc:InvoicedQuantity'), 12) * price,
+    (micros(text(ublLine, 'cbc:LineExtensionAmount')) - (charges[0] ?? 0n)) *
+      (base === null ? 10n ** 12n : scaled(base, 12)),
+    'PEPPOL-EN16931-R120',
+  );
+  assert.ok(price >= 0n, 'BR-27');
+}
 
 describe('invoices made by subscriptions', () => {
   it('makes a draft inside the unit of work, priced like any draft, with each line’s period, price and item', async () => {
@@ -196,11 +269,7 @@ describe('invoices made by subscriptions', () => {
     assert.equal(page.status, 200);
     assert.match(page.text, /API calls<span class="period">1 Dec 2026 – 31 Dec 2026<\/span>/);
 
-    const ublText = (
-      await bytes(tenant, `/v1/invoices/${draft.id}/e-invoice?format=ubl`)
-    ).toString();
-    readXmlStrictly(ublText);
-    const ublLines = all(parseXml(ublText), 'cac:InvoiceLine');
+    const { ubl: ublLines, cii: ciiLines } = await einvoiceLines(tenant, draft.id);
     assert.deepEqual(
       ublLines.map((l) => [
         text(l, 'cac:InvoicePeriod/cbc:StartDate'),
@@ -221,29 +290,13 @@ describe('invoices made by subscriptions', () => {
         'Item',
         'Price',
       ]);
-      // PEPPOL-EN16931-R120: net = quantity × price / base quantity, exactly.
-      const base = text(ublLine, 'cac:Price/cbc:BaseQuantity');
-      assert.equal(
-        micros(text(ublLine, 'cbc:InvoicedQuantity')) *
-          micros(text(ublLine, 'cac:Price/cbc:PriceAmount')),
-        micros(text(ublLine, 'cbc:LineExtensionAmount')) *
-          (base === null ? 1_000_000n : micros(base)),
-      );
-      assert.ok(micros(text(ublLine, 'cac:Price/cbc:PriceAmount')) >= 0n, 'BR-27');
+      assertLineNetExact(ublLine);
     }
     // The proration credit: a negative quantity at a positive price for all three units.
     assert.equal(text(ublLines[2]!, 'cbc:InvoicedQuantity'), '-3');
     assert.equal(text(ublLines[2]!, 'cac:Price/cbc:PriceAmount'), '42.10');
     assert.equal(text(ublLines[2]!, 'cac:Price/cbc:BaseQuantity'), '3');
 
-    const ciiText = (
-      await bytes(tenant, `/v1/invoices/${draft.id}/e-invoice?format=cii`)
-    ).toString();
-    readXmlStrictly(ciiText);
-    const ciiLines = all(
-      parseXml(ciiText),
-      'rsm:SupplyChainTradeTransaction/ram:IncludedSupplyChainTradeLineItem',
-    );
     assert.equal(ciiLines.length, 4);
     const settlement = all(ciiLines[1]!, 'ram:SpecifiedLineTradeSettlement')[0]!;
     assert.deepEqual(childNames(settlement), [
@@ -407,5 +460,188 @@ describe('invoices made by subscriptions', () => {
     assert.deepEqual(await ids(`?subscriptionId=sub_a&limit=1&cursor=${cursor}`), [a1.id]);
     const elsewhere = await tenant.api.get(`/v1/invoices?subscriptionId=sub_b&cursor=${cursor}`);
     assertError(elsewhere, 400, 'cursor_invalid');
+  });
+  it('bills a metered line’s exact decimal quantity: quantityDecimal, with quantity its ceiling', async () => {
+    const tenant = await einvoiceTenant(server);
+    const made = await inUnitOfWork(tenant, (uow) =>
+      createSubscriptionDraft(
+        uow,
+        draftOf(tenant, meteredLines(), 'sub_metered'),
+        server.clock.now(),
+      ),
+    );
+    const shown = await tenant.api.get(`/v1/invoices/${made.id}`);
+    assert.equal(shown.status, 200, shown.text);
+    assert.deepEqual(
+      shown.body.lines.map((l: any) => [l.quantity, l.quantityDecimal, l.unitAmount, l.amount]),
+      [
+        [13, '12.5', 10, 125],
+        [1, '0.000125', null, 1],
+        [0, null, null, 500],
+      ],
+    );
+    // 626 × 21 % = 131.46, rounded once.
+    assert.deepEqual([shown.body.subtotal, shown.body.tax, shown.body.total], [626, 131, 757]);
+    // A base fee at zero usage makes a complete e-invoice (a line charge at quantity 0).
+    assert.deepEqual(shown.body.einvoice, { ready: true, missing: [] });
+    assert.deepEqual(made, { ...shown.body, hostedInvoiceUrl: null });
+    const listed = await tenant.api.get('/v1/invoices?subscriptionId=sub_metered');
+    assert.equal(listed.body.data[0].lines[1].quantityDecimal, '0.000125');
+  });
+
+  it('prints the decimal quantity in the customer’s language on the PDF and the hosted page, and writes it into both e-invoices with R120 exact', async () => {
+    const tenant = await einvoiceTenant(server);
+    const draft = await inUnitOfWork(tenant, (uow) =>
+      createSubscriptionDraft(uow, draftOf(tenant, meteredLines()), server.clock.now()),
+    );
+    const pdfText = async () =>
+      (await pageTexts(await bytes(tenant, `/v1/invoices/${draft.id}/pdf`))).join('\n');
+    // The draft's preview speaks the customer's language now: English.
+    const english = await pdfText();
+    assert.match(english, /Charging 12\.5 kWh €0\.10 21% €1\.25/);
+    assert.match(english, /Storage 0\.000125 E34 – 21% €0\.01/);
+    assert.match(english, /Support \(base fee\) 0 pc – 21% €5\.00/);
+
+    await tenant.api.patch(`/v1/customers/${tenant.customer.id}`, { locale: 'de' });
+    const issued = await tenant.api.post(`/v1/invoices/${draft.id}/issue`);
+    assert.equal(issued.status, 200, issued.text);
+    assert.deepEqual(issued.body.einvoice, { ready: true, missing: [] });
+    const german = await pdfText();
+    assert.match(german, /Charging 12,5 kWh 0,10 € 21 % 1,25 €/);
+    assert.match(german, /Storage 0,000125 E34 – 21 % 0,01 €/);
+    const page = await fetchPage(server.url, pagePath(issued.body.hostedInvoiceUrl));
+    assert.equal(page.status, 200);
+    assert.match(page.text, /<td class="num">12,5 kWh<\/td>/);
+    assert.match(page.text, /<td class="num">0,000125 E34<\/td>/);
+
+    const { ubl: ublLines, cii: ciiLines } = await einvoiceLines(tenant, draft.id);
+    assert.deepEqual(
+      ublLines.map((l) => [
+        text(l, 'cbc:InvoicedQuantity'),
+        all(l, 'cbc:InvoicedQuantity')[0]!.getAttribute('unitCode'),
+        text(l, 'cac:Price/cbc:PriceAmount'),
+        text(l, 'cac:Price/cbc:BaseQuantity'),
+        text(l, 'cbc:LineExtensionAmount'),
+      ]),
+      [
+        ['12.5', 'KWH', '0.10', null, '1.25'],
+        ['0.000125', 'E34', '80.00', null, '0.01'],
+        ['0', 'C62', '0.00', null, '5.00'],
+      ],
+    );
+    // The base fee: quantity 0, and its amount as a line charge (BG-28), in the schema's order.
+    const fee = ublLines[2]!;
+    assert.deepEqual(childNames(fee).slice(2), [
+      'LineExtensionAmount',
+      'InvoicePeriod',
+      'AllowanceCharge',
+      'Item',
+      'Price',
+    ]);
+    assert.equal(text(fee, 'cac:AllowanceCharge/cbc:ChargeIndicator'), 'true');
+    assert.equal(text(fee, 'cac:AllowanceCharge/cbc:AllowanceChargeReason'), 'Pauschale');
+    assert.equal(text(fee, 'cac:AllowanceCharge/cbc:Amount'), '5.00');
+    ublLines.forEach(assertLineNetExact);
+
+    assert.deepEqual(
+      ciiLines.map((l) => [
+        text(l, 'ram:SpecifiedLineTradeDelivery/ram:BilledQuantity'),
+        text(l, 'ram:SpecifiedLineTradeAgreement/ram:NetPriceProductTradePrice/ram:ChargeAmount'),
+      ]),
+      [
+        ['12.5', '0.10'],
+        ['0.000125', '80.00'],
+        ['0', '0.00'],
+      ],
+    );
+    const settlement = all(ciiLines[2]!, 'ram:SpecifiedLineTradeSettlement')[0]!;
+    assert.deepEqual(childNames(settlement), [
+      'ApplicableTradeTax',
+      'BillingSpecifiedPeriod',
+      'SpecifiedTradeAllowanceCharge',
+      'SpecifiedTradeSettlementLineMonetarySummation',
+    ]);
+    assert.equal(
+      text(settlement, 'ram:SpecifiedTradeAllowanceCharge/ram:ChargeIndicator/udt:Indicator'),
+      'true',
+    );
+    assert.equal(text(settlement, 'ram:SpecifiedTradeAllowanceCharge/ram:ActualAmount'), '5.00');
+  });
+
+  it('makes a line’s quantity fields from an exact quantity, and refuses inconsistent ones as a defect', async () => {
+    assert.deepEqual(lineQuantity('12.5'), { quantity: 13, quantityDecimal: '12.5' });
+    assert.deepEqual(lineQuantity('0.000000000001'), {
+      quantity: 1,
+      quantityDecimal: '0.000000000001',
+    });
+    assert.deepEqual(lineQuantity('12.000'), { quantity: 12, quantityDecimal: null });
+    assert.deepEqual(lineQuantity(3), { quantity: 3, quantityDecimal: null });
+    assert.deepEqual(lineQuantity('0'), { quantity: 0, quantityDecimal: null });
+    for (const bad of ['-1', '1e3', '0.0000000000001', '01.5', '', 1.5, -1]) {
+      assert.throws(() => lineQuantity(bad), RangeError, String(bad));
+    }
+    const tenant = await einvoiceTenant(server);
+    const cases: [PricedLine, RegExp][] = [
+      [line({ quantity: 12, quantityDecimal: '12.5', amount: 125 }), /not the ceiling/],
+      [line({ quantity: 13, quantityDecimal: '12.50', amount: 125 }), /shortest text/],
+      [line({ quantity: 12, quantityDecimal: '12', amount: 125 }), /not whole/],
+      // The exact 0.00125 cents are no whole amount: such a line has no unit amount.
+      [line({ ...lineQuantity('0.000125'), unitAmount: 10, amount: 0 }), /quantity × unitAmount/],
+    ];
+    for (const [wrong, message] of cases) {
+      await assert.rejects(
+        inUnitOfWork(tenant, (uow) =>
+          createSubscriptionDraft(uow, draftOf(tenant, [wrong], 'sub_wrong'), server.clock.now()),
+        ),
+        { name: 'RangeError', message },
+      );
+    }
+    assert.deepEqual((await tenant.api.get('/v1/invoices?subscriptionId=sub_wrong')).body.data, []);
+  });
+
+  it('keeps a decimal quantity to priced lines, not whole, under its ceiling, in the database itself', async () => {
+    const tenant = await einvoiceTenant(server);
+    const manual = await createInvoice(tenant.api, {
+      customerId: tenant.customer.id,
+      lines: [{ description: 'Consulting', quantity: 2, unitAmount: 5000 }],
+    });
+    assert.equal(manual.lines[0].quantityDecimal, null);
+    let n = 0;
+    const insert = (
+      quantity: number,
+      decimal: string,
+      unitAmount: number | null,
+      amount: number,
+      priceId: string | null = 'price_kwh',
+    ) =>
+      server.db.query(
+        `INSERT INTO invoice_lines (tenant_id, environment, invoice_id, id, position, description,
+                                    quantity, quantity_decimal, unit_amount, amount, price_id)
+         VALUES ($1, 'test', $2, $3, $4, 'x', $5, $6, $7, $8, $9)`,
+        [
+          tenant.key.tenantId,
+          manual.id,
+          `il_decimal_${++n}`,
+          10 + n,
+          quantity,
+          decimal,
+          unitAmount,
+          amount,
+          priceId,
+        ],
+      );
+    const refused = { code: '23514' };
+    await assert.rejects(insert(13, '12.5', 10, 125, null), refused);
+    await assert.rejects(insert(12, '12.5', null, 125), refused);
+    await assert.rejects(insert(12, '12', null, 125), refused);
+    await assert.rejects(insert(0, '-0.5', null, 125), refused);
+    await assert.rejects(insert(13, '12.5', 10, 130), refused);
+    await insert(13, '12.5', 10, 125);
+    await insert(1, '0.000000000001', null, 0);
+    const shown = await tenant.api.get(`/v1/invoices/${manual.id}`);
+    assert.deepEqual(
+      shown.body.lines.map((l: any) => l.quantityDecimal),
+      [null, '12.5', '0.000000000001'],
+    );
   });
 });

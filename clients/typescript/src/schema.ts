@@ -2690,10 +2690,16 @@ export interface components {
       /** @description il_… */
       id: string;
       description: string;
+      /** @description Whole units. On a line with `quantityDecimal`, that quantity rounded up to a whole number (0 only when nothing was used). */
       quantity: number;
+      /**
+       * @description The exact quantity of a metered line when it is not whole: a decimal with up to 12 places, written as short as it goes ("12.5", "0.000125"); `quantity` is then that quantity rounded up, and the PDF, the hosted page and the e-invoices print this one. null whenever `quantity` is exact (every line added through the API).
+       * @example 12.5
+       */
+      quantityDecimal: string | null;
       /** @description Minor units. null only on a line made from a price whose amount follows the price’s billing scheme (tiered, package, decimal unit amounts, proration) rather than quantity × unitAmount. */
       unitAmount: number | null;
-      /** @description quantity × unitAmount whenever unitAmount is set; otherwise as the price computes it, rounded once. Negative on credit and discount lines. */
+      /** @description quantity × unitAmount (the exact quantity: `quantityDecimal` when set) whenever unitAmount is set; otherwise as the price computes it, rounded once. Negative on credit and discount lines. */
       amount: number;
       taxRates: string[] | null;
       unitCode: string;

@@ -42,14 +42,29 @@ export interface LinePricing {
   price: string;
   /** null for a base quantity of one (left out). */
   baseQuantity: string | null;
+  /**
+   * The net amount of a line with quantity 0 (a flat fee at zero usage), in minor units: a line
+   * charge (BG-28), or, below 0, a line allowance (BG-27). null on every other line.
+   */
+  lineCharge: number | null;
+}
+
+/** A quantity as a whole count of a power of ten: 12 → 12 of 1, "12.5" → 125 of 10. */
+function countOf(quantity: number | string): { text: string; count: bigint; scale: bigint } {
+  const text = String(quantity).replace(/^-/, '');
+  const [whole, fraction = ''] = text.split('.');
+  return { text, count: BigInt(`${whole}${fraction}`), scale: 10n ** BigInt(fraction.length) };
 }
 
 /**
- * quantity × price / baseQuantity equals the line's net amount exactly. When the net amount
- * divides by the quantity, the price is the net unit price; otherwise (inclusive prices, whose
- * net amount is a share of the rate's taxable amount; lines priced by tiers, packages, decimal
- * unit amounts or proration, whose amount is no whole multiple of the quantity) the price is
- * quoted for the whole quantity (base quantity = quantity), which no rounding can break.
+ * quantity × price / baseQuantity (+ the line charge) equals the line's net amount exactly
+ * (PEPPOL-EN16931-R120). When the net amount divides by the quantity (a decimal quantity
+ * included: 1.25 for 12.5 units is 0.10 each), the price is the net unit price; otherwise
+ * (inclusive prices, whose net amount is a share of the rate's taxable amount; lines priced by
+ * tiers, packages, decimal unit amounts or proration, whose amount is no whole multiple of the
+ * quantity) the price is quoted for the whole quantity (base quantity = quantity), which no
+ * rounding can break. A line with quantity 0 and an amount (a tier's flat fee at zero usage)
+ * keeps its true quantity, 0, and carries its amount as a line charge.
  */
 export function linePricing(
   line: DocumentLine,
@@ -57,18 +72,23 @@ export function linePricing(
   pricesIncludeTax: boolean,
 ): LinePricing {
   const net = BigInt(line.netAmount);
-  const count = BigInt(Math.abs(line.quantity));
+  const { text, count, scale } = countOf(line.quantity);
   const magnitude = net < 0n ? -net : net;
-  const sign = net < 0n ? -1n : 1n;
   const price = (value: bigint) => toDecimalString(value, currency);
   if (count === 0n) {
     // Nothing invoiced: the price is shown for information (exclusive prices) or left at 0.
     const shown = pricesIncludeTax ? 0n : BigInt(Math.abs(line.unitAmount ?? 0));
-    return { quantity: '0', price: price(shown), baseQuantity: null };
+    const lineCharge = net === 0n ? null : line.netAmount;
+    return { quantity: '0', price: price(shown), baseQuantity: null, lineCharge };
   }
-  const quantity = (sign * count).toString();
-  if (magnitude % count === 0n) {
-    return { quantity, price: price(magnitude / count), baseQuantity: null };
+  const quantity = `${net < 0n ? '-' : ''}${text}`;
+  if ((magnitude * scale) % count === 0n) {
+    return {
+      quantity,
+      price: price((magnitude * scale) / count),
+      baseQuantity: null,
+      lineCharge: null,
+    };
   }
-  return { quantity, price: price(magnitude), baseQuantity: count.toString() };
+  return { quantity, price: price(magnitude), baseQuantity: text, lineCharge: null };
 }

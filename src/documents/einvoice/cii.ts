@@ -88,6 +88,12 @@ function lines(parent: XmlElement, inv: SemanticInvoice): void {
     leaf(tax, 'ram:CategoryCode', line.category);
     leaf(tax, 'ram:RateApplicablePercent', line.percent);
     billingPeriod(settlement, line.period);
+    if (line.charge) {
+      const charge = settlement.ele('ram:SpecifiedTradeAllowanceCharge');
+      leaf(charge.ele('ram:ChargeIndicator'), 'udt:Indicator', String(line.charge.isCharge));
+      leaf(charge, 'ram:ActualAmount', line.charge.amount);
+      leaf(charge, 'ram:Reason', line.charge.reason);
+    }
     const sum = settlement.ele('ram:SpecifiedTradeSettlementLineMonetarySummation');
     leaf(sum, 'ram:LineTotalAmount', line.netAmount);
   }

@@ -192,12 +192,6 @@ function lineGaps(model: DocumentModel, add: Add): void {
         'BR-30',
         "A line's period needs a start and an end date, the end not before the start.",
       );
-    if (line.quantity === 0 && line.netAmount !== 0)
-      add(
-        `lines[${i}].quantity`,
-        'PEPPOL-EN16931-R120',
-        'A line with quantity 0 cannot have an amount.',
-      );
   });
 }
 

@@ -9,6 +9,7 @@ import type {
   PostalAddress,
   VatCategory,
 } from '../model.ts';
+import { t } from '../i18n.ts';
 import { amountText, linePricing, type LinePricing } from './amounts.ts';
 import { isSepaIban } from './codes.ts';
 import { legalRegistration, type LegalRegistration } from './identifiers.ts';
@@ -59,6 +60,17 @@ export interface SemanticLine {
   percent: string | null;
   /** BG-26: BT-134 and BT-135, calendar dates, both inclusive. */
   period: { start: string; end: string } | null;
+  /** BG-28 (a charge) or BG-27 (an allowance): see LinePricing.lineCharge. */
+  charge: SemanticLineCharge | null;
+}
+
+export interface SemanticLineCharge {
+  /** true: a charge (BG-28); false: an allowance (BG-27). */
+  isCharge: boolean;
+  /** BT-141 / BT-136, never negative. */
+  amount: string;
+  /** BT-144 / BT-139, in the document's language. */
+  reason: string;
 }
 
 export interface SemanticVatGroup {
@@ -176,15 +188,25 @@ export function toSemanticInvoice(model: DocumentModel): SemanticInvoice {
     paymentTerms: clean(model.paymentTerms),
     lines: model.lines.map((line, index) => {
       const group = lineGroups[index]!;
+      const pricing = linePricing(line, currency, model.pricesIncludeTax);
+      const charge = pricing.lineCharge;
       return {
         id: String(index + 1),
         name: line.description.trim(),
         unitCode: line.unitCode,
-        pricing: linePricing(line, currency, model.pricesIncludeTax),
+        pricing,
         netAmount: amount(line.netAmount),
         category: group.category,
         percent: group.category === 'O' ? null : group.percent,
         period: line.period,
+        charge:
+          charge === null
+            ? null
+            : {
+                isCharge: charge > 0,
+                amount: amount(Math.abs(charge)),
+                reason: t(model.locale, 'lines.flatFee'),
+              },
       };
     }),
     vat: groups.map((g) => ({

@@ -149,6 +149,12 @@ function lines(root: XmlElement, inv: SemanticInvoice): void {
     });
     leaf(el, 'cbc:LineExtensionAmount', line.netAmount, currencyID);
     invoicePeriod(el, line.period);
+    if (line.charge) {
+      const charge = el.ele('cac:AllowanceCharge');
+      leaf(charge, 'cbc:ChargeIndicator', String(line.charge.isCharge));
+      leaf(charge, 'cbc:AllowanceChargeReason', line.charge.reason);
+      leaf(charge, 'cbc:Amount', line.charge.amount, currencyID);
+    }
     const item = el.ele('cac:Item');
     leaf(item, 'cbc:Name', line.name);
     const category = item.ele('cac:ClassifiedTaxCategory');

@@ -1,7 +1,7 @@
 // The lines of the document: description (wrapped, with the period the line bills under it),
 // quantity, unit, unit price, VAT rate and amount. A row never splits across pages; the header
 // row repeats at the top of every page the table runs over.
-import { formatAmount, formatPeriod, formatQuantity, isMessageId, t } from '../i18n.ts';
+import { formatAmount, formatPeriod, formatQuantity, t, unitName } from '../i18n.ts';
 import type { DocumentLine, DocumentLocale, DocumentModel, TaxBreakdownEntry } from '../model.ts';
 import { COLOR, CONTENT, type Align, type Sheet, type TextStyle } from './sheet.ts';
 import { printedRate } from './tax-summary.ts';
@@ -124,8 +124,6 @@ function cells(
   rates: Map<string, TaxBreakdownEntry>,
 ): string[] {
   const { locale, currency } = model;
-  const unitId = `unit.${line.unitCode}`;
-  const unit = isMessageId(unitId) ? t(locale, unitId, { count: line.quantity }) : line.unitCode;
   const vat = line.taxRateIds
     .map((id) => rates.get(id))
     .filter((entry): entry is TaxBreakdownEntry => entry !== undefined)
@@ -134,7 +132,7 @@ function cells(
   return [
     line.description,
     formatQuantity(line.quantity, locale),
-    unit,
+    unitName(line.unitCode, line.quantity, locale),
     printedUnitPrice(line, currency, locale),
     vat || '–',
     formatAmount(line.amount, currency, locale),

@@ -8,12 +8,20 @@ import {
 } from '../../../src/documents/einvoice/amounts.ts';
 import { taxMatchesRate } from '../../../src/documents/einvoice/tax-check.ts';
 import type { DocumentLine } from '../../../src/documents/model.ts';
-import { micros } from './xml-reading.ts';
+import { micros, scaled } from './xml-reading.ts';
+
+/** count × 10^-places as its shortest text: (125n, 6) → "0.000125", (120n, 1) → "12". */
+function decimalText(count: bigint, places: number): string {
+  const digits = count.toString().padStart(places + 1, '0');
+  const fraction = digits.slice(-places).replace(/0+$/, '');
+  const whole = digits.slice(0, -places);
+  return fraction ? `${whole}.${fraction}` : whole;
+}
 
 function line(
-  quantity: number,
-  unitAmount: number,
-  netAmount = quantity * unitAmount,
+  quantity: number | string,
+  unitAmount: number | null,
+  netAmount = Number(quantity) * (unitAmount ?? 0),
 ): DocumentLine {
   return {
     id: 'li_1',
@@ -21,7 +29,7 @@ function line(
     quantity,
     unitCode: 'C62',
     unitAmount,
-    amount: quantity * unitAmount,
+    amount: typeof quantity === 'number' && unitAmount !== null ? quantity * unitAmount : netAmount,
     netAmount,
     taxRateIds: [],
     period: null,
@@ -48,11 +56,13 @@ describe('line pricing (BT-129, BT-146, BT-149)', () => {
       quantity: '3',
       price: '333.33',
       baseQuantity: null,
+      lineCharge: null,
     });
     assert.deepEqual(linePricing(line(2, 2475), 'kwd', false), {
       quantity: '2',
       price: '2.475',
       baseQuantity: null,
+      lineCharge: null,
     });
   });
 
@@ -61,6 +71,7 @@ describe('line pricing (BT-129, BT-146, BT-149)', () => {
       quantity: '-1',
       price: '49.00',
       baseQuantity: null,
+      lineCharge: null,
     });
   });
 
@@ -69,24 +80,64 @@ describe('line pricing (BT-129, BT-146, BT-149)', () => {
       quantity: '3',
       price: '499.97',
       baseQuantity: '3',
+      lineCharge: null,
     });
   });
 
-  it('satisfies quantity × price / base quantity = net amount exactly, for any line (PEPPOL R120)', () => {
+  it('writes a decimal quantity as it is, at the unit price when the net divides by it', () => {
+    assert.deepEqual(linePricing(line('12.5', 10, 125), 'eur', false), {
+      quantity: '12.5',
+      price: '0.10',
+      baseQuantity: null,
+      lineCharge: null,
+    });
+    assert.deepEqual(linePricing(line('0.000125', null, 1), 'eur', false), {
+      quantity: '0.000125',
+      price: '80.00',
+      baseQuantity: null,
+      lineCharge: null,
+    });
+    assert.deepEqual(linePricing(line('1234.000000000001', null, -98765), 'eur', false), {
+      quantity: '-1234.000000000001',
+      price: '987.65',
+      baseQuantity: '1234.000000000001',
+      lineCharge: null,
+    });
+  });
+
+  it('keeps quantity 0 on a line with an amount (a flat fee at zero usage) and charges the amount', () => {
+    assert.deepEqual(linePricing(line(0, null, 500), 'eur', false), {
+      quantity: '0',
+      price: '0.00',
+      baseQuantity: null,
+      lineCharge: 500,
+    });
+    assert.equal(linePricing(line(0, null, -500), 'eur', false).lineCharge, -500);
+    assert.equal(linePricing(line(0, 990, 0), 'eur', false).lineCharge, null);
+  });
+
+  it('satisfies quantity × price / base quantity + line charge = net amount exactly, for any line (PEPPOL R120)', () => {
     fc.assert(
       fc.property(
-        fc.integer({ min: 0, max: 10_000 }),
+        fc.oneof(
+          fc.integer({ min: 0, max: 10_000 }),
+          // A metered quantity: any count of 10^-places, as its shortest text.
+          fc
+            .tuple(fc.bigInt({ min: 1n, max: 10n ** 16n }), fc.integer({ min: 1, max: 12 }))
+            .map(([count, places]) => decimalText(count, places)),
+        ),
         fc.integer({ min: -1_000_000, max: 1_000_000 }),
         fc.integer({ min: -100_000_000, max: 100_000_000 }),
         fc.constantFrom('eur', 'jpy', 'kwd'),
-        (quantity, unitAmount, inclusiveNet, currency) => {
-          const net = quantity === 0 ? 0 : inclusiveNet;
+        (quantity, unitAmount, net, currency) => {
           const p = linePricing(line(quantity, unitAmount, net), currency, true);
           const scale = 10n ** BigInt({ eur: 2, jpy: 0, kwd: 3 }[currency]!);
-          const base = p.baseQuantity === null ? 1_000_000n : micros(p.baseQuantity);
+          const base = p.baseQuantity === null ? 10n ** 12n : scaled(p.baseQuantity, 12);
           assert.ok(micros(p.price) >= 0n);
           const netMicros = (BigInt(net) * 1_000_000n) / scale;
-          assert.equal(micros(p.quantity) * micros(p.price), netMicros * base);
+          const chargeMicros = (BigInt(p.lineCharge ?? 0) * 1_000_000n) / scale;
+          assert.equal(scaled(p.quantity, 12) * micros(p.price), (netMicros - chargeMicros) * base);
+          assert.equal(p.lineCharge !== null, Number(quantity) === 0 && net !== 0);
         },
       ),
     );

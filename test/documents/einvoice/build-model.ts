@@ -22,10 +22,11 @@ export interface RateSpec {
 
 export interface LineSpec {
   description: string;
-  quantity: number;
+  /** Whole units, or a metered line's decimal text ("12.5"), whose `amount` is given. */
+  quantity: number | string;
   /** null: a line priced by its price's scheme, whose `amount` is given. */
   unitAmount: number | null;
-  /** Default quantity × unitAmount. */
+  /** Default quantity × unitAmount (whole quantities). */
   amount?: number;
   /** One rate id, several, or none (default: the first rate). */
   rates?: string[];

@@ -7,7 +7,7 @@
 // written anyway must fail the rules it names.
 import type { EinvoiceSyntax } from '../../../src/documents/einvoice/codes.ts';
 import type { DocumentModel } from '../../../src/documents/model.ts';
-import { buildModel, party } from './build-model.ts';
+import { buildModel, party, type LineSpec } from './build-model.ts';
 import { peppolCorpus } from './corpus-peppol.ts';
 import {
   de,
@@ -413,6 +413,25 @@ function subscriptionEntries(): CorpusEntry[] {
       }),
     },
     {
+      name: 'invoice-metered-decimal-quantities-and-flat-fee',
+      model: buildModel({
+        ...base,
+        lines: meteredLines(),
+        supplyDate: null,
+        servicePeriod: { start: '2026-12-01', end: '2026-12-31' },
+      }),
+    },
+    {
+      name: 'invoice-metered-inclusive',
+      model: buildModel({
+        ...base,
+        pricesIncludeTax: true,
+        lines: meteredLines(),
+        supplyDate: null,
+        servicePeriod: { start: '2026-12-01', end: '2026-12-31' },
+      }),
+    },
+    {
       name: 'refused-line-period-outside-service-period',
       model: buildModel({
         ...base,
@@ -425,6 +444,27 @@ function subscriptionEntries(): CorpusEntry[] {
       },
     },
   ];
+}
+
+/**
+ * Lines of metered prices, billed in arrears: decimal quantities (a unit price that divides,
+ * one that does not, twelve decimal places), and a tier's flat fee at zero usage, written as
+ * a line charge at quantity 0.
+ */
+function meteredLines(): LineSpec[] {
+  const december = { start: '2026-12-01', end: '2026-12-31' };
+  return [
+    { description: 'Charging', quantity: '12.5', unitAmount: 10, amount: 125, unitCode: 'KWH' },
+    { description: 'Storage, GB-months', quantity: '0.000125', unitAmount: null, amount: 1 },
+    {
+      description: 'Transfer, GB',
+      quantity: '1234.000000000001',
+      unitAmount: null,
+      amount: 98765,
+      unitCode: 'E34',
+    },
+    { description: 'Support (base fee)', quantity: 0, unitAmount: null, amount: 500 },
+  ].map((line) => ({ ...line, period: december }));
 }
 
 export const corpus: CorpusEntry[] = [...entries, ...peppolCorpus];

@@ -7,7 +7,7 @@ import { toUbl } from '../../../src/documents/einvoice/ubl.ts';
 import type { DocumentModel } from '../../../src/documents/model.ts';
 import { corpus } from './corpus.ts';
 import { randomModels } from './random-models.ts';
-import { all, micros, parseXml, text, type XmlNode } from './xml-reading.ts';
+import { all, micros, parseXml, scaled, text, type XmlNode } from './xml-reading.ts';
 
 const sum = (values: bigint[]) => values.reduce((s, v) => s + v, 0n);
 const amounts = (node: XmlNode, path: string) => all(node, path).map((n) => micros(n.textContent));
@@ -41,19 +41,30 @@ function checkUbl(model: DocumentModel): void {
     assert.equal(sum(members.map(net)), micros(text(subtotal, 'cbc:TaxableAmount')), 'BR-S-08');
   }
   for (const line of lines) {
-    const quantity = micros(text(line, quantityName));
+    const quantity = scaled(text(line, quantityName), 12);
     const price = micros(text(line, 'cac:Price/cbc:PriceAmount'));
     const base = all(line, 'cac:Price/cbc:BaseQuantity').length
-      ? micros(text(line, 'cac:Price/cbc:BaseQuantity'))
-      : 1_000_000n;
+      ? scaled(text(line, 'cac:Price/cbc:BaseQuantity'), 12)
+      : 10n ** 12n;
+    const charges = sum(
+      all(line, 'cac:AllowanceCharge').map((c) =>
+        text(c, 'cbc:ChargeIndicator') === 'true'
+          ? micros(text(c, 'cbc:Amount'))
+          : -micros(text(c, 'cbc:Amount')),
+      ),
+    );
     assert.ok(price >= 0n, 'BR-27: the price is never negative');
-    // quantity × price / base = net, exactly (all in millionths).
-    assert.equal(quantity * price, net(line) * base, 'PEPPOL-EN16931-R120');
+    // quantity × price / base + charges − allowances = net, exactly (quantities to 12 places).
+    assert.equal(quantity * price, (net(line) - charges) * base, 'PEPPOL-EN16931-R120');
   }
   const money = [...all(root, 'cac:LegalMonetaryTotal'), ...all(root, 'cac:TaxTotal')].flatMap(
     (n) => [...n.childNodes],
   );
-  for (const node of [...money, ...lines.flatMap((l) => all(l, 'cbc:LineExtensionAmount'))]) {
+  const lineAmounts = lines.flatMap((l) => [
+    ...all(l, 'cbc:LineExtensionAmount'),
+    ...all(l, 'cac:AllowanceCharge/cbc:Amount'),
+  ]);
+  for (const node of [...money, ...lineAmounts]) {
     if (node.nodeType === 1 && node.localName.endsWith('Amount'))
       assert.ok(twoDecimals(node.textContent), `${node.localName} ${node.textContent}`);
   }

@@ -55,9 +55,15 @@ export function isIn(node: XmlNode, prefix: string, local: string): boolean {
 
 /** Decimal text as an exact integer of millionths: "12.5" → 12500000n. */
 export function micros(value: string | null): bigint {
+  return scaled(value, 6);
+}
+
+/** Decimal text as an exact count of 10^-places; an error for any more decimals. */
+export function scaled(value: string | null, places: number): bigint {
   if (value === null) throw new Error('no value');
-  const match = /^(-?)(\d+)(?:\.(\d{1,6}))?$/.exec(value);
-  if (!match) throw new Error(`not a decimal: ${value}`);
-  const magnitude = BigInt(match[2]!) * 1_000_000n + BigInt((match[3] ?? '').padEnd(6, '0'));
+  const match = new RegExp(`^(-?)(\\d+)(?:\\.(\\d{1,${places}}))?$`).exec(value);
+  if (!match) throw new Error(`not a decimal with up to ${places} places: ${value}`);
+  const magnitude =
+    BigInt(match[2]!) * 10n ** BigInt(places) + BigInt((match[3] ?? '').padEnd(places, '0'));
   return match[1] ? -magnitude : magnitude;
 }
