@@ -185,3 +185,34 @@ export async function selectBilledLine(
   );
   return rows[0];
 }
+
+/** Sets the measured quantity and amount of a draft's priced lines (late usage). */
+export async function updateLineQuantities(
+  db: Queryable,
+  scope: TenantScope,
+  invoiceId: string,
+  updates: readonly {
+    id: string;
+    quantity: number;
+    quantityDecimal: string | null;
+    amount: number;
+  }[],
+): Promise<void> {
+  await db.query(
+    `UPDATE invoice_lines l SET quantity = u.quantity, quantity_decimal = u.quantity_decimal,
+            amount = u.amount
+       FROM unnest($4::text[], $5::bigint[], $6::numeric[], $7::bigint[])
+            AS u(id, quantity, quantity_decimal, amount)
+      WHERE l.tenant_id = $1 AND l.environment = $2 AND l.invoice_id = $3 AND l.id = u.id
+        AND l.price_id IS NOT NULL`,
+    [
+      scope.tenantId,
+      scope.environment,
+      invoiceId,
+      updates.map((u) => u.id),
+      updates.map((u) => u.quantity),
+      updates.map((u) => u.quantityDecimal),
+      updates.map((u) => u.amount),
+    ],
+  );
+}

@@ -33,6 +33,7 @@ export {
   createSubscriptionDraft,
   linesBelowZero,
   priceSubscriptionLines,
+  refreshSubscriptionLines,
   type PricedLine,
   type SubscriptionDraft,
 } from './subscription-drafts.ts';

@@ -16,7 +16,12 @@ import { isCurrency } from '../money/currency.ts';
 import { MAX_TAX_RATES } from './draft-schemas.ts';
 import { exactLineAmount, quantityDefect } from './exact-quantity.ts';
 import { appendLines, changeLinesIn, draftFields, insertNewDraft } from './lines.ts';
-import { selectBilledLine, type LineRow } from './lines-store.ts';
+import {
+  selectBilledLine,
+  selectLines,
+  updateLineQuantities,
+  type LineRow,
+} from './lines-store.ts';
 import type { BillingReason, Invoice } from './schemas.ts';
 import type { DraftFields } from './store.ts';
 
@@ -198,6 +203,34 @@ export function addSubscriptionLines(
       service_period_end: span?.end ?? null,
     };
     return { lines: all.lines, fields, ...NONE_NEWLY_USED };
+  });
+}
+
+/**
+ * Sets the measured quantity and amount of priced lines of a draft (usage that arrived during
+ * its grace period) inside the caller's unit of work, repricing it; invoice.updated. 409
+ * state_invalid once it is issued.
+ */
+export function refreshSubscriptionLines(
+  uow: UnitOfWork,
+  invoiceId: string,
+  updates: readonly {
+    lineId: string;
+    quantity: number;
+    quantityDecimal: string | null;
+    amount: number;
+  }[],
+  now: Date,
+): Promise<Invoice> {
+  return changeLinesIn(uow, invoiceId, now, async (tx, scope, row) => {
+    await updateLineQuantities(
+      tx,
+      scope,
+      invoiceId,
+      updates.map((u) => ({ ...u, id: u.lineId })),
+    );
+    const lines = await selectLines(tx, scope, [invoiceId]);
+    return { lines, fields: draftFields(row), ...NONE_NEWLY_USED };
   });
 }
 

@@ -50,7 +50,14 @@ export async function countLateUsage(
       const period = { start: new Date(line.period.start), end: new Date(line.period.end) };
       if (!times.some((e) => e.timestamp >= period.start && e.timestamp < period.end)) continue;
       const meterId = catalog.price.recurring.meterId!;
-      const quantity = await aggregate(tx, scope, meterId, draft.customer_id, period.start, period.end);
+      const quantity = await aggregate(
+        tx,
+        scope,
+        meterId,
+        draft.customer_id,
+        period.start,
+        period.end,
+      );
       const measured = usageLine(catalog, line.subscriptionItemId!, quantity, period);
       updates.push({
         lineId: line.id,

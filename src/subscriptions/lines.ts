@@ -134,6 +134,7 @@ export function invoiceLine(line: ProposedLine, timeZone: string): PricedLine {
   return {
     description: line.description,
     quantity: line.quantity,
+    quantityDecimal: line.quantityDecimal ?? null,
     unitAmount: line.unitAmount,
     amount: line.amount,
     unitCode: line.unitCode,

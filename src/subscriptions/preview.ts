@@ -25,6 +25,7 @@ export async function shownLines(
     lines: lines.map((l) => ({
       description: l.description,
       quantity: l.quantity,
+      quantityDecimal: l.quantityDecimal ?? null,
       amount: l.amount,
       period: { start: l.period.start.toISOString(), end: l.period.end.toISOString() },
       priceId: l.priceId,

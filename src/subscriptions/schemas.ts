@@ -229,6 +229,9 @@ export const ProposedLine = Type.Object(
   {
     description: Type.String(),
     quantity: Type.Integer(),
+    quantityDecimal: Nullable(
+      Type.String({ description: 'A metered line’s exact quantity when it is not whole.' }),
+    ),
     amount: Type.Integer(),
     period: Period,
     priceId: Type.String(),

@@ -5,6 +5,7 @@
 // scheme and rounded once (docs/subscriptions.md, "Metered items"). Usage in a trial is free:
 // a trial is never such a period.
 import { lineAmount } from '../catalog/amount.ts';
+import { lineQuantity } from '../invoices/service.ts';
 import type { CatalogPrice } from '../catalog/service.ts';
 import type { Queryable } from '../db/pool.ts';
 import { newId } from '../ids.ts';
@@ -30,12 +31,10 @@ export function usageLine(
   quantity: string,
   period: Period,
 ): ProposedLine {
-  const whole = /^\d+$/.test(quantity);
   const { product, price } = catalog;
   return {
     description: price.nickname ? `${product.name} (${price.nickname})` : product.name,
-    quantity: whole ? Number(quantity) : Math.ceil(Number(quantity)),
-    quantityDecimal: whole ? null : quantity,
+    ...lineQuantity(quantity),
     unitAmount: null,
     amount: lineAmount(price, quantity),
     unitCode: product.unitCode,
