@@ -2,7 +2,7 @@
 // document.
 import { Type, type Static } from '@sinclair/typebox';
 import { Metadata, Nullable, StringEnum } from '../http/schemas.ts';
-import { ListQuery, ObjectId, Stamps } from '../http/resource-schemas.ts';
+import { ActiveFilter, ListQuery, ObjectId, StoredObject } from '../http/resource-schemas.ts';
 import { Currency, TaxRateIds, UnitCode } from '../invoices/draft-schemas.ts';
 import { MAX_AMOUNT } from '../money/amount.ts';
 
@@ -51,27 +51,17 @@ export const ProductUpdate = Type.Object(
 );
 export type ProductUpdate = Static<typeof ProductUpdate>;
 
-export const Product = Type.Object(
-  {
-    id: Type.String({ description: 'prod_…' }),
-    object: Type.Literal('product'),
-    name: Type.String(),
-    description: Nullable(Type.String()),
-    unitCode: Type.String({ description: 'UN/ECE Recommendation 20.' }),
-    taxRates: Type.Array(Type.String(), { description: 'Tax rate ids applied to its lines.' }),
-    active: Type.Boolean(),
-    metadata: Type.Record(Type.String(), Type.String()),
-    ...Stamps,
-  },
-  { title: 'Product' },
-);
+export const Product = StoredObject('Product', 'product', 'prod_…', {
+  name: Type.String(),
+  description: Nullable(Type.String()),
+  unitCode: Type.String({ description: 'UN/ECE Recommendation 20.' }),
+  taxRates: Type.Array(Type.String(), { description: 'Tax rate ids applied to its lines.' }),
+  active: Type.Boolean(),
+  metadata: Type.Record(Type.String(), Type.String()),
+});
 export type Product = Static<typeof Product>;
 
-export const ProductListQuery = ListQuery({
-  active: Type.Optional(
-    Type.Boolean({ description: 'true or false: only active or only inactive products.' }),
-  ),
-});
+export const ProductListQuery = ListQuery({ active: ActiveFilter('products') });
 
 const PRICE_TYPES = ['one_time', 'recurring'] as const;
 const INTERVALS = ['day', 'week', 'month', 'year'] as const;
@@ -216,29 +206,23 @@ export const PriceTier = Type.Object(
 );
 export type PriceTier = Static<typeof PriceTier>;
 
-export const Price = Type.Object(
-  {
-    id: Type.String({ description: 'price_…' }),
-    object: Type.Literal('price'),
-    productId: Type.String(),
-    currency: Type.String(),
-    type: PriceType,
-    recurring: Nullable(Recurring),
-    billingScheme: BillingScheme,
-    unitAmount: Nullable(Type.Integer()),
-    unitAmountDecimal: Nullable(
-      Type.String({ description: 'As given at creation, without trailing zeros.' }),
-    ),
-    packageSize: Nullable(Type.Integer()),
-    tiersMode: Nullable(TiersMode),
-    tiers: Nullable(Type.Array(PriceTier)),
-    nickname: Nullable(Type.String()),
-    active: Type.Boolean(),
-    metadata: Type.Record(Type.String(), Type.String()),
-    ...Stamps,
-  },
-  { title: 'Price' },
-);
+export const Price = StoredObject('Price', 'price', 'price_…', {
+  productId: Type.String(),
+  currency: Type.String(),
+  type: PriceType,
+  recurring: Nullable(Recurring),
+  billingScheme: BillingScheme,
+  unitAmount: Nullable(Type.Integer()),
+  unitAmountDecimal: Nullable(
+    Type.String({ description: 'As given at creation, without trailing zeros.' }),
+  ),
+  packageSize: Nullable(Type.Integer()),
+  tiersMode: Nullable(TiersMode),
+  tiers: Nullable(Type.Array(PriceTier)),
+  nickname: Nullable(Type.String()),
+  active: Type.Boolean(),
+  metadata: Type.Record(Type.String(), Type.String()),
+});
 export type Price = Static<typeof Price>;
 
 /** What a line's amount depends on (./amount.ts). */
@@ -249,7 +233,5 @@ export type PriceTerms = Pick<
 
 export const PriceListQuery = ListQuery({
   productId: Type.Optional(ObjectId('Only the prices of this product (prod_…).')),
-  active: Type.Optional(
-    Type.Boolean({ description: 'true or false: only active or only inactive prices.' }),
-  ),
+  active: ActiveFilter('prices'),
 });

@@ -1,6 +1,7 @@
 // Catalogue rules: products and their tax rates, prices whose terms never change, and the
 // look-up subscriptions price their items with.
 import type { Db, Queryable } from '../db/pool.ts';
+import { existingRowById } from '../db/row-by-id.ts';
 import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
 import { ParameterInvalidError, ResourceMissingError } from '../errors.ts';
 import { newId } from '../ids.ts';
@@ -125,10 +126,10 @@ export function createProduct(
   });
 }
 
+const loadProduct = existingRowById(selectProduct, 'product');
+
 export async function getProduct(db: Queryable, scope: TenantScope, id: string): Promise<Product> {
-  const row = await selectProduct(db, scope, id);
-  if (!row) throw new ResourceMissingError('product', id);
-  return productFromRow(row);
+  return productFromRow(await loadProduct(db, scope, id));
 }
 
 export function updateProduct(
@@ -138,8 +139,7 @@ export function updateProduct(
   patch: ProductUpdate,
 ): Promise<Written<Product>> {
   return unitOfWork(db, request, async ({ tx, actor }) => {
-    const current = await selectProduct(tx, actor, id, { forUpdate: true });
-    if (!current) throw new ResourceMissingError('product', id);
+    const current = await loadProduct(tx, actor, id, { forUpdate: true });
     const row = await updateProductRow(tx, actor, id, {
       name: patch.name ?? current.name,
       description: patch.description === undefined ? current.description : patch.description,
@@ -187,10 +187,10 @@ export function createPrice(
   });
 }
 
+const loadPrice = existingRowById(selectPrice, 'price');
+
 export async function getPrice(db: Queryable, scope: TenantScope, id: string): Promise<Price> {
-  const row = await selectPrice(db, scope, id);
-  if (!row) throw new ResourceMissingError('price', id);
-  return priceFromRow(row);
+  return priceFromRow(await loadPrice(db, scope, id));
 }
 
 export function updatePrice(
@@ -200,8 +200,7 @@ export function updatePrice(
   patch: PriceUpdate,
 ): Promise<Written<Price>> {
   return unitOfWork(db, request, async ({ tx, actor }) => {
-    const current = await selectPrice(tx, actor, id, { forUpdate: true });
-    if (!current) throw new ResourceMissingError('price', id);
+    const current = await loadPrice(tx, actor, id, { forUpdate: true });
     const row = await updatePriceRow(tx, actor, id, {
       nickname: patch.nickname === undefined ? current.nickname : patch.nickname,
       active: patch.active ?? current.active,
@@ -230,7 +229,7 @@ export async function getPricesWithProducts(
   scope: TenantScope,
   ids: readonly string[],
 ): Promise<Map<string, CatalogPrice>> {
-  const rows = ids.length === 0 ? [] : await selectPricesWithProducts(tx, scope, ids);
+  const rows = await selectPricesWithProducts(tx, scope, ids);
   return new Map(
     rows.map((row) => [
       row.id,

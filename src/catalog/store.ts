@@ -1,6 +1,7 @@
 // SQL for products and prices. Every query takes the tenant and the environment.
 import type { Queryable } from '../db/pool.ts';
-import { rowById } from '../db/row-by-id.ts';
+import { rowById, rowsByIds } from '../db/row-by-id.ts';
+import { rowWrites } from '../db/row-writes.ts';
 import { pageReader } from '../paging.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { Price, PriceTier } from './schemas.ts';
@@ -23,50 +24,31 @@ export interface ProductRow {
 const PRODUCT_COLUMNS = `tenant_id, environment, id, name, description, unit_code, tax_rates,
   active, metadata, created_at, updated_at`;
 
-export type ProductFields = Pick<
-  ProductRow,
-  'name' | 'description' | 'unit_code' | 'tax_rates' | 'active' | 'metadata'
->;
+const PRODUCT_FIELDS = [
+  'name',
+  'description',
+  'unit_code',
+  'tax_rates',
+  'active',
+  'metadata',
+] as const;
 
-function productValues(f: ProductFields): unknown[] {
-  return [f.name, f.description, f.unit_code, f.tax_rates, f.active, JSON.stringify(f.metadata)];
-}
+export type ProductFields = Pick<ProductRow, (typeof PRODUCT_FIELDS)[number]>;
 
-export async function insertProduct(
-  db: Queryable,
-  scope: TenantScope,
-  id: string,
-  fields: ProductFields,
-): Promise<ProductRow> {
-  const { rows } = await db.query<ProductRow>(
-    `INSERT INTO products (tenant_id, environment, id, name, description, unit_code, tax_rates,
-                           active, metadata)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${PRODUCT_COLUMNS}`,
-    [scope.tenantId, scope.environment, id, ...productValues(fields)],
-  );
-  return rows[0]!;
-}
+const productWrites = rowWrites<ProductRow, ProductFields>('products', {
+  changeable: PRODUCT_FIELDS,
+  json: ['metadata'],
+  returning: PRODUCT_COLUMNS,
+});
+
+export const insertProduct = productWrites.insert;
+export const updateProduct = productWrites.update;
 
 // An update never changes the key: FOR NO KEY UPDATE leaves prices being created for the
 // product meanwhile (their foreign key takes KEY SHARE) free to go on.
 export const selectProduct = rowById<ProductRow>(`SELECT ${PRODUCT_COLUMNS} FROM products`, {
   lock: 'FOR NO KEY UPDATE',
 });
-
-export async function updateProduct(
-  db: Queryable,
-  scope: TenantScope,
-  id: string,
-  fields: ProductFields,
-): Promise<ProductRow> {
-  const { rows } = await db.query<ProductRow>(
-    `UPDATE products SET name = $4, description = $5, unit_code = $6, tax_rates = $7,
-            active = $8, metadata = $9, updated_at = clock_timestamp()
-      WHERE tenant_id = $1 AND environment = $2 AND id = $3 RETURNING ${PRODUCT_COLUMNS}`,
-    [scope.tenantId, scope.environment, id, ...productValues(fields)],
-  );
-  return rows[0]!;
-}
 
 /** One page, newest first: index products_page, or products_by_active with the filter. */
 export const selectProductPage = pageReader<ProductRow, { active?: boolean | undefined }>(
@@ -210,19 +192,11 @@ const JOINED_PRICE_COLUMNS = PRICE_COLUMNS.split(',')
   .join(', ');
 
 /** The prices among `ids` with their products, in one query (primary key look-ups). */
-export async function selectPricesWithProducts(
-  db: Queryable,
-  scope: TenantScope,
-  ids: readonly string[],
-): Promise<PriceWithProductRow[]> {
-  const { rows } = await db.query<PriceWithProductRow>(
-    `SELECT ${JOINED_PRICE_COLUMNS}, pr.name AS product_name, pr.unit_code AS product_unit_code,
-            pr.tax_rates AS product_tax_rates
-       FROM prices p
-       JOIN products pr ON pr.tenant_id = p.tenant_id AND pr.environment = p.environment
-                       AND pr.id = p.product_id
-      WHERE p.tenant_id = $1 AND p.environment = $2 AND p.id = ANY($3::text[])`,
-    [scope.tenantId, scope.environment, ids],
-  );
-  return rows;
-}
+export const selectPricesWithProducts = rowsByIds<PriceWithProductRow>(
+  `SELECT ${JOINED_PRICE_COLUMNS}, pr.name AS product_name, pr.unit_code AS product_unit_code,
+          pr.tax_rates AS product_tax_rates
+     FROM prices p
+     JOIN products pr ON pr.tenant_id = p.tenant_id AND pr.environment = p.environment
+                     AND pr.id = p.product_id`,
+  { alias: 'p' },
+);

@@ -1,18 +1,12 @@
 // The credit note as the API shows it, read from its rows.
 import { documentEmailOf } from '../documents/mail.ts';
-import { ResourceMissingError } from '../errors.ts';
+import { existingRowById } from '../db/row-by-id.ts';
 import { taxAmountFromStored } from '../taxes/service.ts';
 import type { CreditNote } from './schemas.ts';
 import { selectCreditNote, type CreditNoteLineRow, type CreditNoteRow } from './store.ts';
 
 /** The credit note's row (locked for the transaction with `forUpdate`); 404 if not ours. */
-export async function loadCreditNoteRow(
-  ...read: Parameters<typeof selectCreditNote>
-): Promise<CreditNoteRow> {
-  const row = await selectCreditNote(...read);
-  if (!row) throw new ResourceMissingError('credit note', read[2]);
-  return row;
-}
+export const loadCreditNoteRow = existingRowById(selectCreditNote, 'credit note');
 
 export function creditNoteFromRow(
   row: CreditNoteRow,

@@ -1,7 +1,8 @@
 // SQL for credit notes and their lines (their number counter: src/documents/store.ts). Every
 // query takes the tenant and the environment.
 import type { Queryable } from '../db/pool.ts';
-import { rowById } from '../db/row-by-id.ts';
+import { rowById, rowsByIds } from '../db/row-by-id.ts';
+import { arraysInStep } from '../db/row-writes.ts';
 import { pageReader } from '../paging.ts';
 import type { SellerSnapshot } from '../invoices/schemas.ts';
 import type { TaxAmount } from '../taxes/schemas.ts';
@@ -137,13 +138,15 @@ export async function insertCreditNoteLines(
       scope.environment,
       note.id,
       note.invoice_id,
-      lines.map((l) => l.id),
-      lines.map((l) => l.position),
-      lines.map((l) => l.invoice_line_id),
-      lines.map((l) => l.description),
-      lines.map((l) => l.amount),
-      lines.map((l) => l.amount_excluding_tax),
-      lines.map((l) => l.tax),
+      ...arraysInStep(lines, [
+        'id',
+        'position',
+        'invoice_line_id',
+        'description',
+        'amount',
+        'amount_excluding_tax',
+        'tax',
+      ]),
       lines.map((l) => JSON.stringify(l.tax_amounts)),
     ],
   );
@@ -152,22 +155,12 @@ export async function insertCreditNoteLines(
 export const selectCreditNote = rowById<CreditNoteRow>(`SELECT ${COLUMNS} FROM credit_notes`);
 
 /** The lines of these credit notes, in their order on each. */
-export async function selectCreditNoteLines(
-  db: Queryable,
-  scope: TenantScope,
-  creditNoteIds: readonly string[],
-): Promise<CreditNoteLineRow[]> {
-  if (creditNoteIds.length === 0) return [];
-  const { rows } = await db.query<CreditNoteLineRow>(
-    `SELECT credit_note_id, id, position, invoice_line_id, description, amount,
-            amount_excluding_tax, tax, tax_amounts
-       FROM credit_note_lines
-      WHERE tenant_id = $1 AND environment = $2 AND credit_note_id = ANY($3::text[])
-      ORDER BY credit_note_id, position`,
-    [scope.tenantId, scope.environment, creditNoteIds],
-  );
-  return rows;
-}
+export const selectCreditNoteLines = rowsByIds<CreditNoteLineRow>(
+  `SELECT credit_note_id, id, position, invoice_line_id, description, amount,
+          amount_excluding_tax, tax, tax_amounts
+     FROM credit_note_lines`,
+  { column: 'credit_note_id', orderBy: 'credit_note_id, position' },
+);
 
 /** The issued (not void) credit notes of an invoice, oldest first (credit_notes_by_invoice). */
 export async function selectIssuedCreditNotes(

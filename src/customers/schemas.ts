@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { ELECTRONIC_ADDRESS_SCHEMES } from '../documents/einvoice/codes.ts';
 import { LOCALES } from '../documents/model.ts';
 import { Metadata, Nullable, StringEnum } from '../http/schemas.ts';
-import { ListQuery, Stamps } from '../http/resource-schemas.ts';
+import { ListQuery, StoredObject } from '../http/resource-schemas.ts';
 
 export const TAX_ID_TYPES = [
   'eu_vat',
@@ -198,32 +198,26 @@ export const ElectronicAddressOut = Type.Object(
 );
 export type AddressOut = Static<typeof AddressOut>;
 
-export const Customer = Type.Object(
-  {
-    id: Type.String({ description: 'cus_…' }),
-    object: Type.Literal('customer'),
-    name: Nullable(Type.String()),
-    email: Nullable(Type.String()),
-    phone: Nullable(Type.String()),
-    address: Nullable(AddressOut),
-    description: Nullable(Type.String()),
-    metadata: Type.Record(Type.String(), Type.String()),
-    taxIds: Type.Array(TaxId),
-    taxExempt: TaxExempt,
-    locale: Nullable(Type.String()),
-    buyerReference: Nullable(Type.String()),
-    electronicAddress: Nullable(ElectronicAddressOut),
-    timeZone: Nullable(
-      Type.String({
-        description:
-          "The customer's own time zone (IANA name); null: the tenant's (settings `timeZone`). A subscription keeps the one its customer had when it was created.",
-      }),
-    ),
-    testClockId: Nullable(Type.String({ description: 'The test clock it lives on, or null.' })),
-    ...Stamps,
-  },
-  { title: 'Customer' },
-);
+export const Customer = StoredObject('Customer', 'customer', 'cus_…', {
+  name: Nullable(Type.String()),
+  email: Nullable(Type.String()),
+  phone: Nullable(Type.String()),
+  address: Nullable(AddressOut),
+  description: Nullable(Type.String()),
+  metadata: Type.Record(Type.String(), Type.String()),
+  taxIds: Type.Array(TaxId),
+  taxExempt: TaxExempt,
+  locale: Nullable(Type.String()),
+  buyerReference: Nullable(Type.String()),
+  electronicAddress: Nullable(ElectronicAddressOut),
+  timeZone: Nullable(
+    Type.String({
+      description:
+        "The customer's own time zone (IANA name); null: the tenant's (settings `timeZone`). A subscription keeps the one its customer had when it was created.",
+    }),
+  ),
+  testClockId: Nullable(Type.String({ description: 'The test clock it lives on, or null.' })),
+});
 export type Customer = Static<typeof Customer>;
 
 export const CustomerListQuery = ListQuery({

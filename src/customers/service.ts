@@ -1,5 +1,6 @@
 // Customer rules: validation beyond the schema, PATCH semantics, events.
 import type { Db, Queryable } from '../db/pool.ts';
+import { existingRowById } from '../db/row-by-id.ts';
 import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
 import { checkedTimeZone } from '../dates.ts';
 import { ParameterInvalidError, ResourceMissingError } from '../errors.ts';
@@ -127,14 +128,14 @@ export function createCustomer(
   });
 }
 
+const loadCustomer = existingRowById(selectCustomer, 'customer');
+
 export async function getCustomer(
   db: Queryable,
   scope: TenantScope,
   id: string,
 ): Promise<Customer> {
-  const row = await selectCustomer(db, scope, id);
-  if (!row) throw new ResourceMissingError('customer', id);
-  return customerFromRow(row);
+  return customerFromRow(await loadCustomer(db, scope, id));
 }
 
 /** The customer row, locked for the transaction (invoices freeze a snapshot of it). */
@@ -155,7 +156,7 @@ export async function getCustomerRows(
   scope: TenantScope,
   ids: readonly string[],
 ): Promise<Map<string, CustomerRow>> {
-  const rows = ids.length === 0 ? [] : await selectCustomers(db, scope, ids);
+  const rows = await selectCustomers(db, scope, ids);
   return new Map(rows.map((row) => [row.id, row]));
 }
 
@@ -166,8 +167,7 @@ export function updateCustomer(
   patch: CustomerUpdate,
 ): Promise<Written<Customer>> {
   return unitOfWork(db, request, async (uow) => {
-    const current = await selectCustomer(uow.tx, uow.actor, id, { forUpdate: true });
-    if (!current) throw new ResourceMissingError('customer', id);
+    const current = await loadCustomer(uow.tx, uow.actor, id, { forUpdate: true });
     // A field absent from the body keeps its value; null clears it.
     const pick = <K extends keyof CustomerUpdate, V>(
       key: K,

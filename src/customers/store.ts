@@ -1,8 +1,7 @@
 // SQL for customers. Every query takes the tenant and the environment.
-import type { Queryable } from '../db/pool.ts';
-import { rowById } from '../db/row-by-id.ts';
+import { rowById, rowsByIds } from '../db/row-by-id.ts';
+import { rowWrites } from '../db/row-writes.ts';
 import { pageReader } from '../paging.ts';
-import type { TenantScope } from '../tenancy.ts';
 import type { AddressOut, TaxIdValue } from './schemas.ts';
 
 export interface CustomerRow {
@@ -33,57 +32,33 @@ const ROW_COLUMNS = `tenant_id, environment, id, name, email, phone, address, de
   tax_ids, tax_exempt, locale, buyer_reference, electronic_address, time_zone, test_clock_id,
   created_at, updated_at`;
 
-export type CustomerFields = Pick<
-  CustomerRow,
-  | 'name'
-  | 'email'
-  | 'phone'
-  | 'address'
-  | 'description'
-  | 'metadata'
-  | 'tax_ids'
-  | 'tax_exempt'
-  | 'locale'
-  | 'buyer_reference'
-  | 'electronic_address'
-  | 'time_zone'
-  | 'test_clock_id'
->;
+/** What a customer is made of: every column but the key and the stamps. */
+const FIELDS = [
+  'name',
+  'email',
+  'phone',
+  'address',
+  'description',
+  'metadata',
+  'tax_ids',
+  'tax_exempt',
+  'locale',
+  'buyer_reference',
+  'electronic_address',
+  'time_zone',
+  'test_clock_id',
+] as const;
 
-function values(f: CustomerFields): unknown[] {
-  return [
-    f.name,
-    f.email,
-    f.phone,
-    f.address === null ? null : JSON.stringify(f.address),
-    f.description,
-    JSON.stringify(f.metadata),
-    JSON.stringify(f.tax_ids),
-    f.tax_exempt,
-    f.locale,
-    f.buyer_reference,
-    f.electronic_address === null ? null : JSON.stringify(f.electronic_address),
-    f.time_zone,
-    f.test_clock_id,
-  ];
-}
+export type CustomerFields = Pick<CustomerRow, (typeof FIELDS)[number]>;
 
-export async function insertCustomer(
-  db: Queryable,
-  scope: TenantScope,
-  id: string,
-  fields: CustomerFields,
-): Promise<CustomerRow> {
-  const { rows } = await db.query<CustomerRow>(
-    `INSERT INTO customers (tenant_id, environment, id, name, email, phone, address, description,
-                            metadata, tax_ids, tax_exempt, locale, buyer_reference,
-                            electronic_address, time_zone, test_clock_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
-     RETURNING ${ROW_COLUMNS}`,
-    [scope.tenantId, scope.environment, id, ...values(fields)],
-  );
-  return rows[0]!;
-}
+const customerWrites = rowWrites<CustomerRow, CustomerFields>('customers', {
+  changeable: FIELDS,
+  json: ['address', 'metadata', 'tax_ids', 'electronic_address'],
+  returning: ROW_COLUMNS,
+});
+
+export const insertCustomer = customerWrites.insert;
+export const updateCustomer = customerWrites.update;
 
 // Named (prepared once per connection): invoices read their customer on every create. An
 // update locks FOR NO KEY UPDATE (it never changes the key), which leaves the foreign-key checks
@@ -94,35 +69,7 @@ export const selectCustomer = rowById<CustomerRow>(`SELECT ${ROW_COLUMNS} FROM c
 });
 
 /** The customers with these ids (primary key look-ups); unknown ids are left out. */
-export async function selectCustomers(
-  db: Queryable,
-  scope: TenantScope,
-  ids: readonly string[],
-): Promise<CustomerRow[]> {
-  const { rows } = await db.query<CustomerRow>(
-    `SELECT ${ROW_COLUMNS} FROM customers
-      WHERE tenant_id = $1 AND environment = $2 AND id = ANY($3::text[])`,
-    [scope.tenantId, scope.environment, ids],
-  );
-  return rows;
-}
-
-export async function updateCustomer(
-  db: Queryable,
-  scope: TenantScope,
-  id: string,
-  fields: CustomerFields,
-): Promise<CustomerRow> {
-  const { rows } = await db.query<CustomerRow>(
-    `UPDATE customers SET name = $4, email = $5, phone = $6, address = $7, description = $8,
-            metadata = $9, tax_ids = $10, tax_exempt = $11, locale = $12, buyer_reference = $13,
-            electronic_address = $14, time_zone = $15, test_clock_id = $16,
-            updated_at = clock_timestamp()
-      WHERE tenant_id = $1 AND environment = $2 AND id = $3 RETURNING ${ROW_COLUMNS}`,
-    [scope.tenantId, scope.environment, id, ...values(fields)],
-  );
-  return rows[0]!;
-}
+export const selectCustomers = rowsByIds<CustomerRow>(`SELECT ${ROW_COLUMNS} FROM customers`);
 
 /** One page, newest first: index customers_page, or customers_by_email with the filter. */
 // Named: prepared once per connection, so the hot list skips parsing and planning.

@@ -1,6 +1,8 @@
-// The read every store makes of its own objects: one row by its primary key (tenant_id,
-// environment, id), optionally locked for the write that follows in the same transaction.
+// The reads every store makes of its own objects: one row by its primary key (tenant_id,
+// environment, id), optionally locked for the write that follows in the same transaction, and
+// the rows of a list of ids.
 import type { QueryResultRow } from 'pg';
+import { ResourceMissingError } from '../errors.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { Queryable } from './pool.ts';
 
@@ -34,5 +36,52 @@ export function rowById<Row extends QueryResultRow>(
         : { name: forUpdate ? `${name}_for_update` : name, text, values },
     );
     return rows[0];
+  };
+}
+
+/** Reads one row by id that must be there: 404 resource_missing where there is none. */
+export type ExistingRowById<Row> = (
+  db: Queryable,
+  scope: TenantScope,
+  id: string,
+  options?: { forUpdate?: boolean },
+) => Promise<Row>;
+
+/**
+ * The reader of one row the request names: an id of another tenant or environment is missing
+ * too, so it tells nothing of them. `resource` names the object in the error ("tax rate").
+ */
+export function existingRowById<Row>(read: RowById<Row>, resource: string): ExistingRowById<Row> {
+  return async (db, scope, id, options) => {
+    const row = await read(db, scope, id, options);
+    if (!row) throw new ResourceMissingError(resource, id);
+    return row;
+  };
+}
+
+/** Reads the rows whose key is one of `ids` in the tenant and environment. */
+export type RowsByIds<Row> = (
+  db: Queryable,
+  scope: TenantScope,
+  ids: readonly string[],
+) => Promise<Row[]>;
+
+/**
+ * The reader of the rows whose `column` (id by default) is one of some ids; ids of nothing are
+ * left out, and no ids cost no round trip. `select` is the store's constant `SELECT … FROM …`;
+ * `alias` names its table where it joins others; `orderBy` is a constant too.
+ */
+export function rowsByIds<Row extends QueryResultRow>(
+  select: string,
+  options: { column?: string; alias?: string; orderBy?: string } = {},
+): RowsByIds<Row> {
+  const { column = 'id', alias, orderBy } = options;
+  const t = alias === undefined ? '' : `${alias}.`;
+  const where = `${t}tenant_id = $1 AND ${t}environment = $2 AND ${t}${column} = ANY($3::text[])`;
+  const text = `${select} WHERE ${where}${orderBy === undefined ? '' : ` ORDER BY ${orderBy}`}`;
+  return async (db, scope, ids) => {
+    if (ids.length === 0) return [];
+    const { rows } = await db.query<Row>(text, [scope.tenantId, scope.environment, ids]);
+    return rows;
   };
 }

@@ -2,6 +2,7 @@
 // migration 0021), and what a reminder e-mail says. Every query but the schedules' takes the
 // tenant and the environment.
 import type { Queryable } from '../db/pool.ts';
+import { rowsByIds } from '../db/row-by-id.ts';
 import type { Environment, TenantScope } from '../tenancy.ts';
 
 /** The tenants that have a reminder schedule, and the schedule (days after the due date). */
@@ -116,26 +117,18 @@ export interface ReminderFacts {
 }
 
 /** What the reminders of these invoices say, and to whom. */
-export async function selectReminderFacts(
-  db: Queryable,
-  scope: TenantScope,
-  invoiceIds: readonly string[],
-): Promise<ReminderFacts[]> {
-  const { rows } = await db.query<ReminderFacts>(
-    `SELECT i.id AS invoice_id, i.number, i.currency, i.amount_remaining, i.total,
-            (i.issued_at AT TIME ZONE 'UTC')::date::text AS issue_date,
-            i.due_date::text AS due_date, c.name AS customer_name, c.email AS customer_email,
-            c.locale AS customer_locale, s.locale AS tenant_locale,
-            i.seller_snapshot->>'name' AS seller_name, i.seller_snapshot->>'email' AS seller_email
-       FROM invoices i
-       JOIN customers c
-         ON c.tenant_id = i.tenant_id AND c.environment = i.environment AND c.id = i.customer_id
-       JOIN tenant_settings s ON s.tenant_id = i.tenant_id AND s.environment = i.environment
-      WHERE i.tenant_id = $1 AND i.environment = $2 AND i.id = ANY($3::text[])`,
-    [scope.tenantId, scope.environment, invoiceIds],
-  );
-  return rows;
-}
+export const selectReminderFacts = rowsByIds<ReminderFacts>(
+  `SELECT i.id AS invoice_id, i.number, i.currency, i.amount_remaining, i.total,
+          (i.issued_at AT TIME ZONE 'UTC')::date::text AS issue_date,
+          i.due_date::text AS due_date, c.name AS customer_name, c.email AS customer_email,
+          c.locale AS customer_locale, s.locale AS tenant_locale,
+          i.seller_snapshot->>'name' AS seller_name, i.seller_snapshot->>'email' AS seller_email
+     FROM invoices i
+     JOIN customers c
+       ON c.tenant_id = i.tenant_id AND c.environment = i.environment AND c.id = i.customer_id
+     JOIN tenant_settings s ON s.tenant_id = i.tenant_id AND s.environment = i.environment`,
+  { alias: 'i' },
+);
 
 /** The step's outcome: its message, or skipped (no address). */
 export async function setReminderMail(

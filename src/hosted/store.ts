@@ -1,6 +1,7 @@
 // SQL of hosted invoice links: the link of each issued invoice (a tenant table) and the look-up
 // of a token's hash (a reference table, src/db/sharding.ts), always written together.
 import type { Queryable } from '../db/pool.ts';
+import { rowsByIds } from '../db/row-by-id.ts';
 import type { Environment, TenantScope } from '../tenancy.ts';
 
 export interface LinkRow {
@@ -58,19 +59,10 @@ export async function upsertLink(db: Queryable, scope: TenantScope, link: NewLin
 }
 
 /** The links of these invoices (primary key look-ups). */
-export async function selectLinks(
-  db: Queryable,
-  scope: TenantScope,
-  invoiceIds: readonly string[],
-): Promise<LinkRow[]> {
-  if (invoiceIds.length === 0) return [];
-  const { rows } = await db.query<LinkRow>(
-    `SELECT invoice_id, token_hash, token_sealed, expires_at FROM hosted_invoice_links
-      WHERE tenant_id = $1 AND environment = $2 AND invoice_id = ANY($3::text[])`,
-    [scope.tenantId, scope.environment, invoiceIds],
-  );
-  return rows;
-}
+export const selectLinks = rowsByIds<LinkRow>(
+  'SELECT invoice_id, token_hash, token_sealed, expires_at FROM hosted_invoice_links',
+  { column: 'invoice_id' },
+);
 
 export interface FoundLink extends TenantScope {
   invoiceId: string;

@@ -25,6 +25,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { RenderPool } from '../documents/render-pool.ts';
 import type { Config } from '../config.ts';
+import type { Backlog } from '../db/backlog.ts';
 import type { Db } from '../db/pool.ts';
 import {
   ApiError,
@@ -33,8 +34,8 @@ import {
   MetricsTokenInvalidError,
   RouteNotFoundError,
 } from '../errors.ts';
-import { mailBacklog, type MailBacklog } from '../mail/backlog.ts';
-import { deliveryBacklog, type DeliveryBacklog } from '../webhooks/backlog.ts';
+import { mailBacklog } from '../mail/backlog.ts';
+import { deliveryBacklog } from '../webhooks/backlog.ts';
 import { envelope } from './error-handler.ts';
 import { registerRequestMetrics } from './observability.ts';
 
@@ -75,8 +76,8 @@ export function presentsToken(authorization: string | undefined, token: string):
 }
 
 interface Backlogs {
-  mail: MailBacklog;
-  webhooks: DeliveryBacklog;
+  mail: Backlog;
+  webhooks: Backlog;
 }
 
 /** The six backlog gauges, read with one pair of queries per scrape. */
@@ -107,12 +108,12 @@ function registerBacklogGauges(registry: Registry, db: Db, log: FastifyBaseLogge
   gauge(
     'billing_mail_outbox_queued',
     'Messages in the mail outbox waiting to be sent (being attempted included), all tenants.',
-    (b) => b.mail.queued,
+    (b) => b.mail.waiting,
   );
   gauge(
     'billing_mail_outbox_oldest_queued_age_seconds',
     'Seconds since the oldest queued message was queued; 0 when none waits.',
-    (b) => b.mail.oldestQueuedSeconds,
+    (b) => b.mail.oldestWaitingSeconds,
   );
   gauge(
     'billing_mail_outbox_failed',
@@ -122,12 +123,12 @@ function registerBacklogGauges(registry: Registry, db: Db, log: FastifyBaseLogge
   gauge(
     'billing_webhook_deliveries_pending',
     'Webhook deliveries not yet made (due, backing off or being attempted), all tenants.',
-    (b) => b.webhooks.pending,
+    (b) => b.webhooks.waiting,
   );
   gauge(
     'billing_webhook_deliveries_oldest_pending_age_seconds',
     'Seconds since the oldest pending webhook delivery was created; 0 when none waits.',
-    (b) => b.webhooks.oldestPendingSeconds,
+    (b) => b.webhooks.oldestWaitingSeconds,
   );
   gauge(
     'billing_webhook_deliveries_failed',

@@ -1,6 +1,8 @@
 // SQL for an invoice's lines. Every query takes the tenant and the environment; the invoice's
 // statements (store.ts, draft-store.ts) read and insert lines through the fragments below.
 import type { Queryable } from '../db/pool.ts';
+import { rowsByIds } from '../db/row-by-id.ts';
+import { arraysInStep } from '../db/row-writes.ts';
 import type { TenantScope } from '../tenancy.ts';
 
 export interface LineRow {
@@ -59,25 +61,15 @@ export const LINES = `(SELECT coalesce(json_agg(json_build_object(
     AND l.invoice_id = invoices.id)`;
 
 /** The lines of these invoices, in their order on each invoice. */
-export async function selectLines(
-  db: Queryable,
-  scope: TenantScope,
-  invoiceIds: readonly string[],
-): Promise<LineRow[]> {
-  if (invoiceIds.length === 0) return [];
-  const { rows } = await db.query<LineRow>(
-    `SELECT invoice_id, id, position, description, quantity, unit_amount, amount, tax_rates,
-            unit_code, price_id, subscription_item_id, ${ISO('period_start')} AS period_start,
-            ${ISO('period_end')} AS period_end, period_start_date::text AS period_start_date,
-            period_end_date::text AS period_end_date,
-            ${QUANTITY_DECIMAL('quantity_decimal')} AS quantity_decimal
-       FROM invoice_lines
-      WHERE tenant_id = $1 AND environment = $2 AND invoice_id = ANY($3::text[])
-      ORDER BY invoice_id, position`,
-    [scope.tenantId, scope.environment, invoiceIds],
-  );
-  return rows;
-}
+export const selectLines = rowsByIds<LineRow>(
+  `SELECT invoice_id, id, position, description, quantity, unit_amount, amount, tax_rates,
+          unit_code, price_id, subscription_item_id, ${ISO('period_start')} AS period_start,
+          ${ISO('period_end')} AS period_end, period_start_date::text AS period_start_date,
+          period_end_date::text AS period_end_date,
+          ${QUANTITY_DECIMAL('quantity_decimal')} AS quantity_decimal
+     FROM invoice_lines`,
+  { column: 'invoice_id', orderBy: 'invoice_id, position' },
+);
 
 // Lines from arrays unnested in step (tax_rates as JSON, since a line's rates are themselves an
 // array, or null); `$first` is the number of the first array parameter. The invoice is
@@ -105,21 +97,18 @@ export function linesFromArrays(first: number): string {
 
 export function lineArrays(lines: readonly Omit<LineRow, 'invoice_id'>[]): unknown[] {
   return [
-    lines.map((l) => l.id),
-    lines.map((l) => l.position),
-    lines.map((l) => l.description),
-    lines.map((l) => l.quantity),
-    lines.map((l) => l.unit_amount),
-    lines.map((l) => l.amount),
+    ...arraysInStep(lines, ['id', 'position', 'description', 'quantity', 'unit_amount', 'amount']),
     lines.map((l) => JSON.stringify(l.tax_rates)),
-    lines.map((l) => l.unit_code),
-    lines.map((l) => l.price_id),
-    lines.map((l) => l.subscription_item_id),
-    lines.map((l) => l.period_start),
-    lines.map((l) => l.period_end),
-    lines.map((l) => l.period_start_date),
-    lines.map((l) => l.period_end_date),
-    lines.map((l) => l.quantity_decimal),
+    ...arraysInStep(lines, [
+      'unit_code',
+      'price_id',
+      'subscription_item_id',
+      'period_start',
+      'period_end',
+      'period_start_date',
+      'period_end_date',
+      'quantity_decimal',
+    ]),
   ];
 }
 

@@ -1,7 +1,8 @@
 // The invoice as the API shows it, read from its rows, and the guards every change shares.
 import { documentEmailOf } from '../documents/mail.ts';
 import type { Queryable } from '../db/pool.ts';
-import { ResourceMissingError, StateInvalidError } from '../errors.ts';
+import { existingRowById } from '../db/row-by-id.ts';
+import { StateInvalidError } from '../errors.ts';
 import { orderedAddress } from '../customers/service.ts';
 import { taxAmountFromStored } from '../taxes/service.ts';
 import type { TenantScope } from '../tenancy.ts';
@@ -122,16 +123,7 @@ function orderedSnapshot(snapshot: CustomerSnapshot): CustomerSnapshot {
 }
 
 /** The invoice row, or 404 (also for ids of other tenants and environments). */
-export async function loadInvoiceRow(
-  db: Queryable,
-  scope: TenantScope,
-  id: string,
-  options: { forUpdate?: boolean } = {},
-): Promise<InvoiceRow> {
-  const row = await selectInvoice(db, scope, id, options);
-  if (!row) throw new ResourceMissingError('invoice', id);
-  return row;
-}
+export const loadInvoiceRow = existingRowById(selectInvoice, 'invoice');
 
 export async function withLines(
   db: Queryable,

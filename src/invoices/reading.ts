@@ -2,7 +2,7 @@
 // URLs and drafts' e-invoice readiness.
 import { utcDateOf, type Clock } from '../clock.ts';
 import type { Db, Tx } from '../db/pool.ts';
-import { ResourceMissingError } from '../errors.ts';
+import { existingRowById } from '../db/row-by-id.ts';
 import type { HostedLinks } from '../hosted/links.ts';
 import type { PageRequest } from '../paging.ts';
 import type { TenantScope } from '../tenancy.ts';
@@ -10,6 +10,8 @@ import { withDraftReadiness, withReadiness } from './einvoice-readiness.ts';
 import { invoiceFromRow } from './model.ts';
 import type { Invoice } from './schemas.ts';
 import { selectInvoicePage, selectInvoiceWithLines, type InvoiceFilters } from './store.ts';
+
+const loadInvoiceWithLines = existingRowById(selectInvoiceWithLines, 'invoice');
 
 /** The invoice, its `overdue` as of `today` (YYYY-MM-DD, UTC). */
 export async function getInvoice(
@@ -19,8 +21,7 @@ export async function getInvoice(
   today: string,
 ): Promise<Invoice> {
   // One statement, so one snapshot: the totals and the lines always belong together.
-  const row = await selectInvoiceWithLines(db, scope, id);
-  if (!row) throw new ResourceMissingError('invoice', id);
+  const row = await loadInvoiceWithLines(db, scope, id);
   return invoiceFromRow(row, row.lines, today);
 }
 
@@ -33,8 +34,7 @@ export async function showInvoice(
   id: string,
 ): Promise<Invoice> {
   // One statement: the invoice, its lines and its hosted link.
-  const row = await selectInvoiceWithLines(db, scope, id);
-  if (!row) throw new ResourceMissingError('invoice', id);
+  const row = await loadInvoiceWithLines(db, scope, id);
   const now = clock.now();
   const invoice = await withReadiness(
     db,

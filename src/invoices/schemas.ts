@@ -4,7 +4,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AddressOut, ElectronicAddressOut, TaxExempt, TaxId } from '../customers/schemas.ts';
 import { Nullable, StringEnum, Timestamp } from '../http/schemas.ts';
-import { ListQuery, ObjectId, Stamps } from '../http/resource-schemas.ts';
+import { ListQuery, ObjectId, StoredObject } from '../http/resource-schemas.ts';
 import { Payment } from '../payments/schemas.ts';
 import { TaxAmount } from '../taxes/schemas.ts';
 import { INVOICE_STATUSES } from './state.ts';
@@ -154,73 +154,65 @@ export const EinvoiceReadiness = Type.Object(
 );
 export type EinvoiceReadiness = Static<typeof EinvoiceReadiness>;
 
-export const Invoice = Type.Object(
-  {
-    id: Type.String({ description: 'inv_…' }),
-    object: Type.Literal('invoice'),
-    customerId: Type.String(),
-    subscriptionId: Nullable(
-      Type.String({ description: 'The subscription that made the invoice (sub_…).' }),
-    ),
-    billingReason: StringEnum(BILLING_REASONS, {
+export const Invoice = StoredObject('Invoice', 'invoice', 'inv_…', {
+  customerId: Type.String(),
+  subscriptionId: Nullable(
+    Type.String({ description: 'The subscription that made the invoice (sub_…).' }),
+  ),
+  billingReason: StringEnum(BILLING_REASONS, {
+    description:
+      'Why the invoice was made: `manual` (through POST /v1/invoices), or by its subscription: `subscription_create` (its first period), `subscription_cycle` (a later period, a trial’s end included), `subscription_update` (a change invoiced at once), `subscription_cancel` (its last invoice).',
+  }),
+  number: Nullable(Type.String({ description: 'INV-000001…; null until issued.' })),
+  status: InvoiceStatus,
+  currency: Type.String(),
+  lines: Type.Array(Line),
+  defaultTaxRates: Type.Array(Type.String()),
+  subtotal: Type.Integer({ description: 'Σ line amounts.' }),
+  tax: Type.Integer({ description: 'Σ taxAmounts.amount.' }),
+  totalExcludingTax: Type.Integer(),
+  total: Type.Integer({ description: 'subtotal + tax (exclusive rates); subtotal (inclusive).' }),
+  taxAmounts: Type.Array(TaxAmount),
+  amountPaid: Type.Integer(),
+  amountCredited: Type.Integer(),
+  outOfBandAmount: Type.Integer({
+    description: 'Credited after payment: refunded outside the API.',
+  }),
+  amountRemaining: Type.Integer({ description: 'total − amountPaid − amountCredited' }),
+  payments: Type.Array(Payment, {
+    description:
+      'Every payment of the invoice, oldest first, void ones included (status void; amountPaid counts the others). At most 100.',
+  }),
+  dueDate: Nullable(Type.String()),
+  overdue: Type.Boolean({
+    description:
+      'True while the invoice is open and its dueDate (a UTC calendar date) has passed. Uncollectible invoices are not overdue.',
+  }),
+  daysUntilDue: Nullable(Type.Integer()),
+  supplyDate: Nullable(Type.String({ description: 'Date of supply; the issue date by default.' })),
+  servicePeriod: Nullable(
+    Type.Object({ start: Type.String(), end: Type.String() }, { title: 'ServicePeriod' }),
+  ),
+  buyerReference: Nullable(Type.String()),
+  purchaseOrder: Nullable(Type.String()),
+  issuedAt: Nullable(Timestamp),
+  paidAt: Nullable(Timestamp),
+  voidedAt: Nullable(Timestamp),
+  markedUncollectibleAt: Nullable(Timestamp),
+  sentAt: Nullable(Timestamp),
+  email: Nullable(EmailStatus),
+  memo: Nullable(Type.String()),
+  metadata: Type.Record(Type.String(), Type.String()),
+  customer: Nullable(CustomerSnapshot),
+  einvoice: Nullable(EinvoiceReadiness),
+  hostedInvoiceUrl: Nullable(
+    Type.String({
+      format: 'uri',
       description:
-        'Why the invoice was made: `manual` (through POST /v1/invoices), or by its subscription: `subscription_create` (its first period), `subscription_cycle` (a later period, a trial’s end included), `subscription_update` (a change invoiced at once), `subscription_cancel` (its last invoice).',
+        "The hosted invoice page, `{PUBLIC_URL}/i/{token}`: a capability URL that shows the invoice to whoever holds it, without a login, in the customer's language, with its status, payments and downloads of its PDF and e-invoices. Made when the invoice is issued; valid until 120 days after the due date (or the issue date), and at least 120 days from when it was made; `POST /v1/invoices/{id}/hosted-link` replaces it (the old URL stops at once). null on drafts, once expired, and on invoices issued before hosted pages existed (make one with hosted-link). Always null in events, which are stored and delivered (read the invoice for it); a stored Idempotency-Key result that shows it is kept sealed under the server's secrets key and replayed only to the very key that made the request (any other key, one rotated from it included, gets 422 idempotency_key_reused).",
     }),
-    number: Nullable(Type.String({ description: 'INV-000001…; null until issued.' })),
-    status: InvoiceStatus,
-    currency: Type.String(),
-    lines: Type.Array(Line),
-    defaultTaxRates: Type.Array(Type.String()),
-    subtotal: Type.Integer({ description: 'Σ line amounts.' }),
-    tax: Type.Integer({ description: 'Σ taxAmounts.amount.' }),
-    totalExcludingTax: Type.Integer(),
-    total: Type.Integer({ description: 'subtotal + tax (exclusive rates); subtotal (inclusive).' }),
-    taxAmounts: Type.Array(TaxAmount),
-    amountPaid: Type.Integer(),
-    amountCredited: Type.Integer(),
-    outOfBandAmount: Type.Integer({
-      description: 'Credited after payment: refunded outside the API.',
-    }),
-    amountRemaining: Type.Integer({ description: 'total − amountPaid − amountCredited' }),
-    payments: Type.Array(Payment, {
-      description:
-        'Every payment of the invoice, oldest first, void ones included (status void; amountPaid counts the others). At most 100.',
-    }),
-    dueDate: Nullable(Type.String()),
-    overdue: Type.Boolean({
-      description:
-        'True while the invoice is open and its dueDate (a UTC calendar date) has passed. Uncollectible invoices are not overdue.',
-    }),
-    daysUntilDue: Nullable(Type.Integer()),
-    supplyDate: Nullable(
-      Type.String({ description: 'Date of supply; the issue date by default.' }),
-    ),
-    servicePeriod: Nullable(
-      Type.Object({ start: Type.String(), end: Type.String() }, { title: 'ServicePeriod' }),
-    ),
-    buyerReference: Nullable(Type.String()),
-    purchaseOrder: Nullable(Type.String()),
-    issuedAt: Nullable(Timestamp),
-    paidAt: Nullable(Timestamp),
-    voidedAt: Nullable(Timestamp),
-    markedUncollectibleAt: Nullable(Timestamp),
-    sentAt: Nullable(Timestamp),
-    email: Nullable(EmailStatus),
-    memo: Nullable(Type.String()),
-    metadata: Type.Record(Type.String(), Type.String()),
-    customer: Nullable(CustomerSnapshot),
-    einvoice: Nullable(EinvoiceReadiness),
-    hostedInvoiceUrl: Nullable(
-      Type.String({
-        format: 'uri',
-        description:
-          "The hosted invoice page, `{PUBLIC_URL}/i/{token}`: a capability URL that shows the invoice to whoever holds it, without a login, in the customer's language, with its status, payments and downloads of its PDF and e-invoices. Made when the invoice is issued; valid until 120 days after the due date (or the issue date), and at least 120 days from when it was made; `POST /v1/invoices/{id}/hosted-link` replaces it (the old URL stops at once). null on drafts, once expired, and on invoices issued before hosted pages existed (make one with hosted-link). Always null in events, which are stored and delivered (read the invoice for it); a stored Idempotency-Key result that shows it is kept sealed under the server's secrets key and replayed only to the very key that made the request (any other key, one rotated from it included, gets 422 idempotency_key_reused).",
-      }),
-    ),
-    ...Stamps,
-  },
-  { title: 'Invoice' },
-);
+  ),
+});
 export type Invoice = Static<typeof Invoice>;
 
 /** Said by every write whose answer shows `hostedInvoiceUrl` (src/http/kept-results.ts). */

@@ -119,19 +119,10 @@ export type ShownInvoiceRow = InvoiceWithLines & { hosted_token_sealed: string |
 export const selectInvoice = rowById<InvoiceRow>(`SELECT ${COLUMNS} FROM invoices`);
 
 /** An invoice, its lines and its hosted link's token, in one statement. */
-export async function selectInvoiceWithLines(
-  db: Queryable,
-  scope: TenantScope,
-  id: string,
-): Promise<ShownInvoiceRow | undefined> {
-  const { rows } = await db.query<ShownInvoiceRow>({
-    name: 'select_invoice_with_lines',
-    text: `SELECT ${COLUMNS}, ${LINES} AS lines, ${HOSTED_TOKEN} AS hosted_token_sealed
-             FROM invoices WHERE tenant_id = $1 AND environment = $2 AND id = $3`,
-    values: [scope.tenantId, scope.environment, id],
-  });
-  return rows[0];
-}
+export const selectInvoiceWithLines = rowById<ShownInvoiceRow>(
+  `SELECT ${COLUMNS}, ${LINES} AS lines, ${HOSTED_TOKEN} AS hosted_token_sealed FROM invoices`,
+  { name: 'select_invoice_with_lines' },
+);
 
 export async function deleteInvoice(db: Queryable, scope: TenantScope, id: string): Promise<void> {
   await db.query(`DELETE FROM invoices WHERE tenant_id = $1 AND environment = $2 AND id = $3`, [

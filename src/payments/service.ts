@@ -4,13 +4,14 @@
 // stay exact under concurrency. Lock order everywhere: invoice row, then payment row.
 import { todayUtcOf, type Clock } from '../clock.ts';
 import type { Db, Queryable } from '../db/pool.ts';
+import { existingRowById } from '../db/row-by-id.ts';
 import {
   unitOfWork,
   type UnitOfWork,
   type WriteRequest,
   type Written,
 } from '../db/unit-of-work.ts';
-import { ParameterInvalidError, ResourceMissingError, StateInvalidError } from '../errors.ts';
+import { ParameterInvalidError, StateInvalidError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import {
   applyPaymentToInvoice,
@@ -195,10 +196,10 @@ export function payInvoice(
   });
 }
 
+const loadPayment = existingRowById(selectPayment, 'payment');
+
 export async function getPayment(db: Queryable, scope: TenantScope, id: string): Promise<Payment> {
-  const row = await selectPayment(db, scope, id);
-  if (!row) throw new ResourceMissingError('payment', id);
-  return paymentFromRow(row);
+  return paymentFromRow(await loadPayment(db, scope, id));
 }
 
 /**
@@ -214,8 +215,7 @@ export function voidPayment(
 ): Promise<Written<Payment>> {
   return unitOfWork(db, request, async (uow) => {
     const { tx, actor: scope } = uow;
-    const found = await selectPayment(tx, scope, id);
-    if (!found) throw new ResourceMissingError('payment', id);
+    const found = await loadPayment(tx, scope, id);
     // The invoice first (the lock order), then the payment, read again under both locks.
     const invoiceStatus = await lockInvoiceOfPayment(tx, scope, found.invoice_id);
     const row = (await selectPayment(tx, scope, id, { forUpdate: true }))!;

@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { CountryCode } from '../customers/schemas.ts';
 import { VAT_CATEGORIES } from '../documents/model.ts';
 import { Metadata, Nullable, StringEnum } from '../http/schemas.ts';
-import { ListQuery, Stamps } from '../http/resource-schemas.ts';
+import { ActiveFilter, ListQuery, StoredObject } from '../http/resource-schemas.ts';
 
 export const TAX_TYPES = ['vat', 'gst', 'sales_tax', 'other'] as const;
 export const TaxType = StringEnum(TAX_TYPES, { description: 'vat, gst, sales_tax or other.' });
@@ -92,33 +92,23 @@ export const TaxRateUpdate = Type.Object(
 );
 export type TaxRateUpdate = Static<typeof TaxRateUpdate>;
 
-export const TaxRate = Type.Object(
-  {
-    id: Type.String({ description: 'txr_…' }),
-    object: Type.Literal('tax_rate'),
-    displayName: Type.String(),
-    percentage: Type.Number(),
-    inclusive: Type.Boolean(),
-    taxType: Nullable(TaxType),
-    category: VatCategory,
-    exemptionReason: Nullable(Type.String()),
-    country: Nullable(Type.String()),
-    state: Nullable(Type.String()),
-    jurisdiction: Nullable(Type.String()),
-    description: Nullable(Type.String()),
-    active: Type.Boolean(),
-    metadata: Type.Record(Type.String(), Type.String()),
-    ...Stamps,
-  },
-  { title: 'TaxRate' },
-);
+export const TaxRate = StoredObject('TaxRate', 'tax_rate', 'txr_…', {
+  displayName: Type.String(),
+  percentage: Type.Number(),
+  inclusive: Type.Boolean(),
+  taxType: Nullable(TaxType),
+  category: VatCategory,
+  exemptionReason: Nullable(Type.String()),
+  country: Nullable(Type.String()),
+  state: Nullable(Type.String()),
+  jurisdiction: Nullable(Type.String()),
+  description: Nullable(Type.String()),
+  active: Type.Boolean(),
+  metadata: Type.Record(Type.String(), Type.String()),
+});
 export type TaxRate = Static<typeof TaxRate>;
 
-export const TaxRateListQuery = ListQuery({
-  active: Type.Optional(
-    Type.Boolean({ description: 'true or false: only active or only inactive rates.' }),
-  ),
-});
+export const TaxRateListQuery = ListQuery({ active: ActiveFilter('rates') });
 
 /** One line of an invoice's (or credit note's) tax breakdown. */
 export const TaxAmount = Type.Object(

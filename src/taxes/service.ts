@@ -1,6 +1,7 @@
 // Tax rate rules: exact percentages, immutable tax terms, activity, events; and the look-up
 // invoices (and credit notes) use to apply rates.
 import type { Db, Queryable } from '../db/pool.ts';
+import { existingRowById } from '../db/row-by-id.ts';
 import { unitOfWork, type WriteRequest, type Written } from '../db/unit-of-work.ts';
 import { isCountryCode } from '../customers/service.ts';
 import type { VatCategory } from '../documents/model.ts';
@@ -125,37 +126,30 @@ export function createTaxRate(
   return unitOfWork(db, request, async (uow) => {
     const { tx, actor: scope } = uow;
     const percentage = checkedPercentage(input.percentage);
-    const row = await insertTaxRate(
-      tx,
-      scope,
-      newId('txr'),
-      {
-        percentage: formatPercentage(percentage),
-        inclusive: input.inclusive,
-        tax_type: input.taxType ?? null,
-        category: input.category ?? 'S',
-      },
-      {
-        display_name: input.displayName,
-        exemption_reason: checkedReason(input.category ?? 'S', input.exemptionReason ?? null),
-        country: checkedCountry(input.country),
-        state: input.state ?? null,
-        jurisdiction: input.jurisdiction ?? null,
-        description: input.description ?? null,
-        active: input.active ?? true,
-        metadata: input.metadata ?? {},
-      },
-    );
+    const row = await insertTaxRate(tx, scope, newId('txr'), {
+      percentage: formatPercentage(percentage),
+      inclusive: input.inclusive,
+      tax_type: input.taxType ?? null,
+      category: input.category ?? 'S',
+      display_name: input.displayName,
+      exemption_reason: checkedReason(input.category ?? 'S', input.exemptionReason ?? null),
+      country: checkedCountry(input.country),
+      state: input.state ?? null,
+      jurisdiction: input.jurisdiction ?? null,
+      description: input.description ?? null,
+      active: input.active ?? true,
+      metadata: input.metadata ?? {},
+    });
     const rate = taxRateFromRow(row);
     uow.event('tax_rate.created', rate);
     return rate;
   });
 }
 
+const loadTaxRate = existingRowById(selectTaxRate, 'tax rate');
+
 export async function getTaxRate(db: Queryable, scope: TenantScope, id: string): Promise<TaxRate> {
-  const row = await selectTaxRate(db, scope, id);
-  if (!row) throw new ResourceMissingError('tax rate', id);
-  return taxRateFromRow(row);
+  return taxRateFromRow(await loadTaxRate(db, scope, id));
 }
 
 function refuseChange(param: string): never {
@@ -173,8 +167,7 @@ export function updateTaxRate(
 ): Promise<Written<TaxRate>> {
   return unitOfWork(db, request, async (uow) => {
     const { tx, actor: scope } = uow;
-    const current = await selectTaxRate(tx, scope, id, { forUpdate: true });
-    if (!current) throw new ResourceMissingError('tax rate', id);
+    const current = await loadTaxRate(tx, scope, id, { forUpdate: true });
     // The tax terms may be repeated (a client sending back what it read) but never changed.
     if (
       patch.percentage !== undefined &&
@@ -225,7 +218,7 @@ export async function getTaxRatesForUse(
 ): Promise<Map<string, RateForInvoice>> {
   const wanted = [...new Set(uses.flatMap((u) => u.ids))];
   // No rates named (the common untaxed draft): no query.
-  const found = wanted.length === 0 ? [] : await selectTaxRates(db, scope, wanted);
+  const found = await selectTaxRates(db, scope, wanted);
   const rows = new Map(found.map((r) => [r.id, r]));
   for (const use of uses) {
     for (const id of use.ids) {

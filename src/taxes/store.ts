@@ -1,9 +1,8 @@
 // SQL for tax rates. Every query takes the tenant and the environment.
-import type { Queryable } from '../db/pool.ts';
-import { rowById } from '../db/row-by-id.ts';
+import { rowById, rowsByIds } from '../db/row-by-id.ts';
+import { rowWrites } from '../db/row-writes.ts';
 import { pageReader } from '../paging.ts';
 import type { VatCategory } from '../documents/model.ts';
-import type { TenantScope } from '../tenancy.ts';
 
 export interface TaxRateRow {
   tenant_id: string;
@@ -28,89 +27,36 @@ export interface TaxRateRow {
 }
 
 /** The fields PATCH may change. */
-export type TaxRateMutable = Pick<
-  TaxRateRow,
-  | 'display_name'
-  | 'exemption_reason'
-  | 'country'
-  | 'state'
-  | 'jurisdiction'
-  | 'description'
-  | 'active'
-  | 'metadata'
->;
+const MUTABLE = [
+  'display_name',
+  'exemption_reason',
+  'country',
+  'state',
+  'jurisdiction',
+  'description',
+  'active',
+  'metadata',
+] as const;
 
-/** The changeable fields in the order both the INSERT and the UPDATE list them. */
-function mutableValues(fields: TaxRateMutable): unknown[] {
-  return [
-    fields.display_name,
-    fields.exemption_reason,
-    fields.country,
-    fields.state,
-    fields.jurisdiction,
-    fields.description,
-    fields.active,
-    JSON.stringify(fields.metadata),
-  ];
-}
+export type TaxRateMutable = Pick<TaxRateRow, (typeof MUTABLE)[number]>;
 
-export async function insertTaxRate(
-  db: Queryable,
-  scope: TenantScope,
-  id: string,
-  fixed: Pick<TaxRateRow, 'percentage' | 'inclusive' | 'tax_type' | 'category'>,
-  fields: TaxRateMutable,
-): Promise<TaxRateRow> {
-  const { rows } = await db.query<TaxRateRow>(
-    `INSERT INTO tax_rates (tenant_id, environment, id, percentage, inclusive, tax_type, category,
-                            display_name, exemption_reason, country, state, jurisdiction,
-                            description, active, metadata)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING *`,
-    [
-      scope.tenantId,
-      scope.environment,
-      id,
-      fixed.percentage,
-      fixed.inclusive,
-      fixed.tax_type,
-      fixed.category,
-      ...mutableValues(fields),
-    ],
-  );
-  return rows[0]!;
-}
+/** The tax terms: set at creation, never changed (issued invoices refer to them). */
+export type TaxRateTerms = Pick<TaxRateRow, 'percentage' | 'inclusive' | 'tax_type' | 'category'>;
+
+const taxRateWrites = rowWrites<TaxRateRow, TaxRateMutable, TaxRateTerms>('tax_rates', {
+  fixed: ['percentage', 'inclusive', 'tax_type', 'category'],
+  changeable: MUTABLE,
+  json: ['metadata'],
+  returning: '*',
+});
+
+export const insertTaxRate = taxRateWrites.insert;
+export const updateTaxRate = taxRateWrites.update;
 
 export const selectTaxRate = rowById<TaxRateRow>('SELECT * FROM tax_rates');
 
 /** The rates among `ids` that exist in this tenant and environment (primary key look-ups). */
-export async function selectTaxRates(
-  db: Queryable,
-  scope: TenantScope,
-  ids: readonly string[],
-): Promise<TaxRateRow[]> {
-  if (ids.length === 0) return [];
-  const { rows } = await db.query<TaxRateRow>(
-    `SELECT * FROM tax_rates WHERE tenant_id = $1 AND environment = $2 AND id = ANY($3::text[])`,
-    [scope.tenantId, scope.environment, ids],
-  );
-  return rows;
-}
-
-export async function updateTaxRate(
-  db: Queryable,
-  scope: TenantScope,
-  id: string,
-  fields: TaxRateMutable,
-): Promise<TaxRateRow> {
-  const { rows } = await db.query<TaxRateRow>(
-    `UPDATE tax_rates SET display_name = $4, exemption_reason = $5, country = $6, state = $7,
-            jurisdiction = $8, description = $9, active = $10, metadata = $11,
-            updated_at = clock_timestamp()
-      WHERE tenant_id = $1 AND environment = $2 AND id = $3 RETURNING *`,
-    [scope.tenantId, scope.environment, id, ...mutableValues(fields)],
-  );
-  return rows[0]!;
-}
+export const selectTaxRates = rowsByIds<TaxRateRow>('SELECT * FROM tax_rates');
 
 /** One page, newest first: index tax_rates_page, or tax_rates_by_active with the filter. */
 export const selectTaxRatePage = pageReader<TaxRateRow, { active?: boolean | undefined }>(

@@ -21,7 +21,7 @@ import {
 } from './store.ts';
 import {
   disableEndpoint,
-  selectEndpoint,
+  loadEndpoint,
   setEndpointFailingSince,
   type DisabledReason,
 } from './endpoint-store.ts';
@@ -61,9 +61,7 @@ export async function listDeliveries(
   // One snapshot: an attempt recorded between the two reads would otherwise show with the
   // delivery's state from before it (its lease's end as the next attempt).
   const { rows, attempts } = await inSnapshot(db, async (tx) => {
-    if (!(await selectEndpoint(tx, scope, endpointId))) {
-      throw new ResourceMissingError('webhook endpoint', endpointId);
-    }
+    await loadEndpoint(tx, scope, endpointId);
     const rows = await selectDeliveryPage(tx, scope, { endpointId }, page);
     const ids = rows.map((r) => r.id);
     return { rows, attempts: await selectAttempts(tx, scope, ids) };
@@ -91,8 +89,7 @@ export function retryDelivery(
 ): Promise<Written<WebhookDelivery>> {
   return unitOfWork(db, request, async (uow) => {
     const { tx, actor: scope } = uow;
-    const endpoint = await selectEndpoint(tx, scope, endpointId);
-    if (!endpoint) throw new ResourceMissingError('webhook endpoint', endpointId);
+    const endpoint = await loadEndpoint(tx, scope, endpointId);
     const delivery = await selectDelivery(tx, scope, endpointId, deliveryId, { forUpdate: true });
     if (!delivery) throw new ResourceMissingError('webhook delivery', deliveryId);
     if (endpoint.disabled) {

@@ -1,7 +1,8 @@
 // SQL for webhook endpoints: where events are sent, and their sealed signing secrets. Every
 // query takes the tenant and the environment, but the resealing walk across tenants.
 import type { Queryable } from '../db/pool.ts';
-import { rowById } from '../db/row-by-id.ts';
+import { existingRowById, rowById } from '../db/row-by-id.ts';
+import { rowWrites } from '../db/row-writes.ts';
 import { pageReader } from '../paging.ts';
 import type { Environment, TenantScope } from '../tenancy.ts';
 import type { EventType } from '../events/types.ts';
@@ -23,39 +24,25 @@ export interface EndpointRow {
   updated_at: Date;
 }
 
-export interface EndpointFields {
-  url: string;
-  description: string | null;
-  enabledEvents: string[];
-  disabled: boolean;
-  disabledReason: DisabledReason | null;
-}
+/** What an endpoint is made of, but its secret (set at creation only). */
+const ENDPOINT_FIELDS = [
+  'url',
+  'description',
+  'enabled_events',
+  'disabled',
+  'disabled_reason',
+  'failing_since',
+] as const;
 
-export async function insertEndpoint(
-  db: Queryable,
-  scope: TenantScope,
-  id: string,
-  secret: string,
-  fields: EndpointFields,
-): Promise<EndpointRow> {
-  const { rows } = await db.query<EndpointRow>(
-    `INSERT INTO webhook_endpoints (tenant_id, environment, id, secret, url, description,
-                                    enabled_events, disabled, disabled_reason)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
-    [
-      scope.tenantId,
-      scope.environment,
-      id,
-      secret,
-      fields.url,
-      fields.description,
-      fields.enabledEvents,
-      fields.disabled,
-      fields.disabledReason,
-    ],
-  );
-  return rows[0]!;
-}
+export type EndpointFields = Pick<EndpointRow, (typeof ENDPOINT_FIELDS)[number]>;
+
+const endpointWrites = rowWrites<EndpointRow, EndpointFields, Pick<EndpointRow, 'secret'>>(
+  'webhook_endpoints',
+  { fixed: ['secret'], changeable: ENDPOINT_FIELDS, returning: '*' },
+);
+
+export const insertEndpoint = endpointWrites.insert;
+export const updateEndpoint = endpointWrites.update;
 
 // An update locks FOR NO KEY UPDATE (it never changes the key), which leaves the foreign-key
 // checks of new webhook deliveries free: an endpoint being changed (its URL checked, which may
@@ -64,34 +51,7 @@ export const selectEndpoint = rowById<EndpointRow>('SELECT * FROM webhook_endpoi
   lock: 'FOR NO KEY UPDATE',
 });
 
-/** Changing the URL or re-enabling starts a fresh record of failures. */
-export async function updateEndpoint(
-  db: Queryable,
-  scope: TenantScope,
-  id: string,
-  fields: EndpointFields,
-  resetFailures: boolean,
-): Promise<EndpointRow> {
-  const { rows } = await db.query<EndpointRow>(
-    `UPDATE webhook_endpoints
-        SET url = $4, description = $5, enabled_events = $6, disabled = $7, disabled_reason = $8,
-            failing_since = CASE WHEN $9 THEN NULL ELSE failing_since END,
-            updated_at = clock_timestamp()
-      WHERE tenant_id = $1 AND environment = $2 AND id = $3 RETURNING *`,
-    [
-      scope.tenantId,
-      scope.environment,
-      id,
-      fields.url,
-      fields.description,
-      fields.enabledEvents,
-      fields.disabled,
-      fields.disabledReason,
-      resetFailures,
-    ],
-  );
-  return rows[0]!;
-}
+export const loadEndpoint = existingRowById(selectEndpoint, 'webhook endpoint');
 
 /** Deletes the endpoint with its deliveries and their attempts (ON DELETE CASCADE). */
 export async function deleteEndpoint(

@@ -14,7 +14,7 @@ import { DestinationRefusedError, resolveDestination } from './destination.ts';
 import {
   deleteEndpoint,
   insertEndpoint,
-  selectEndpoint,
+  loadEndpoint,
   selectEndpointPage,
   updateEndpoint,
   type EndpointFields,
@@ -114,12 +114,14 @@ export async function createEndpoint(
     const disabled = input.disabled ?? false;
     const id = newId('we');
     const sealed = secrets.seal(secret, secretContext(uow.actor, id));
-    const row = await insertEndpoint(uow.tx, uow.actor, id, sealed, {
+    const row = await insertEndpoint(uow.tx, uow.actor, id, {
+      secret: sealed,
       url: input.url,
       description: input.description ?? null,
-      enabledEvents: input.enabledEvents,
+      enabled_events: input.enabledEvents,
       disabled,
-      disabledReason: disabled ? 'requested' : null,
+      disabled_reason: disabled ? 'requested' : null,
+      failing_since: null,
     });
     uow.carriesSecret();
     return { ...endpointFromRow(row), secret };
@@ -131,9 +133,7 @@ export async function getEndpoint(
   scope: TenantScope,
   id: string,
 ): Promise<WebhookEndpoint> {
-  const row = await selectEndpoint(db, scope, id);
-  if (!row) throw new ResourceMissingError('webhook endpoint', id);
-  return endpointFromRow(row);
+  return endpointFromRow(await loadEndpoint(db, scope, id));
 }
 
 export async function listEndpoints(
@@ -158,23 +158,24 @@ export async function changeEndpoint(
   if (patch.enabledEvents) checkEnabledEvents(patch.enabledEvents);
   if (patch.url !== undefined) await checkUrl(patch.url, request.actor, allowLoopback);
   return unitOfWork(db, request, async ({ tx, actor: scope }) => {
-    const current = await selectEndpoint(tx, scope, id, { forUpdate: true });
-    if (!current) throw new ResourceMissingError('webhook endpoint', id);
+    const current = await loadEndpoint(tx, scope, id, { forUpdate: true });
     const disabled = patch.disabled ?? current.disabled;
+    const enabling = current.disabled && !disabled;
+    const urlChanged = patch.url !== undefined && patch.url !== current.url;
     const fields: EndpointFields = {
       url: patch.url ?? current.url,
       description: patch.description === undefined ? current.description : patch.description,
-      enabledEvents: patch.enabledEvents ?? current.enabled_events,
+      enabled_events: patch.enabledEvents ?? current.enabled_events,
       disabled,
-      disabledReason: !disabled
+      disabled_reason: !disabled
         ? null
         : patch.disabled === true && !current.disabled
           ? 'requested'
           : current.disabled_reason,
+      // Read under the row's lock, so kept as it is unless a fresh record starts.
+      failing_since: enabling || urlChanged ? null : current.failing_since,
     };
-    const enabling = current.disabled && !disabled;
-    const urlChanged = patch.url !== undefined && patch.url !== current.url;
-    const row = await updateEndpoint(tx, scope, id, fields, enabling || urlChanged);
+    const row = await updateEndpoint(tx, scope, id, fields);
     if (disabled && !current.disabled) await cancelPendingDeliveries(tx, scope, id);
     return endpointFromRow(row);
   });

@@ -1,6 +1,7 @@
 // SQL for webhook deliveries (the outbox queue) and their attempts; endpoints in
 // ./endpoint-store.ts. Every query takes the tenant and the environment, but the worker's claim.
 import type { Queryable } from '../db/pool.ts';
+import { rowsByIds } from '../db/row-by-id.ts';
 import { pageReader } from '../paging.ts';
 import type { Environment, TenantScope } from '../tenancy.ts';
 import type { EventType } from '../events/types.ts';
@@ -186,18 +187,8 @@ export const selectDeliveryPage = pageReader<DeliveryRow, { endpointId: string }
 );
 
 /** The attempts of some deliveries, oldest first (primary key). */
-export async function selectAttempts(
-  db: Queryable,
-  scope: TenantScope,
-  deliveryIds: string[],
-): Promise<AttemptRow[]> {
-  if (deliveryIds.length === 0) return [];
-  const { rows } = await db.query<AttemptRow>(
-    `SELECT delivery_id, attempt, attempted_at, duration_ms, response_status, error, response_body
-       FROM webhook_attempts
-      WHERE tenant_id = $1 AND environment = $2 AND delivery_id = ANY($3::text[])
-      ORDER BY delivery_id, attempt`,
-    [scope.tenantId, scope.environment, deliveryIds],
-  );
-  return rows;
-}
+export const selectAttempts = rowsByIds<AttemptRow>(
+  `SELECT delivery_id, attempt, attempted_at, duration_ms, response_status, error, response_body
+     FROM webhook_attempts`,
+  { column: 'delivery_id', orderBy: 'delivery_id, attempt' },
+);

@@ -3,7 +3,7 @@
 // row repeats at the top of every page the table runs over.
 import { formatAmount, formatPeriod, formatQuantity, t, unitName } from '../i18n.ts';
 import type { DocumentLine, DocumentLocale, DocumentModel, TaxBreakdownEntry } from '../model.ts';
-import { COLOR, CONTENT, type Align, type Sheet, type TextStyle } from './sheet.ts';
+import { COLOR, CONTENT, TABLE, type Align, type Sheet, type TextStyle } from './sheet.ts';
 import { printedRate } from './tax-summary.ts';
 
 interface Column {
@@ -11,10 +11,7 @@ interface Column {
   align: Align;
 }
 
-const PAD_X = 4;
-const PAD_Y = 3.5;
-const HEADER: TextStyle = { size: 7.5, bold: true, color: COLOR.muted };
-const CELL: TextStyle = { size: 8.5 };
+const { padX: PAD_X, padY: PAD_Y, header: HEADER, cell: CELL } = TABLE;
 const PERIOD: TextStyle = { size: 7.5, color: COLOR.muted };
 const PERIOD_GAP = 1;
 

@@ -32,6 +32,14 @@ export interface TextStyle {
 
 export type Align = 'left' | 'right' | 'center';
 
+/** The tables (the lines, the VAT breakdown) alike: a cell's padding, header and body text. */
+export const TABLE: { padX: number; padY: number; header: TextStyle; cell: TextStyle } = {
+  padX: 4,
+  padY: 3.5,
+  header: { size: 7.5, bold: true, color: COLOR.muted },
+  cell: { size: 8.5 },
+};
+
 const SMALLEST_SIZE = 5;
 
 export class Sheet {

@@ -3,7 +3,7 @@
 // excluding VAT + VAT = total; total − paid in advance = amount due.
 import { formatAmount, formatPercentage, t } from '../i18n.ts';
 import type { DocumentLocale, DocumentModel, TaxBreakdownEntry, VatCategory } from '../model.ts';
-import { COLOR, CONTENT, MARGIN, type Sheet, type TextStyle } from './sheet.ts';
+import { COLOR, CONTENT, MARGIN, TABLE, type Sheet, type TextStyle } from './sheet.ts';
 
 // EN 16931 (BR-AE-05, BR-E-05, BR-IC-05, BR-G-05, BR-Z-05, BR-O-05): these categories carry no
 // VAT, so the document shows 0 % whatever rate the tax rate object was created with; a
@@ -14,10 +14,7 @@ export function printedRate(entry: TaxBreakdownEntry, locale: DocumentLocale): s
   return formatPercentage(UNTAXED.has(entry.category) ? '0' : entry.percentage, locale);
 }
 
-const PAD_X = 4;
-const PAD_Y = 3.5;
-const HEADER: TextStyle = { size: 7.5, bold: true, color: COLOR.muted };
-const CELL: TextStyle = { size: 8.5 };
+const { padX: PAD_X, padY: PAD_Y, header: HEADER, cell: CELL } = TABLE;
 const REASON: TextStyle = { size: 7.5, color: COLOR.muted };
 const AMOUNT_WIDTH = 100;
 const RATE_WIDTH = 60;
