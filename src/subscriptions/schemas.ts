@@ -1,8 +1,8 @@
 // The shapes of subscriptions (API.md part D, "Subscriptions"): what a request may send, what
 // the API answers. The rules behind them are in docs/subscriptions.md.
 import { Type, type Static } from '@sinclair/typebox';
+import { StoredObject } from '../http/resource-schemas.ts';
 import {
-  Environment,
   Metadata,
   Nullable,
   NullableTimestamp,
@@ -174,44 +174,36 @@ const SubscriptionItem = Type.Object(
   { title: 'SubscriptionItem' },
 );
 
-export const Subscription = Type.Object(
-  {
-    id: Type.String(),
-    object: Type.Literal('subscription'),
-    status: SubscriptionStatus,
-    customerId: Type.String(),
-    currency: Type.String(),
-    items: Type.Array(SubscriptionItem),
-    currentPeriod: Nullable(Period),
-    billingCycleAnchor: Timestamp,
-    startAt: Timestamp,
-    timeZone: Type.String(),
-    trialStart: NullableTimestamp,
-    trialEnd: NullableTimestamp,
-    cancelAtPeriodEnd: Type.Boolean(),
-    cancelAt: NullableTimestamp,
-    canceledAt: NullableTimestamp,
-    endedAt: NullableTimestamp,
-    pause: Nullable(
-      Type.Object({
-        behavior: StringEnum(['void', 'keep_as_draft', 'mark_uncollectible']),
-        resumesAt: NullableTimestamp,
-      }),
-    ),
-    latestInvoiceId: Nullable(Type.String()),
-    nextInvoiceAt: NullableTimestamp,
-    testClockId: Nullable(Type.String()),
-    daysUntilDue: Nullable(Type.Integer()),
-    defaultTaxRates: Type.Array(Type.String()),
-    autoSend: Type.Boolean(),
-    description: Nullable(Type.String()),
-    metadata: Metadata,
-    environment: Environment,
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-  },
-  { title: 'Subscription' },
-);
+export const Subscription = StoredObject('Subscription', 'subscription', 'sub_…', {
+  status: SubscriptionStatus,
+  customerId: Type.String(),
+  currency: Type.String(),
+  items: Type.Array(SubscriptionItem),
+  currentPeriod: Nullable(Period),
+  billingCycleAnchor: Timestamp,
+  startAt: Timestamp,
+  timeZone: Type.String(),
+  trialStart: NullableTimestamp,
+  trialEnd: NullableTimestamp,
+  cancelAtPeriodEnd: Type.Boolean(),
+  cancelAt: NullableTimestamp,
+  canceledAt: NullableTimestamp,
+  endedAt: NullableTimestamp,
+  pause: Nullable(
+    Type.Object({
+      behavior: StringEnum(['void', 'keep_as_draft', 'mark_uncollectible']),
+      resumesAt: NullableTimestamp,
+    }),
+  ),
+  latestInvoiceId: Nullable(Type.String()),
+  nextInvoiceAt: NullableTimestamp,
+  testClockId: Nullable(Type.String()),
+  daysUntilDue: Nullable(Type.Integer()),
+  defaultTaxRates: Type.Array(Type.String()),
+  autoSend: Type.Boolean(),
+  description: Nullable(Type.String()),
+  metadata: Metadata,
+});
 export type Subscription = Static<typeof Subscription>;
 
 export const SubscriptionListQuery = Type.Object(

@@ -1,6 +1,7 @@
 // The shapes of test clocks (API.md part D, "Test clocks").
 import { Type, type Static } from '@sinclair/typebox';
-import { Environment, Nullable, StringEnum, Timestamp } from '../http/schemas.ts';
+import { StoredObject } from '../http/resource-schemas.ts';
+import { Nullable, StringEnum, Timestamp } from '../http/schemas.ts';
 
 export const TestClockCreate = Type.Object(
   {
@@ -25,22 +26,14 @@ export const TestClockAdvance = Type.Object(
 );
 export type TestClockAdvance = Static<typeof TestClockAdvance>;
 
-export const TestClock = Type.Object(
-  {
-    id: Type.String(),
-    object: Type.Literal('test_clock'),
-    name: Nullable(Type.String()),
-    frozenTime: Timestamp,
-    status: StringEnum(['ready', 'advancing'], {
-      description: '`advancing` while an advance runs what falls due; `ready` after.',
-    }),
-    advancingTo: Nullable(Timestamp),
-    environment: Environment,
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-  },
-  { title: 'TestClock' },
-);
+export const TestClock = StoredObject('TestClock', 'test_clock', 'clock_…', {
+  name: Nullable(Type.String()),
+  frozenTime: Timestamp,
+  status: StringEnum(['ready', 'advancing'], {
+    description: '`advancing` while an advance runs what falls due; `ready` after.',
+  }),
+  advancingTo: Nullable(Timestamp),
+});
 export type TestClock = Static<typeof TestClock>;
 
 export const DeletedTestClock = Type.Object(

@@ -109,13 +109,10 @@ describe('metered items', () => {
     await usage(customer.id, '2027-04-20T00:00:00.000Z', 100);
     await advance(api, clock.id, '2027-05-01T02:00:00.000Z');
     const [may] = await invoicesOf(api, subscription.id);
-    assert.deepEqual(
-      may!.lines.map((l) => [l.amount, l.period.start, l.period.end]).sort(),
-      [
-        [10, '2027-04-15T00:00:00.000Z', '2027-05-01T00:00:00.000Z'],
-        [50, '2027-04-01T00:00:00.000Z', '2027-04-15T00:00:00.000Z'],
-      ],
-    );
+    assert.deepEqual(may!.lines.map((l) => [l.amount, l.period.start, l.period.end]).sort(), [
+      [10, '2027-04-15T00:00:00.000Z', '2027-05-01T00:00:00.000Z'],
+      [50, '2027-04-01T00:00:00.000Z', '2027-04-15T00:00:00.000Z'],
+    ]);
   });
 
   it('counts late usage on the draft during its grace period, and refuses it once issued', async () => {

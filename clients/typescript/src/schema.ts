@@ -344,7 +344,7 @@ export interface paths {
     put?: never;
     /**
      * Create a price
-     * @description A price of a product in one currency: `one_time` or `recurring` (a period of at most a year), billed per unit, in tiers, or by the package. A line’s amount is computed exactly and rounded once, half away from zero. Metered prices (`recurring.usage: metered`) are refused until meters are available.
+     * @description A price of a product in one currency: `one_time` or `recurring` (a period of at most a year), billed per unit, in tiers, or by the package. A line’s amount is computed exactly and rounded once, half away from zero. A metered price (`recurring.usage: metered`) names its meter (`recurring.meterId`) and is billed in arrears for the usage it measures.
      *
      *     **Scope:** `subscriptions:write`.
      */
@@ -469,6 +469,28 @@ export interface paths {
      *     **Scope:** `subscriptions:read`.
      */
     get: operations['getSubscriptionUpcomingInvoice'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/subscriptions/{id}/usage': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The current period’s usage
+     * @description Each metered item’s meter aggregated over the customer’s events of the current period so far, as an exact decimal string.
+     *
+     *     **Scope:** `usage:read`.
+     */
+    get: operations['getSubscriptionUsage'];
     put?: never;
     post?: never;
     delete?: never;
@@ -2316,6 +2338,7 @@ export interface components {
     };
     /** Subscription */
     Subscription: {
+      /** @description sub_… */
       id: string;
       /**
        * @description discriminator enum property added by openapi-typescript
@@ -2450,6 +2473,8 @@ export interface components {
     ProposedLine: {
       description: string;
       quantity: number;
+      /** @description A metered line’s exact quantity when it is not whole. */
+      quantityDecimal: string | null;
       amount: number;
       period: components['schemas']['Period'];
       priceId: string;
@@ -2489,6 +2514,16 @@ export interface components {
       tax: number;
       total: number;
     };
+    /** SubscriptionUsage */
+    SubscriptionUsage: {
+      data: {
+        subscriptionItemId: string;
+        meterId: string;
+        period: components['schemas']['Period'];
+        /** @description The meter’s aggregation so far, an exact decimal. */
+        value: string;
+      }[];
+    };
     /** SubscriptionCancel */
     SubscriptionCancel: {
       /** @description `period_end` (default), `now`, or an instant within the current period. */
@@ -2517,6 +2552,7 @@ export interface components {
     };
     /** TestClock */
     TestClock: {
+      /** @description clock_… */
       id: string;
       /**
        * @description discriminator enum property added by openapi-typescript
@@ -5322,6 +5358,40 @@ export interface operations {
       404: components['responses']['NotFound'];
       408: components['responses']['RequestTimeout'];
       409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  getSubscriptionUsage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The subscription usage. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SubscriptionUsage'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      408: components['responses']['RequestTimeout'];
       429: components['responses']['TooManyRequests'];
       431: components['responses']['HeadersTooLarge'];
       500: components['responses']['InternalError'];
