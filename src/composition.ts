@@ -50,6 +50,7 @@ import { subscriptionStanding } from './subscriptions/standing-store.ts';
 import { createSubscriptions } from './subscriptions/subscriptions.ts';
 import { createTaxRate, getTaxRate, listTaxRates, updateTaxRate } from './taxes/service.ts';
 import { createTestClocks } from './test-clocks/test-clocks.ts';
+import { createUsage } from './usage/usage.ts';
 import type { TenantScope } from './tenancy.ts';
 import { listDeliveries, retryDelivery } from './webhooks/deliveries.ts';
 import {
@@ -189,6 +190,7 @@ export function createServices(foundation: Foundation) {
     mailKinds: createMailKinds(withDocuments),
     subscriptions: createSubscriptions(withDocuments),
     testClocks: createTestClocks(withDocuments),
+    usage: createUsage({ db, clock }),
   };
 }
 
