@@ -47,6 +47,7 @@ import { reportRoutes } from './reports/routes.ts';
 import { subscriptionRoutes } from './subscriptions/routes.ts';
 import { taxRateRoutes } from './taxes/routes.ts';
 import { testClockRoutes } from './test-clocks/routes.ts';
+import { meterRoutes, usageEventRoutes } from './usage/routes.ts';
 import { webhookEndpointRoutes } from './webhooks/routes.ts';
 import { hostedPageRoutes } from './hosted/routes.ts';
 import { settingsRoutes } from './settings/routes.ts';
@@ -60,6 +61,8 @@ const AUTHENTICATED: readonly RoutePlugin[] = [
   priceRoutes,
   subscriptionRoutes,
   testClockRoutes,
+  meterRoutes,
+  usageEventRoutes,
   invoiceRoutes,
   creditNoteRoutes,
   paymentRoutes,

@@ -50,6 +50,9 @@ import { subscriptionStanding } from './subscriptions/standing-store.ts';
 import { createSubscriptions } from './subscriptions/subscriptions.ts';
 import { createTaxRate, getTaxRate, listTaxRates, updateTaxRate } from './taxes/service.ts';
 import { createTestClocks } from './test-clocks/test-clocks.ts';
+import { aggregateUsage } from './usage/service.ts';
+import { createUsage } from './usage/usage.ts';
+import { countLateUsage, usageClosedBefore } from './subscriptions/late-usage.ts';
 import type { TenantScope } from './tenancy.ts';
 import { listDeliveries, retryDelivery } from './webhooks/deliveries.ts';
 import {
@@ -127,8 +130,8 @@ export function createServices(foundation: Foundation) {
   const allowLoopback = config.webhooksAllowLoopback;
   const documents = createIssuedDocuments(foundation);
   const withDocuments = { ...foundation, documents };
-  // No price is metered before meters exist (the catalogue refuses them): no usage to measure.
-  const withBilling = { ...withDocuments, aggregate: async () => '0' };
+  // Subscriptions measure metered items with the usage module's meters.
+  const withBilling = { ...withDocuments, aggregate: aggregateUsage };
   return {
     ...foundation,
     documents,
@@ -191,6 +194,12 @@ export function createServices(foundation: Foundation) {
     mailKinds: createMailKinds(withDocuments),
     subscriptions: createSubscriptions(withBilling),
     testClocks: createTestClocks(withBilling),
+    usage: createUsage({
+      db,
+      clock,
+      closedBefore: usageClosedBefore,
+      onKept: (uow, kept) => countLateUsage(uow, aggregateUsage, kept),
+    }),
   };
 }
 

@@ -40,7 +40,8 @@ export type IdPrefix =
   | 'sub'
   | 'si'
   | 'pl'
-  | 'clock';
+  | 'clock'
+  | 'mtr';
 
 // Monotonic within a process (as ULID's monotonic factory): an id made in the same millisecond
 // as the previous one (or after the clock stepped back) keeps that millisecond and takes the

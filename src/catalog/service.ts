@@ -7,6 +7,7 @@ import { ParameterInvalidError, ResourceMissingError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { getTaxRatesForUse, MixedTaxBehaviourError } from '../taxes/service.ts';
 import type { TenantScope } from '../tenancy.ts';
+import { getMeter } from '../usage/service.ts';
 import { formatDecimal, parseDecimal } from './amount.ts';
 import type {
   Price,
@@ -158,6 +159,18 @@ export function updateProduct(
 /** One page of products, newest first, active or not if asked (the store's page reader). */
 export const listProducts = selectProductPage;
 
+/** A metered price's meter: the tenant's, or 404 naming `recurring.meterId`. */
+async function checkedMeter(db: Queryable, scope: TenantScope, meterId: string): Promise<void> {
+  try {
+    await getMeter(db, scope, meterId);
+  } catch (error) {
+    if (error instanceof ResourceMissingError) {
+      throw new ResourceMissingError('meter', meterId, 'recurring.meterId');
+    }
+    throw error;
+  }
+}
+
 export function createPrice(
   db: Db,
   request: WriteRequest,
@@ -165,6 +178,8 @@ export function createPrice(
 ): Promise<Written<Price>> {
   return unitOfWork(db, request, async ({ tx, actor }) => {
     const terms = checkedPrice(input);
+    const meterId = terms.recurring?.meterId;
+    if (meterId) await checkedMeter(tx, actor, meterId);
     const row = await insertPrice(tx, actor, newId('price'), input.productId, {
       currency: terms.currency,
       type: terms.type,

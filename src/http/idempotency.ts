@@ -4,6 +4,7 @@
 // transaction, and sends the answer. A replay carries `Idempotent-Replayed: true`.
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { canonicalJson } from '../canonical-json.ts';
 import type { WriteRequest, Written } from '../db/unit-of-work.ts';
 import { IdempotencyKeyInvalidError } from '../errors.ts';
 import type { SecretsKeyring } from '../secrets/keyring.ts';
@@ -30,18 +31,6 @@ function readIdempotencyKey(request: FastifyRequest): string | undefined {
     );
   }
   return raw;
-}
-
-/** JSON with object keys sorted, so that key order does not change a request's fingerprint. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }
 
 function fingerprint(request: FastifyRequest): Buffer {

@@ -23,6 +23,9 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   Products: 'What subscriptions and invoices bill: name, unit of measure and tax rates.',
   Prices:
     'What a product costs: one-time or recurring, per unit, tiered or by the package; amounts never change.',
+  Meters:
+    'What usage is measured: an event name and its aggregation; never changes what it measures.',
+  Usage: 'Usage events in, each counted once per id, and summaries of a customer’s usage.',
   Invoices: 'Drafts, issue (gapless numbers), payment, void, documents and e-mail.',
   'Credit notes': 'Corrections of open or paid invoices, with their own documents.',
   Payments: 'Payments received against invoices.',

@@ -29,13 +29,14 @@ export async function usageClosedBefore(
 export async function countLateUsage(
   uow: UnitOfWork,
   aggregate: AggregateUsage,
-  accepted: readonly { customerId: string; timestamp: Date }[],
-  now: Date,
+  accepted: readonly { customerId: string; timestamp: Date; now: Date }[],
 ): Promise<void> {
   const { tx, actor: scope } = uow;
   const customers = [...new Set(accepted.map((e) => e.customerId))];
   for (const draft of await selectWaitingDrafts(tx, scope, customers)) {
     const times = accepted.filter((e) => e.customerId === draft.customer_id);
+    // The customer's time (its test clock's, if it has one).
+    const now = times[0]!.now;
     const invoice = await getInvoice(tx, scope, draft.invoice_id, utcDateOf(now));
     if (invoice.status !== 'draft') continue;
     const prices = await getPricesWithProducts(

@@ -150,6 +150,43 @@ export async function tenantDay(
   );
   ok(await api.get(`/v1/invoices?subscriptionId=${sub}`));
   ok(await api.get('/v1/test-clocks'));
+
+  // Usage: a meter, a batch with a copy of its event (a duplicate), the batch again (its hash
+  // read back), a meter made after the event (its backfill), and a summary by day.
+  const meter = await api.post('/v1/meters', {
+    eventName: 'api_call',
+    aggregation: 'sum',
+    valueProperty: 'units',
+    displayName: 'API units',
+  });
+  ok(meter, 201);
+  const usage = {
+    id: 'day-1',
+    eventName: 'api_call',
+    customerId: subscriber.body.id,
+    timestamp: '2027-02-01T01:30:00.000Z',
+    properties: { units: '2.5' },
+  };
+  ok(await api.post('/v1/usage-events', { events: [usage, usage] }));
+  ok(await api.post('/v1/usage-events', { events: [usage] }));
+  ok(
+    await api.post('/v1/meters', {
+      eventName: 'api_call',
+      aggregation: 'unique_count',
+      valueProperty: 'units',
+      displayName: 'Distinct units',
+    }),
+    201,
+  );
+  const summary = new URLSearchParams({
+    customerId: subscriber.body.id,
+    from: '2027-01-31T00:00:00.000Z',
+    to: '2027-02-01T02:00:00.000Z',
+    granularity: 'day',
+  });
+  ok(await api.get(`/v1/meters/${meter.body.id}/summaries?${summary}`));
+  ok(await api.get('/v1/meters'));
+  ok(await api.patch(`/v1/meters/${meter.body.id}`, { status: 'inactive' }));
   ok(await api.post(`/v1/subscriptions/${sub}/cancel`, { at: 'now', prorate: true }));
 
   const invoice = await api.post(

@@ -5,6 +5,7 @@ import { List } from './list.ts';
 import { segment, type Operations } from './operations.ts';
 import { subscriptionsResource } from './subscriptions.ts';
 import { testClocksResource } from './test-clocks.ts';
+import { metersResource, usageEventsResource } from './usage.ts';
 import {
   Transport,
   withResponse,
@@ -134,6 +135,12 @@ export class BillingClient {
 
   /** Simulated time for the test environment (test keys only). */
   readonly testClocks = testClocksResource(this.#operations);
+
+  /** What usage is measured, and summaries of a customer's usage. */
+  readonly meters = metersResource(this.#operations);
+
+  /** Usage events in: each counted once per id. */
+  readonly usageEvents = usageEventsResource(this.#operations);
 
   readonly invoices = {
     create: (body: Body<'createInvoice'>, options?: RequestOptions) =>

@@ -637,6 +637,102 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/meters': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List meters, newest first
+     * @description **Scope:** `subscriptions:read`.
+     */
+    get: operations['listMeters'];
+    put?: never;
+    /**
+     * Create a meter
+     * @description A meter aggregates the usage events of its `eventName`: `sum`, `max` or `last` of `valueProperty`, `count` of events, or `unique_count` of distinct values of `valueProperty`. It measures the events of its name already kept as well as those to come.
+     *
+     *     **Scope:** `subscriptions:write`.
+     */
+    post: operations['createMeter'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/meters/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Retrieve a meter
+     * @description **Scope:** `subscriptions:read`.
+     */
+    get: operations['getMeter'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Update a meter
+     * @description Changes only `displayName` and `status`: a body naming any other field of its creation is 400 parameter_invalid with that field as `param`. An inactive meter still measures; events are no longer checked against it.
+     *
+     *     **Scope:** `subscriptions:write`.
+     */
+    patch: operations['updateMeter'];
+    trace?: never;
+  };
+  '/v1/meters/{id}/summaries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Summarize a customer’s usage
+     * @description The meter’s aggregation of the customer’s events over [`from`, `to`): in one bucket, or cut at each local hour or midnight of the customer’s time zone (its own, else the tenant’s), so the first and last buckets may be partial; at most 1,000 buckets. Values are exact decimal strings, "0" where there is no usage.
+     *
+     *     **Scope:** `usage:read`.
+     */
+    get: operations['getMeterSummaries'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/usage-events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send usage events
+     * @description Each event counts once per tenant, environment and `id`, however often it is sent: the answer (200) gives each event’s outcome in the order sent — `accepted`, `duplicate` (the same id with the same content was accepted before, or earlier in the batch), or `error` with a code of its own. One event refused never refuses the others; a request refused as a whole (its key, its body, more than 1,000 events) accepts none. Accepted events are durable when the answer is sent.
+     *
+     *     **Scope:** `usage:write`.
+     */
+    post: operations['createUsageEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/invoices': {
     parameters: {
       query?: never;
@@ -2612,6 +2708,161 @@ export interface components {
        * @description ISO 8601, UTC
        */
       frozenTime: string;
+    };
+    /**
+     * MeterCreate
+     * @description `valueProperty` is required except for `count`, which takes none. A meter measures the events of its name already kept as well as those to come.
+     */
+    MeterCreate: {
+      /**
+       * @description 1–100 printable ASCII characters without spaces, e.g. `api_request`.
+       * @example api_request
+       */
+      eventName: string;
+      /**
+       * @description sum, max or last of `valueProperty`; count of events; unique_count of distinct values of `valueProperty`.
+       * @enum {string}
+       */
+      aggregation: 'sum' | 'count' | 'unique_count' | 'max' | 'last';
+      /**
+       * @description The top-level property of `properties` the meter reads: a decimal ≥ 0 with up to 12 decimal places (sum, max, last) or any JSON scalar (unique_count). Not for count.
+       * @example bytes
+       */
+      valueProperty?: string;
+      /** @example API requests */
+      displayName: string;
+      /**
+       * @description active: events are checked against it; inactive: it keeps measuring, unchecked.
+       * @enum {string}
+       */
+      status?: 'active' | 'inactive';
+    };
+    /** Meter */
+    Meter: {
+      /** @description mtr_… */
+      id: string;
+      /** @enum {string} */
+      object: 'meter';
+      eventName: string;
+      /**
+       * @description sum, max or last of `valueProperty`; count of events; unique_count of distinct values of `valueProperty`.
+       * @enum {string}
+       */
+      aggregation: 'sum' | 'count' | 'unique_count' | 'max' | 'last';
+      /** @description null for count. */
+      valueProperty: string | null;
+      displayName: string;
+      /**
+       * @description active: events are checked against it; inactive: it keeps measuring, unchecked.
+       * @enum {string}
+       */
+      status: 'active' | 'inactive';
+      /**
+       * @description The environment of the key that made the object.
+       * @enum {string}
+       */
+      environment: 'live' | 'test';
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      updatedAt: string;
+    };
+    /** MeterPage */
+    MeterPage: {
+      data: components['schemas']['Meter'][];
+      /** @description Pass as `cursor` for the next page; null on the last page. */
+      nextCursor: string | null;
+    };
+    /** MeterUpdate */
+    MeterUpdate: {
+      /** @example API requests */
+      displayName?: string;
+      /**
+       * @description active: events are checked against it; inactive: it keeps measuring, unchecked.
+       * @enum {string}
+       */
+      status?: 'active' | 'inactive';
+    };
+    /** UsageSummary */
+    UsageSummary: {
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      start: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC
+       */
+      end: string;
+      /** @description The aggregation, as an exact decimal. */
+      value: string;
+    };
+    /** UsageSummaries */
+    UsageSummaries: {
+      data: components['schemas']['UsageSummary'][];
+    };
+    /** UsageEvent */
+    UsageEvent: {
+      /** @description Yours, unique per tenant and environment: the event counts once under it, however often it is sent. */
+      id: string;
+      /**
+       * @description 1–100 printable ASCII characters without spaces, e.g. `api_request`.
+       * @example api_request
+       */
+      eventName: string;
+      /** @description cus_… */
+      customerId: string;
+      /**
+       * Format: date-time
+       * @description When the usage happened (RFC 3339, kept to the millisecond): at most 35 days before the customer’s current time and 5 minutes after it.
+       */
+      timestamp: string;
+      /** @description What the meters of its name read (at most 4,096 characters of JSON); default `{}`. */
+      properties?: {
+        [key: string]: unknown;
+      };
+    };
+    /**
+     * UsageEventBatch
+     * @description 1–1000 events. Each is checked on its own: one that breaks a rule has an outcome of its own and the others are still taken.
+     */
+    UsageEventBatch: {
+      events: components['schemas']['UsageEvent'][];
+    };
+    /** UsageEventOutcome */
+    UsageEventOutcome: {
+      /** @description The event’s id as sent; null if it had none. */
+      id: string | null;
+      /**
+       * @description accepted: counted now; duplicate: the same id with the same content was accepted before; error: refused (`error` says why), and may be sent again.
+       * @enum {string}
+       */
+      status: 'accepted' | 'duplicate' | 'error';
+      error?: {
+        /**
+         * @description parameter_invalid (a field, or a value a meter needs), resource_missing (the customer), idempotency_key_reused (the id was accepted with other content), timestamp_out_of_range, usage_period_closed (its period is invoiced).
+         * @enum {string}
+         */
+        code:
+          | 'parameter_invalid'
+          | 'resource_missing'
+          | 'idempotency_key_reused'
+          | 'timestamp_out_of_range'
+          | 'usage_period_closed';
+        message: string;
+      };
+    };
+    /** UsageEventOutcomes */
+    UsageEventOutcomes: {
+      /** @description One outcome per event, in the order sent. */
+      data: components['schemas']['UsageEventOutcome'][];
     };
     /**
      * LineCreate
@@ -5756,6 +6007,285 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['ContentTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['TooManyRequests'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  listMeters: {
+    parameters: {
+      query?: {
+        /**
+         * @description Page size, an integer from 1 to 100 (default 25).
+         * @example 25
+         */
+        limit?: number;
+        /** @description The `nextCursor` of the previous page, as it was returned. */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of meters, newest first; `nextCursor` leads to the next. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MeterPage'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['TooManyRequests'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  createMeter: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: 1–255 printable ASCII characters, kept 24 hours, scoped to the tenant and environment. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description `valueProperty` is required except for `count`, which takes none. A meter measures the events of its name already kept as well as those to come. */
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "eventName": "storage",
+         *       "aggregation": "max",
+         *       "valueProperty": "gigabytes",
+         *       "displayName": "Storage used"
+         *     }
+         */
+        'application/json': components['schemas']['MeterCreate'];
+      };
+    };
+    responses: {
+      /** @description The meter created. */
+      201: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Meter'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['ContentTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['TooManyRequests'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  getMeter: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The meter. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Meter'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['TooManyRequests'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  updateMeter: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: 1–255 printable ASCII characters, kept 24 hours, scoped to the tenant and environment. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /**
+         * @example {
+         *       "status": "inactive"
+         *     }
+         */
+        'application/json': components['schemas']['MeterUpdate'];
+      };
+    };
+    responses: {
+      /** @description The meter, changed. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Meter'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['ContentTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['IdempotencyKeyReused'];
+      429: components['responses']['TooManyRequests'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  getMeterSummaries: {
+    parameters: {
+      query: {
+        /** @description cus_… */
+        customerId: string;
+        /** @description Included. */
+        from: string;
+        /** @description Excluded; after `from`. */
+        to: string;
+        /** @description hour or day buckets on the customer’s time zone, or none (one bucket, the default). */
+        granularity?: 'hour' | 'day' | 'none';
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The usage summaries. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UsageSummaries'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      408: components['responses']['RequestTimeout'];
+      429: components['responses']['TooManyRequests'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  createUsageEvent: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the request safe to retry: 1–255 printable ASCII characters, kept 24 hours, scoped to the tenant and environment. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description 1–1000 events. Each is checked on its own: one that breaks a rule has an outcome of its own and the others are still taken. */
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "events": [
+         *         {
+         *           "id": "req_0001",
+         *           "eventName": "api_request",
+         *           "customerId": "cus_2xYq4mV9sLk3",
+         *           "timestamp": "2027-01-15T09:30:00.000Z",
+         *           "properties": {
+         *             "endpoint": "/search",
+         *             "bytes": "1250.5"
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        'application/json': components['schemas']['UsageEventBatch'];
+      };
+    };
+    responses: {
+      /** @description The usage event outcomes, changed. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UsageEventOutcomes'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       408: components['responses']['RequestTimeout'];
       409: components['responses']['Conflict'];
       413: components['responses']['ContentTooLarge'];

@@ -1,0 +1,139 @@
+// SQL for usage events and their hourly rollups (docs/usage.md, "Storage"). Every query takes
+// the tenant and the environment.
+import type { Queryable } from '../db/pool.ts';
+import type { TenantScope } from '../tenancy.ts';
+import type { UsageEventRecord } from './events.ts';
+
+/**
+ * Orders ingestion and meter creation per tenant and environment: every batch holds the lock
+ * shared for its transaction, a meter's creation exclusively. A new meter's backfill then reads
+ * every event committed before it, and every batch after it sees the meter and rolls up for
+ * it: no event falls between the two. Taken in a statement of its own, before the statements
+ * it orders take their snapshots.
+ */
+export async function lockUsageMeters(
+  db: Queryable,
+  scope: TenantScope,
+  mode: 'shared' | 'exclusive',
+): Promise<void> {
+  const lock = mode === 'shared' ? 'pg_advisory_xact_lock_shared' : 'pg_advisory_xact_lock';
+  await db.query({
+    name: `usage_meters_${mode}`,
+    text: `SELECT ${lock}(hashtextextended($1, 0))`,
+    values: [`usage meters\n${scope.tenantId}\n${scope.environment}`],
+  });
+}
+
+/**
+ * What events add to their meters' rollups, from `measured` (rows of meter_id, aggregation,
+ * value_property, customer_id, occurred_at, properties), for the tenant and environment $1, $2.
+ * Rows are written in one order by every writer, so concurrent batches that share rollup rows
+ * wait for each other instead of deadlocking.
+ */
+function rollUp(measured: string): string {
+  return `INSERT INTO usage_rollups AS r (tenant_id, environment, meter_id, customer_id, hour,
+                                         unique_value, event_count, value_sum, value_max,
+                                         last_value, last_at)
+    SELECT $1, $2, e.meter_id, e.customer_id, date_trunc('hour', e.occurred_at, 'UTC'),
+           x.unique_value, count(*), sum(x.value), max(x.value),
+           (array_agg(x.value ORDER BY e.occurred_at DESC))[1], max(e.occurred_at)
+      FROM (${measured}) e
+     CROSS JOIN LATERAL usage_measure(e.aggregation, e.properties, e.value_property) x
+     GROUP BY 3, 4, 5, 6
+     ORDER BY 3, 4, 5, 6
+    ON CONFLICT (tenant_id, environment, meter_id, customer_id, hour, unique_value) DO UPDATE
+       SET event_count = r.event_count + excluded.event_count,
+           value_sum = r.value_sum + excluded.value_sum,
+           value_max = greatest(r.value_max, excluded.value_max),
+           last_value = CASE WHEN excluded.last_at >= r.last_at
+                             THEN excluded.last_value ELSE r.last_value END,
+           last_at = greatest(r.last_at, excluded.last_at)`;
+}
+
+// One statement for the whole batch: the events, in id order (concurrent batches sharing ids
+// take their row locks in one order), each kept only if its id is new; and, from exactly the
+// rows kept, their meters' rollups. ON CONFLICT DO NOTHING waits for a concurrent insert of
+// the same id to commit or roll back, so an id is kept by one batch only, and kept by one if
+// the first to try rolls back.
+const INSERT_EVENTS = `
+  WITH sent AS (
+    SELECT s.* FROM ROWS FROM (unnest($3::text[]), unnest($4::text[]), unnest($5::text[]),
+                              unnest($6::timestamptz[]), jsonb_array_elements($7::jsonb),
+                              unnest($8::text[]))
+                    AS s(id, event_name, customer_id, occurred_at, properties, content_hash)
+  ),
+  inserted AS (
+    INSERT INTO usage_events (tenant_id, environment, id, event_name, customer_id, occurred_at,
+                              properties, content_hash)
+    SELECT $1, $2, id, event_name, customer_id, occurred_at, properties,
+           decode(content_hash, 'hex')
+      FROM sent ORDER BY id COLLATE "C"
+    ON CONFLICT DO NOTHING
+    RETURNING id, event_name, customer_id, occurred_at, properties
+  ),
+  rolled AS (${rollUp(`
+    SELECT m.id AS meter_id, m.aggregation, m.value_property, i.customer_id, i.occurred_at,
+           i.properties
+      FROM inserted i
+      JOIN meters m ON m.tenant_id = $1 AND m.environment = $2 AND m.event_name = i.event_name`)})
+  SELECT id FROM inserted`;
+
+/** Keeps the events whose ids are new, with their rollups; returns the ids kept. */
+export async function insertUsageEvents(
+  db: Queryable,
+  scope: TenantScope,
+  events: readonly UsageEventRecord[],
+): Promise<Set<string>> {
+  const { rows } = await db.query<{ id: string }>({
+    name: 'usage_events_insert',
+    text: INSERT_EVENTS,
+    values: [
+      scope.tenantId,
+      scope.environment,
+      events.map((e) => e.id),
+      events.map((e) => e.eventName),
+      events.map((e) => e.customerId),
+      events.map((e) => e.occurredAt.toISOString()),
+      // One JSON array: PostgreSQL parses it once, with no array-literal escaping.
+      JSON.stringify(events.map((e) => e.properties)),
+      events.map((e) => e.hash.toString('hex')),
+    ],
+  });
+  return new Set(rows.map((row) => row.id));
+}
+
+/** The content hashes kept under these ids (primary key look-ups); unknown ids are left out. */
+export async function selectContentHashes(
+  db: Queryable,
+  scope: TenantScope,
+  ids: readonly string[],
+): Promise<Map<string, Buffer>> {
+  const { rows } = await db.query<{ id: string; content_hash: Buffer }>({
+    name: 'usage_events_hashes',
+    text: `SELECT id, content_hash FROM usage_events
+            WHERE tenant_id = $1 AND environment = $2 AND id = ANY($3::text[])`,
+    values: [scope.tenantId, scope.environment, ids],
+  });
+  return new Map(rows.map((row) => [row.id, row.content_hash]));
+}
+
+/**
+ * Rolls up the events already kept for a meter just created (under the exclusive lock, so no
+ * batch is between its insert and its commit): index usage_events_by_customer, on the name.
+ */
+export async function backfillRollups(
+  db: Queryable,
+  scope: TenantScope,
+  meterId: string,
+): Promise<void> {
+  await db.query(
+    rollUp(`
+      SELECT m.id AS meter_id, m.aggregation, m.value_property, e.customer_id, e.occurred_at,
+             e.properties
+        FROM meters m
+        JOIN usage_events e ON e.tenant_id = m.tenant_id AND e.environment = m.environment
+                           AND e.event_name = m.event_name
+       WHERE m.tenant_id = $1 AND m.environment = $2 AND m.id = $3`),
+    [scope.tenantId, scope.environment, meterId],
+  );
+}
