@@ -87,6 +87,7 @@ describe('metered items', () => {
 
   it('bills nothing for usage in a trial', async () => {
     const { clock, customer, subscription } = await subscribed({ trialDays: 10 });
+    await advance(api, clock.id, '2027-04-06T00:00:00.000Z');
     assert.equal((await usage(customer.id, '2027-04-05T00:00:00.000Z', 40)).status, 'accepted');
     await advance(api, clock.id, '2027-04-12T00:00:00.000Z');
     assert.equal((await usage(customer.id, '2027-04-11T12:00:00.000Z', 10)).status, 'accepted');
@@ -100,12 +101,13 @@ describe('metered items', () => {
 
   it('splits usage at a price change: before it at the old price, after at the new', async () => {
     const { clock, customer, subscription } = await subscribed();
-    await usage(customer.id, '2027-04-05T00:00:00.000Z', 100);
     await advance(api, clock.id, '2027-04-15T00:00:00.000Z');
+    await usage(customer.id, '2027-04-05T00:00:00.000Z', 100);
     const res = await api.patch(`/v1/subscriptions/${subscription.id}`, {
       items: [{ id: subscription.items[0].id, priceId: tenth.id }],
     });
     assert.equal(res.status, 200, res.text);
+    await advance(api, clock.id, '2027-04-21T00:00:00.000Z');
     await usage(customer.id, '2027-04-20T00:00:00.000Z', 100);
     await advance(api, clock.id, '2027-05-01T02:00:00.000Z');
     const [may] = await invoicesOf(api, subscription.id);
@@ -117,6 +119,7 @@ describe('metered items', () => {
 
   it('counts late usage on the draft during its grace period, and refuses it once issued', async () => {
     const { clock, customer, subscription } = await subscribed();
+    await advance(api, clock.id, '2027-04-06T00:00:00.000Z');
     await usage(customer.id, '2027-04-05T00:00:00.000Z', 10);
     await advance(api, clock.id, '2027-05-01T00:10:00.000Z');
     const [draft] = await invoicesOf(api, subscription.id);
