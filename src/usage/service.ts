@@ -104,7 +104,7 @@ export async function getMeters(
   scope: TenantScope,
   ids: readonly string[],
 ): Promise<Map<string, Meter>> {
-  const rows = ids.length === 0 ? [] : await selectMeters(db, scope, ids);
+  const rows = await selectMeters(db, scope, ids);
   return new Map(rows.map((row) => [row.id, meterFromRow(row)]));
 }
 

@@ -1,6 +1,6 @@
 // SQL for meters. Every query takes the tenant and the environment.
 import type { Queryable } from '../db/pool.ts';
-import { rowById } from '../db/row-by-id.ts';
+import { rowById, rowsByIds } from '../db/row-by-id.ts';
 import { pageReader } from '../paging.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { Aggregation } from './schemas.ts';
@@ -53,19 +53,8 @@ export const selectMeter = rowById<MeterRow>(`SELECT ${METER_COLUMNS} FROM meter
   lock: 'FOR NO KEY UPDATE',
 });
 
-/** The meters among `ids` (primary key look-ups); unknown ids are left out. */
-export async function selectMeters(
-  db: Queryable,
-  scope: TenantScope,
-  ids: readonly string[],
-): Promise<MeterRow[]> {
-  const { rows } = await db.query<MeterRow>(
-    `SELECT ${METER_COLUMNS} FROM meters
-      WHERE tenant_id = $1 AND environment = $2 AND id = ANY($3::text[])`,
-    [scope.tenantId, scope.environment, ids],
-  );
-  return rows;
-}
+/** The meters among `ids`; unknown ids are left out. */
+export const selectMeters = rowsByIds<MeterRow>(`SELECT ${METER_COLUMNS} FROM meters`);
 
 /** The active meters of these event names: what a batch's events are checked against. */
 export async function selectActiveMetersOf(
