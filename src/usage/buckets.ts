@@ -46,12 +46,32 @@ function offsetMs(instant: number, timeZone: string): number {
   return (match[1] === '-' ? -minutes : minutes) * 60_000;
 }
 
-/** The first local hour start after `t`: a whole hour later when the offset keeps its minutes. */
+/** The local hour an instant reads (hours since the epoch, on the zone's clock). */
+export function localHour(instant: number, timeZone: string): number {
+  return Math.floor((instant + offsetMs(instant, timeZone)) / HOUR_MS);
+}
+
+/**
+ * Whether a local hour starts at `instant`: the clock shows another hour than a moment before,
+ * or it was set back a whole hour (Berlin's second 02:00 is an hour of its own). Set back half
+ * an hour (Lord Howe, 02:00 → 01:30), the hour it shows goes on: that hour lasts 90 minutes.
+ */
+export function startsLocalHour(instant: number, timeZone: string): boolean {
+  if (localHour(instant, timeZone) !== localHour(instant - 1, timeZone)) return true;
+  const back = offsetMs(instant - 1, timeZone) - offsetMs(instant, timeZone);
+  return back > 0 && back % HOUR_MS === 0;
+}
+
+const QUARTER_MS = 15 * 60_000;
+
+/**
+ * The first instant after `t` at which a local hour starts. Zones' offsets and their changes
+ * fall on quarter hours of UTC, so quarter hours are the candidates.
+ */
 function nextLocalHour(t: number, timeZone: string): number {
-  const next = t + HOUR_MS;
-  const local = next + offsetMs(next, timeZone);
-  const aligned = next - (((local % HOUR_MS) + HOUR_MS) % HOUR_MS);
-  return aligned > t ? aligned : next;
+  let at = Math.floor(t / QUARTER_MS) * QUARTER_MS + QUARTER_MS;
+  while (!startsLocalHour(at, timeZone)) at += QUARTER_MS;
+  return at;
 }
 
 /** The same local time a calendar day later (the next midnight, after a midnight). */

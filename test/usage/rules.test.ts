@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { localDate } from '../../src/subscriptions/calendar.ts';
-import { MAX_BUCKETS, splitByHour, summaryBuckets } from '../../src/usage/buckets.ts';
+import {
+  MAX_BUCKETS,
+  splitByHour,
+  startsLocalHour,
+  summaryBuckets,
+} from '../../src/usage/buckets.ts';
 import { isMeterValue } from '../../src/usage/values.ts';
 import { createMigratedDatabase } from '../helpers.ts';
 
@@ -105,7 +110,8 @@ describe('summary buckets', () => {
     );
   });
 
-  it('cut [from, to) at local hours, at most an hour apart', () => {
+  it('cut [from, to) where the local clock shows another hour, and nowhere else', () => {
+    const QUARTER = 15 * 60_000;
     fc.assert(
       fc.property(
         zones,
@@ -115,20 +121,43 @@ describe('summary buckets', () => {
         ),
         (zone, [from, to]) => {
           const buckets = summaryBuckets(from, to, 'hour', zone);
-          const minutes = new Intl.DateTimeFormat('en-US', { timeZone: zone, minute: 'numeric' });
           for (const bucket of buckets.slice(1)) {
-            assert.equal(
-              Number(minutes.format(bucket.start)),
-              0,
-              `${zone} ${bucket.start.toISOString()}`,
-            );
+            const start = bucket.start.getTime();
+            assert.ok(startsLocalHour(start, zone), `${zone} ${bucket.start.toISOString()}`);
           }
-          for (const bucket of buckets)
-            assert.ok(bucket.end.getTime() - bucket.start.getTime() <= HOUR);
+          for (const bucket of buckets) {
+            const first = Math.floor(bucket.start.getTime() / QUARTER) * QUARTER + QUARTER;
+            for (let at = first; at < bucket.end.getTime(); at += QUARTER) {
+              assert.ok(!startsLocalHour(at, zone), `${zone} ${new Date(at).toISOString()}`);
+            }
+            // A local hour lasts 30 to 90 minutes (Lord Howe's half-hour changes).
+            assert.ok(bucket.end.getTime() - bucket.start.getTime() <= 1.5 * HOUR);
+          }
         },
       ),
       { numRuns: 100 },
     );
+  });
+
+  it('gives Lord Howe a 90-minute hour when its clock goes back and a 30-minute one when it jumps', () => {
+    const cut = (a: string, b: string) =>
+      summaryBuckets(new Date(a), new Date(b), 'hour', 'Australia/Lord_Howe').map((x) =>
+        x.start.toISOString().slice(11, 16),
+      );
+    // 5 April 2026, 02:00 (+11) → 01:30 (+10:30): the hour 01 runs 14:00Z–15:30Z.
+    assert.deepEqual(cut('2026-04-04T13:00:00Z', '2026-04-04T17:00:00Z'), [
+      '13:00',
+      '14:00',
+      '15:30',
+      '16:30',
+    ]);
+    // 4 October 2026, 02:00 (+10:30) → 02:30 (+11): the hour 02 is 15:30Z–16:00Z.
+    assert.deepEqual(cut('2026-10-03T13:30:00Z', '2026-10-03T17:00:00Z'), [
+      '13:30',
+      '14:30',
+      '15:30',
+      '16:00',
+    ]);
   });
 
   it('refuses more than the buckets a summary may have', () => {
