@@ -43,7 +43,8 @@ export function fullAmount(catalog: CatalogPrice, quantity: number): number {
   return lineAmount(catalog.price, quantity);
 }
 
-function nameOf(catalog: CatalogPrice): string {
+/** A line's description: the product's name, with the price's nickname when it has one. */
+export function nameOf(catalog: CatalogPrice): string {
   const { product, price } = catalog;
   return price.nickname ? `${product.name} (${price.nickname})` : product.name;
 }

@@ -11,7 +11,7 @@ import type { Queryable } from '../db/pool.ts';
 import { newId } from '../ids.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { Period } from './calendar.ts';
-import { isLicensed, type PricedItem, type ProposedLine } from './lines.ts';
+import { isLicensed, nameOf, type PricedItem, type ProposedLine } from './lines.ts';
 import type { SubscriptionRow } from './store.ts';
 
 /** A meter's aggregation over a customer's events in [from, to), as an exact decimal string. */
@@ -33,7 +33,7 @@ export function usageLine(
 ): ProposedLine {
   const { product, price } = catalog;
   return {
-    description: price.nickname ? `${product.name} (${price.nickname})` : product.name,
+    description: nameOf(catalog),
     ...lineQuantity(quantity),
     unitAmount: null,
     amount: lineAmount(price, quantity),
