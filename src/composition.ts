@@ -12,6 +12,8 @@ import { creditNoteModel, invoiceCreditNotes } from './credit-notes/documents.ts
 import { creditNoteMail, CREDIT_NOTE_MAIL } from './credit-notes/mail.ts';
 import type { Db } from './db/pool.ts';
 import { INVITATION_MAIL, invitationMail } from './console/invitation-mail.ts';
+import { findCustomers } from './console/customers.ts';
+import { overview } from './console/overview.ts';
 import { createConsoleSessions, type ConsoleSessions } from './console/sessions.ts';
 import { databaseThrottle, redisThrottle, WINDOW_SECONDS } from './console/throttle.ts';
 import { createConsoleUsers, type ConsoleUsers } from './console/users.ts';
@@ -145,6 +147,9 @@ export function createServices(foundation: Foundation) {
     ...foundation,
     documents,
     consoleUsers,
+    consoleOverview: (scope: TenantScope, timeZone: string) =>
+      overview(db, clock, scope, timeZone),
+    consoleCustomerSearch: (scope: TenantScope, text: string) => findCustomers(db, scope, text),
     issuedModel: issuedModel(db, clock),
     customers: bindDb(db, {
       create: createCustomer,

@@ -32,8 +32,7 @@ export interface ConsoleSession {
 }
 
 export type SignInOutcome =
-  | { signedIn: true; cookie: string; user: ConsoleUser }
-  | { signedIn: false; retryAfter: number };
+  { signedIn: true; cookie: string; user: ConsoleUser } | { signedIn: false; retryAfter: number };
 
 export function createConsoleSessions(deps: { db: Db; clock: Clock; throttle: SignInThrottle }) {
   const { db, clock, throttle } = deps;

@@ -103,10 +103,11 @@ export async function setPassword(
   id: string,
   passwordHash: string,
 ): Promise<void> {
-  await db.query(
-    'UPDATE console_users SET password_hash = $3 WHERE tenant_id = $1 AND id = $2',
-    [tenantId, id, passwordHash],
-  );
+  await db.query('UPDATE console_users SET password_hash = $3 WHERE tenant_id = $1 AND id = $2', [
+    tenantId,
+    id,
+    passwordHash,
+  ]);
 }
 
 export interface InvitationRow {

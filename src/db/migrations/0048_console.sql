@@ -71,3 +71,13 @@ CREATE INDEX customers_by_email_prefix
 CREATE INDEX invoices_revenue_by_issue
   ON invoices (tenant_id, environment, issued_at) INCLUDE (currency, total, status)
   WHERE issued_at IS NOT NULL;
+-- The overview's open and overdue receivables: the open invoices' remaining amounts by
+-- currency and due date, from the index alone.
+CREATE INDEX invoices_open_receivables
+  ON invoices (tenant_id, environment, currency, due_date) INCLUDE (amount_remaining)
+  WHERE status = 'open';
+-- The overview's monthly recurring revenue: the subscriptions that bill (active, past due),
+-- with their calendar, from the index alone; their items by primary key.
+CREATE INDEX subscriptions_recurring
+  ON subscriptions (tenant_id, environment, id) INCLUDE (currency, interval, interval_count)
+  WHERE status IN ('active', 'past_due');
