@@ -16,7 +16,7 @@ const ListQuery = Type.Object({
 });
 const CustomerParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 const CustomerForm = Type.Object({
-  _csrf: Type.String(),
+  _csrf: Type.Optional(Type.String()),
   idempotencyKey: Type.String({ maxLength: 100 }),
   name: Type.String({ maxLength: 200 }),
   email: Type.String({ maxLength: 254 }),

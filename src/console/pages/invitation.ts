@@ -8,7 +8,7 @@ import { showPage, textOf } from '../page.ts';
 
 const LinkParams = Type.Object({ link: Type.String({ maxLength: 200 }) });
 const PasswordForm = Type.Object({
-  _csrf: Type.String(),
+  _csrf: Type.Optional(Type.String()),
   password: Type.String({ maxLength: 256 }),
   repeat: Type.String({ maxLength: 256 }),
 });

@@ -11,18 +11,18 @@ const HOST_COOKIE = { path: '/', httpOnly: true, secure: true, sameSite: 'lax' }
 
 const Field = (maxLength: number) => Type.String({ maxLength });
 const SignInForm = Type.Object({
-  _csrf: Type.String(),
+  _csrf: Type.Optional(Type.String()),
   tenant: Field(100),
   email: Field(254),
   password: Field(256),
 });
 const SignInQuery = Type.Object({ tenant: Type.Optional(Field(100)) });
 const EnvironmentForm = Type.Object({
-  _csrf: Type.String(),
+  _csrf: Type.Optional(Type.String()),
   environment: Type.Union([Type.Literal('live'), Type.Literal('test')]),
   back: Type.Optional(Field(500)),
 });
-const CsrfOnly = Type.Object({ _csrf: Type.String() });
+const CsrfOnly = Type.Object({ _csrf: Type.Optional(Type.String()) });
 
 export async function signInPages(app: FastifyInstance, { consoleSessions }: Composition) {
   const open = { console: { needs: null }, auth: false };

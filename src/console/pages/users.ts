@@ -9,13 +9,13 @@ import { sessionOf, showPage, textOf } from '../page.ts';
 import { ROLES } from '../roles.ts';
 
 const InviteForm = Type.Object({
-  _csrf: Type.String(),
+  _csrf: Type.Optional(Type.String()),
   email: Type.String({ maxLength: 254 }),
   role: Type.String({ maxLength: 20 }),
   locale: Type.Optional(Type.String({ maxLength: 10 })),
 });
 const UserParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
-const CsrfOnly = Type.Object({ _csrf: Type.String() });
+const CsrfOnly = Type.Object({ _csrf: Type.Optional(Type.String()) });
 const manage = { console: { needs: 'users:manage' as const }, auth: false };
 
 export async function userPages(app: FastifyInstance, { consoleUsers }: Composition) {
