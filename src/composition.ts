@@ -147,8 +147,7 @@ export function createServices(foundation: Foundation) {
     ...foundation,
     documents,
     consoleUsers,
-    consoleOverview: (scope: TenantScope, timeZone: string) =>
-      overview(db, clock, scope, timeZone),
+    consoleOverview: (scope: TenantScope, timeZone: string) => overview(db, clock, scope, timeZone),
     consoleCustomerSearch: (scope: TenantScope, text: string) => findCustomers(db, scope, text),
     issuedModel: issuedModel(db, clock),
     customers: bindDb(db, {
@@ -275,8 +274,8 @@ export async function composeHttp(
   // The console's sign-in throttle counts where the API's rate limits do: Redis when configured.
   const sharedThrottle = limits.sharedLimiter('console-sign-in', 1, WINDOW_SECONDS) !== null;
   const throttle = sharedThrottle
-    ? redisThrottle(
-        (kind, points) => limits.sharedLimiter(`console-sign-in-${kind}`, points, WINDOW_SECONDS)!,
+    ? redisThrottle((kind, points) =>
+        limits.sharedLimiter(`console-sign-in-${kind}`, points, WINDOW_SECONDS)!,
       )
     : databaseThrottle(db, foundation.clock);
   const consoleSessions = createConsoleSessions({ db, clock: foundation.clock, throttle });

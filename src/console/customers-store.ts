@@ -2,6 +2,7 @@
 // address (case-insensitive). Each prefix is walked in order on its own index
 // (customers_by_name_prefix, customers_by_email_prefix) and stops after one page.
 import type { Queryable } from '../db/pool.ts';
+import { allRows } from '../db/rows.ts';
 import type { TenantScope } from '../tenancy.ts';
 
 export interface FoundCustomer {
@@ -19,7 +20,7 @@ export async function searchCustomers(
   prefix: string,
   limit: number,
 ): Promise<FoundCustomer[]> {
-  const { rows } = await db.query<FoundCustomer>({
+  return allRows<FoundCustomer>(db, {
     name: 'console_customer_search',
     text: `SELECT id, name, email, created_at FROM (
              (SELECT id, name, email, created_at FROM customers
@@ -36,5 +37,4 @@ export async function searchCustomers(
            ORDER BY lower(coalesce(name, email, id)), id LIMIT $5`,
     values: [scope.tenantId, scope.environment, text, prefix, limit],
   });
-  return rows;
 }

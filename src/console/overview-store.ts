@@ -1,6 +1,7 @@
 // SQL of the console's overview: three aggregates, each over one index's range of the tenant
 // and environment (read from the index alone where it can be), never a scan of a table.
 import type { Queryable } from '../db/pool.ts';
+import { allRows } from '../db/rows.ts';
 import type { TenantScope } from '../tenancy.ts';
 
 /** What the billing subscriptions' items bill a whole period, by currency and calendar. */
@@ -9,12 +10,7 @@ export async function selectRecurring(
   scope: TenantScope,
 ): Promise<{ currency: string; interval: string; interval_count: number; amount: string }[]> {
   // subscriptions_recurring (index-only), then subscription_items by its primary key.
-  const { rows } = await db.query<{
-    currency: string;
-    interval: string;
-    interval_count: number;
-    amount: string;
-  }>({
+  return allRows(db, {
     name: 'console_recurring',
     text: `SELECT s.currency, s.interval, s.interval_count, sum(i.billed_full)::text AS amount
              FROM subscriptions s
@@ -25,7 +21,6 @@ export async function selectRecurring(
             GROUP BY s.currency, s.interval, s.interval_count`,
     values: [scope.tenantId, scope.environment],
   });
-  return rows;
 }
 
 /** Open invoices' remaining amounts by currency, and how much of it is past due on `today`. */
@@ -35,12 +30,7 @@ export async function selectReceivables(
   today: string,
 ): Promise<{ currency: string; open: string; overdue: string; invoices: number }[]> {
   // invoices_open_receivables, index-only.
-  const { rows } = await db.query<{
-    currency: string;
-    open: string;
-    overdue: string;
-    invoices: number;
-  }>({
+  return allRows(db, {
     name: 'console_receivables',
     text: `SELECT currency, sum(amount_remaining)::text AS open,
                   coalesce(sum(amount_remaining) FILTER (WHERE due_date < $3::date), 0)::text
@@ -51,7 +41,6 @@ export async function selectReceivables(
             GROUP BY currency ORDER BY currency`,
     values: [scope.tenantId, scope.environment, today],
   });
-  return rows;
 }
 
 /** What the invoices issued since `since` invoiced (void ones aside), per local month. */
@@ -62,7 +51,7 @@ export async function selectRevenueByMonth(
   timeZone: string,
 ): Promise<{ month: string; currency: string; amount: string }[]> {
   // invoices_revenue_by_issue, index-only.
-  const { rows } = await db.query<{ month: string; currency: string; amount: string }>({
+  return allRows(db, {
     name: 'console_revenue_by_month',
     text: `SELECT to_char(issued_at AT TIME ZONE $4, 'YYYY-MM') AS month, currency,
                   sum(total)::text AS amount
@@ -72,5 +61,4 @@ export async function selectRevenueByMonth(
             GROUP BY 1, 2 ORDER BY 1, 2`,
     values: [scope.tenantId, scope.environment, since, timeZone],
   });
-  return rows;
 }

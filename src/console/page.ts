@@ -4,7 +4,7 @@
 // as the actor, the form's idempotency key), and the route option `config.console` that says
 // what the page needs (checked before the handler runs).
 import { createHash } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { canonicalJson } from '../canonical-json.ts';
 import type { IdempotentWrite, WriteRequest, Written } from '../db/unit-of-work.ts';
 import { t } from '../documents/i18n.ts';
@@ -14,6 +14,9 @@ import { currentEntry, NAVIGATION } from './navigation.ts';
 import { permits, type Permission } from './roles.ts';
 import type { ConsoleSession } from './sessions.ts';
 import { renderPage, type Translate } from './views.ts';
+
+/** The console's cookies: `__Host-` (Secure, Path=/, no Domain), HttpOnly, SameSite=Lax. */
+export const HOST_COOKIE = { path: '/', httpOnly: true, secure: true, sameSite: 'lax' } as const;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -31,6 +34,18 @@ export interface ConsoleRequest {
   tenantName: string;
   /** The tenant's time zone (settings): the calendar of months and days on its pages. */
   timeZone: string;
+}
+
+/**
+ * The options of a console route: what its user needs (null: none, before sign-in) and the
+ * schemas of its query, parameters or form; hidden from the OpenAPI document, which describes
+ * the JSON API.
+ */
+export function consoleRoute(
+  needs: Permission | null,
+  schema: Omit<FastifySchema, 'hide'> = {},
+): { config: FastifyContextConfig; schema: FastifySchema } {
+  return { config: { console: { needs }, auth: false }, schema: { hide: true, ...schema } };
 }
 
 /** The signed-in session of a route that needs one (the guard has checked it is there). */

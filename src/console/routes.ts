@@ -6,19 +6,18 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyCsrf from '@fastify/csrf-protection';
 import fastifyFormbody from '@fastify/formbody';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { SESSION_COOKIE } from './pages/sign-in.ts';
 import { resolveLocale } from '../documents/i18n.ts';
 import { ApiError } from '../errors.ts';
 import type { RoutePlugin } from '../http/plugin.ts';
 import { acceptedLocale } from '../hosted/views.ts';
 import { getSettingsWithTenantName } from '../settings/service.ts';
-import { csrfUserInfo, showPage, textOf } from './page.ts';
+import { csrfUserInfo, HOST_COOKIE, showPage, textOf } from './page.ts';
 import { CONSOLE_PAGES } from './pages/index.ts';
 import { permits } from './roles.ts';
 import { STYLESHEET } from './views.ts';
 
-export const SESSION_COOKIE = '__Host-billing_session';
 const CSRF_COOKIE = '__Host-billing_csrf';
-const HOST_COOKIE = { path: '/', httpOnly: true, secure: true, sameSite: 'lax' } as const;
 
 const PAGE_HEADERS: Record<string, string> = {
   'cache-control': 'no-store',

@@ -1,5 +1,6 @@
 // SQL of console users and their invitations. Every query names the tenant.
 import type { Queryable } from '../db/pool.ts';
+import { allRows, firstRow } from '../db/rows.ts';
 import type { Role } from './roles.ts';
 
 export interface UserRow {
@@ -27,14 +28,13 @@ export async function insertUser(
   tenantId: string,
   user: NewUser,
 ): Promise<UserRow | null> {
-  const { rows } = await db.query<UserRow>(
-    `INSERT INTO console_users (tenant_id, id, email, role, locale, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6)
-     ON CONFLICT (tenant_id, email) WHERE removed_at IS NULL DO NOTHING
-     RETURNING *`,
-    [tenantId, user.id, user.email, user.role, user.locale, user.createdAt],
-  );
-  return rows[0] ?? null;
+  return firstRow<UserRow>(db, {
+    text: `INSERT INTO console_users (tenant_id, id, email, role, locale, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6)
+           ON CONFLICT (tenant_id, email) WHERE removed_at IS NULL DO NOTHING
+           RETURNING *`,
+    values: [tenantId, user.id, user.email, user.role, user.locale, user.createdAt],
+  });
 }
 
 /** A user not removed, by address (index console_users_by_email). */
@@ -43,11 +43,10 @@ export async function selectUserByEmail(
   tenantId: string,
   email: string,
 ): Promise<UserRow | null> {
-  const { rows } = await db.query<UserRow>(
-    'SELECT * FROM console_users WHERE tenant_id = $1 AND email = $2 AND removed_at IS NULL',
-    [tenantId, email],
-  );
-  return rows[0] ?? null;
+  return firstRow<UserRow>(db, {
+    text: 'SELECT * FROM console_users WHERE tenant_id = $1 AND email = $2 AND removed_at IS NULL',
+    values: [tenantId, email],
+  });
 }
 
 /** A user not removed, by id (primary key). */
@@ -56,20 +55,18 @@ export async function selectUser(
   tenantId: string,
   id: string,
 ): Promise<UserRow | null> {
-  const { rows } = await db.query<UserRow>(
-    'SELECT * FROM console_users WHERE tenant_id = $1 AND id = $2 AND removed_at IS NULL',
-    [tenantId, id],
-  );
-  return rows[0] ?? null;
+  return firstRow<UserRow>(db, {
+    text: 'SELECT * FROM console_users WHERE tenant_id = $1 AND id = $2 AND removed_at IS NULL',
+    values: [tenantId, id],
+  });
 }
 
 /** The tenant's users not removed, by address (index console_users_by_email). */
 export async function selectUsers(db: Queryable, tenantId: string): Promise<UserRow[]> {
-  const { rows } = await db.query<UserRow>(
-    `SELECT * FROM console_users WHERE tenant_id = $1 AND removed_at IS NULL ORDER BY email`,
-    [tenantId],
-  );
-  return rows;
+  return allRows<UserRow>(db, {
+    text: 'SELECT * FROM console_users WHERE tenant_id = $1 AND removed_at IS NULL ORDER BY email',
+    values: [tenantId],
+  });
 }
 
 /** Marks the user removed and ends its sessions and open invitations, in one statement. */
@@ -79,8 +76,8 @@ export async function removeUser(
   id: string,
   at: Date,
 ): Promise<UserRow | null> {
-  const { rows } = await db.query<UserRow>(
-    `WITH removed AS (
+  return firstRow<UserRow>(db, {
+    text: `WITH removed AS (
        UPDATE console_users SET removed_at = $3
         WHERE tenant_id = $1 AND id = $2 AND removed_at IS NULL
        RETURNING *
@@ -92,9 +89,8 @@ export async function removeUser(
         WHERE i.tenant_id = $1 AND i.user_id = r.id AND i.used_at IS NULL
      )
      SELECT * FROM removed`,
-    [tenantId, id, at],
-  );
-  return rows[0] ?? null;
+    values: [tenantId, id, at],
+  });
 }
 
 export async function setPassword(
@@ -143,12 +139,11 @@ export async function lockInvitation(
   tenantId: string,
   tokenHash: Buffer,
 ): Promise<InvitationRow | null> {
-  const { rows } = await db.query<InvitationRow>(
-    `SELECT tenant_id, id, user_id, expires_at, used_at FROM console_invitations
-      WHERE tenant_id = $1 AND token_hash = $2 FOR UPDATE`,
-    [tenantId, tokenHash],
-  );
-  return rows[0] ?? null;
+  return firstRow<InvitationRow>(db, {
+    text: `SELECT tenant_id, id, user_id, expires_at, used_at FROM console_invitations
+            WHERE tenant_id = $1 AND token_hash = $2 FOR UPDATE`,
+    values: [tenantId, tokenHash],
+  });
 }
 
 export async function useInvitation(

@@ -8,15 +8,14 @@ import { Eta } from 'eta';
 import { t, type MessageId, type MessageValues } from '../documents/i18n.ts';
 import type { DocumentLocale } from '../documents/model.ts';
 
-const eta = new Eta({
-  views: fileURLToPath(new URL('./templates', import.meta.url)),
-  cache: true,
-  autoEscape: true,
-});
+const TEMPLATES = fileURLToPath(new URL('./templates', import.meta.url));
+const eta = new Eta({ views: TEMPLATES, cache: true, autoEscape: true });
 
 export const STYLESHEET = readFileSync(new URL('./assets/console.css', import.meta.url));
-const STYLESHEET_VERSION = createHash('sha256').update(STYLESHEET).digest('hex').slice(0, 12);
-export const STYLESHEET_HREF = `/console/assets/console.css?v=${STYLESHEET_VERSION}`;
+export const STYLESHEET_HREF = `/console/assets/console.css?v=${createHash('sha256')
+  .update(STYLESHEET)
+  .digest('hex')
+  .slice(0, 12)}`;
 
 /** A link of the navigation, as the layout shows it. */
 export interface NavLink {

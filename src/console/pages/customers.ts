@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Composition } from '../../composition.ts';
 import { formatAmount, formatDate } from '../../documents/i18n.ts';
 import { listBinding, readPageRequest } from '../../paging.ts';
-import { consoleWrite, sessionOf, showPage, textOf } from '../page.ts';
+import { consoleRoute, consoleWrite, sessionOf, showPage, textOf } from '../page.ts';
 import { permits } from '../roles.ts';
 
 const ListQuery = Type.Object({
@@ -23,14 +23,13 @@ const CustomerForm = Type.Object({
 });
 const PAGE_SIZE = 25;
 const SHOWN = 10;
-const reads = { console: { needs: 'customers:read' as const }, auth: false };
 
 export async function customerPages(app: FastifyInstance, deps: Composition) {
   const { customers, invoices, subscriptions, payments, creditNotes, cursors } = deps;
 
   app.get(
     '/customers',
-    { config: reads, schema: { hide: true, querystring: ListQuery } },
+    consoleRoute('customers:read', { querystring: ListQuery }),
     async (request, reply) => {
       const session = sessionOf(request);
       const query = request.query as Static<typeof ListQuery>;
@@ -66,10 +65,7 @@ export async function customerPages(app: FastifyInstance, deps: Composition) {
 
   app.post(
     '/customers',
-    {
-      config: { console: { needs: 'customers:write' }, auth: false },
-      schema: { hide: true, body: CustomerForm },
-    },
+    consoleRoute('customers:write', { body: CustomerForm }),
     async (request, reply) => {
       const form = request.body as Static<typeof CustomerForm>;
       const write = consoleWrite(request, form, (customer: { id: string }) => {
@@ -85,7 +81,7 @@ export async function customerPages(app: FastifyInstance, deps: Composition) {
 
   app.get(
     '/customers/:id',
-    { config: reads, schema: { hide: true, params: CustomerParams } },
+    consoleRoute('customers:read', { params: CustomerParams }),
     async (request, reply) => {
       const session = sessionOf(request);
       const { id } = request.params as Static<typeof CustomerParams>;

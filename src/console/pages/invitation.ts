@@ -4,7 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Composition } from '../../composition.ts';
 import { MIN_PASSWORD_LENGTH } from '../passwords.ts';
-import { showPage, textOf } from '../page.ts';
+import { consoleRoute, showPage, textOf } from '../page.ts';
 
 const LinkParams = Type.Object({ link: Type.String({ maxLength: 200 }) });
 const PasswordForm = Type.Object({
@@ -14,11 +14,9 @@ const PasswordForm = Type.Object({
 });
 
 export async function invitationPages(app: FastifyInstance, { consoleUsers }: Composition) {
-  const open = { console: { needs: null }, auth: false };
-
   app.get(
     '/invitation/:link',
-    { config: open, schema: { hide: true, params: LinkParams } },
+    consoleRoute(null, { params: LinkParams }),
     async (request, reply) => {
       const t = textOf(request);
       return showPage(request, reply, 'invitation', t('console.invitation.title'), {
@@ -30,7 +28,7 @@ export async function invitationPages(app: FastifyInstance, { consoleUsers }: Co
 
   app.post(
     '/invitation/:link',
-    { config: open, schema: { hide: true, params: LinkParams, body: PasswordForm } },
+    consoleRoute(null, { params: LinkParams, body: PasswordForm }),
     async (request, reply) => {
       const { link } = request.params as Static<typeof LinkParams>;
       const form = request.body as Static<typeof PasswordForm>;

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Composition } from '../../composition.ts';
 import { LOCALES } from '../../documents/model.ts';
 import { ParameterInvalidError } from '../../errors.ts';
-import { sessionOf, showPage, textOf } from '../page.ts';
+import { consoleRoute, sessionOf, showPage, textOf } from '../page.ts';
 import { ROLES } from '../roles.ts';
 
 const InviteForm = Type.Object({
@@ -16,10 +16,9 @@ const InviteForm = Type.Object({
 });
 const UserParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 const CsrfOnly = Type.Object({ _csrf: Type.Optional(Type.String()) });
-const manage = { console: { needs: 'users:manage' as const }, auth: false };
 
 export async function userPages(app: FastifyInstance, { consoleUsers }: Composition) {
-  app.get('/settings/users', { config: manage, schema: { hide: true } }, async (request, reply) => {
+  app.get('/settings/users', consoleRoute('users:manage'), async (request, reply) => {
     const session = sessionOf(request);
     const t = textOf(request);
     const users = await consoleUsers.list(session.user.tenantId);
@@ -37,7 +36,7 @@ export async function userPages(app: FastifyInstance, { consoleUsers }: Composit
 
   app.post(
     '/settings/users',
-    { config: manage, schema: { hide: true, body: InviteForm } },
+    consoleRoute('users:manage', { body: InviteForm }),
     async (request, reply) => {
       const session = sessionOf(request);
       const form = request.body as Static<typeof InviteForm>;
@@ -56,7 +55,7 @@ export async function userPages(app: FastifyInstance, { consoleUsers }: Composit
 
   app.post(
     '/settings/users/:id/remove',
-    { config: manage, schema: { hide: true, params: UserParams, body: CsrfOnly } },
+    consoleRoute('users:manage', { params: UserParams, body: CsrfOnly }),
     async (request, reply) => {
       const session = sessionOf(request);
       const { id } = request.params as Static<typeof UserParams>;
