@@ -18,6 +18,7 @@ it(
   async () => {
     const { browser, user } = await signedIn(server, 'admin');
     const t = user.tenantId;
+    await fill.query('SET statement_timeout = 0');
     // Customers, an invoice each (issued over the last 12 months, a third open, a third paid,
     // a third past due), an active monthly subscription for half of them.
     await fill.query(
