@@ -53,7 +53,7 @@ describe('signing in and out', () => {
     const wrong = new ConsoleBrowser(server.url);
     const unknown = new ConsoleBrowser(server.url);
     const times = { wrong: [] as number[], unknown: [] as number[] };
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 5; i++) {
       let start = performance.now();
       const a = await wrong.signIn(user.tenantId, user.email, 'not the password at all');
       times.wrong.push(performance.now() - start);
@@ -67,10 +67,11 @@ describe('signing in and out', () => {
       assert.ok(message(a.text));
     }
     // Both check a password with Argon2id (the unknown address against a dummy hash): the
-    // medians are within a factor of two, where skipping the hash would make it 10 or more.
-    const median = (xs: number[]) => xs.sort((x, y) => x - y)[1]!;
+    // medians are within a factor of three on a busy machine, where skipping the hash (about
+    // 30 ms of the answer) would make the unknown address's several times faster.
+    const median = (xs: number[]) => xs.sort((x, y) => x - y)[2]!;
     const ratio = median(times.wrong) / median(times.unknown);
-    assert.ok(ratio > 0.5 && ratio < 2, `wrong ${times.wrong} unknown ${times.unknown}`);
+    assert.ok(ratio > 1 / 3 && ratio < 3, `wrong ${times.wrong} unknown ${times.unknown}`);
   });
 
   it('throttles an account after 5 failures, for a known and an unknown address alike', async () => {
