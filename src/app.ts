@@ -51,6 +51,7 @@ import { meterRoutes, usageEventRoutes } from './usage/routes.ts';
 import { webhookEndpointRoutes } from './webhooks/routes.ts';
 import { hostedPageRoutes } from './hosted/routes.ts';
 import { settingsRoutes } from './settings/routes.ts';
+import { consoleRoutes } from './console/routes.ts';
 
 /** The API's routes that need a key, each module's in a scope of its own. */
 const AUTHENTICATED: readonly RoutePlugin[] = [
@@ -272,6 +273,8 @@ export async function buildApp(deps: Composition): Promise<FastifyInstance> {
     await open.register(operationsRoutes(readMetrics), deps);
     await open.register(hostedPageRoutes, deps);
   });
+  // The console (for people, with sessions and forms): its own scope, its own rules.
+  await app.register(async (pages) => consoleRoutes(pages, deps), { prefix: '/console' });
   await app.register(async (api) => {
     registerInputRules(api);
     registerAuth(api, deps.verifier, config, limits);

@@ -11,6 +11,12 @@ import { createCreditNotes } from './credit-notes/credit-notes.ts';
 import { creditNoteModel, invoiceCreditNotes } from './credit-notes/documents.ts';
 import { creditNoteMail, CREDIT_NOTE_MAIL } from './credit-notes/mail.ts';
 import type { Db } from './db/pool.ts';
+import { INVITATION_MAIL, invitationMail } from './console/invitation-mail.ts';
+import { findCustomers } from './console/customers.ts';
+import { overview } from './console/overview.ts';
+import { createConsoleSessions, type ConsoleSessions } from './console/sessions.ts';
+import { databaseThrottle, redisThrottle, WINDOW_SECONDS } from './console/throttle.ts';
+import { createConsoleUsers, type ConsoleUsers } from './console/users.ts';
 import type { RenderPool } from './documents/render-pool.ts';
 import type { ModelOf } from './documents/render-queue.ts';
 import { documentRenders } from './documents/renders-store.ts';
@@ -103,13 +109,17 @@ export function createMailKinds({
   documents,
   links,
   clock,
+  consoleUsers,
 }: {
   documents: IssuedDocuments;
   links: HostedLinks;
   clock: Clock;
+  /** The console's invitations (a process that sends none, such as a test's, may leave it out). */
+  consoleUsers?: ConsoleUsers;
 }): Readonly<Record<string, MailKind>> {
   const creditNotes = invoiceCreditNotes(documents);
   return {
+    ...(consoleUsers ? { [INVITATION_MAIL]: invitationMail(consoleUsers.invitationUrl) } : {}),
     [INVOICE_MAIL]: invoiceMail(documents, links, creditNotes, clock),
     [CREDIT_NOTE_MAIL]: creditNoteMail(documents),
     [REMINDER_MAIL]: reminderMail(documents, links, creditNotes, clock),
@@ -129,12 +139,16 @@ export function createServices(foundation: Foundation) {
   const { config, clock, db, secrets } = foundation;
   const allowLoopback = config.webhooksAllowLoopback;
   const documents = createIssuedDocuments(foundation);
-  const withDocuments = { ...foundation, documents };
+  const consoleUsers = createConsoleUsers(foundation);
+  const withDocuments = { ...foundation, documents, consoleUsers };
   // Subscriptions measure metered items with the usage module's meters.
   const withBilling = { ...withDocuments, aggregate: aggregateUsage };
   return {
     ...foundation,
     documents,
+    consoleUsers,
+    consoleOverview: (scope: TenantScope, timeZone: string) => overview(db, clock, scope, timeZone),
+    consoleCustomerSearch: (scope: TenantScope, text: string) => findCustomers(db, scope, text),
     issuedModel: issuedModel(db, clock),
     customers: bindDb(db, {
       create: createCustomer,
@@ -214,6 +228,7 @@ export interface Composition extends Services {
   limits: RateLimits;
   expensiveRequests: ExpensiveRequests;
   log: FastifyBaseLogger;
+  consoleSessions: ConsoleSessions;
 }
 
 /** The process's JSON logger (pino), on standard output unless a stream is given. */
@@ -256,5 +271,13 @@ export async function composeHttp(
     total: config.expensiveTotal,
     queuePerTenant: config.expensiveQueuePerTenant,
   });
-  return { ...services, verifier, limits, expensiveRequests, log };
+  // The console's sign-in throttle counts where the API's rate limits do: Redis when configured.
+  const sharedThrottle = limits.sharedLimiter('console-sign-in', 1, WINDOW_SECONDS) !== null;
+  const throttle = sharedThrottle
+    ? redisThrottle((kind, points) =>
+        limits.sharedLimiter(`console-sign-in-${kind}`, points, WINDOW_SECONDS)!,
+      )
+    : databaseThrottle(db, foundation.clock);
+  const consoleSessions = createConsoleSessions({ db, clock: foundation.clock, throttle });
+  return { ...services, verifier, limits, expensiveRequests, log, consoleSessions };
 }

@@ -41,7 +41,9 @@ export type IdPrefix =
   | 'si'
   | 'pl'
   | 'clock'
-  | 'mtr';
+  | 'mtr'
+  | 'usr'
+  | 'uinv';
 
 // Monotonic within a process (as ULID's monotonic factory): an id made in the same millisecond
 // as the previous one (or after the clock stepped back) keeps that millisecond and takes the

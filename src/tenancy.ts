@@ -18,6 +18,21 @@ export interface Actor extends TenantScope {
   /** The key its rotations started from (replays of stored results follow it); null: operator. */
   lineageId: string | null;
   scopes: readonly Scope[];
+  /** The person acting through the console (src/console/), whose role gave the scopes. */
+  user?: { id: string; email: string };
+}
+
+/** Who made an event's change, as events and webhooks carry it (`actor`). */
+export type EventActor =
+  | { type: 'user'; id: string; email: string }
+  | { type: 'api_key'; id: string }
+  | { type: 'system' };
+
+/** The event actor of a writer: a console user, an API key, else the system (worker, CLI). */
+export function eventActor(actor: Actor): EventActor {
+  if (actor.user) return { type: 'user', id: actor.user.id, email: actor.user.email };
+  if (actor.keyId !== null) return { type: 'api_key', id: actor.keyId };
+  return { type: 'system' };
 }
 
 /**

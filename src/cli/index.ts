@@ -8,6 +8,7 @@ import { registerKeyCommands } from './keys.ts';
 import { registerSecretsCommands } from './secrets.ts';
 import { registerSubscriptionCommands } from './subscriptions.ts';
 import { registerTenantCommands } from './tenants.ts';
+import { registerUserCommands } from './users.ts';
 
 const program = new Command('billing').description('Billing API operator tool');
 registerTenantCommands(program);
@@ -15,6 +16,7 @@ registerKeyCommands(program);
 registerSecretsCommands(program);
 registerDocumentCommands(program);
 registerSubscriptionCommands(program);
+registerUserCommands(program);
 program
   .command('migrate')
   .description('apply database migrations')

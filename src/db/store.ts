@@ -1,5 +1,5 @@
 // SQL of the unit of work (./unit-of-work.ts): Idempotency-Key records and the event outbox.
-import type { Environment, TenantScope } from '../tenancy.ts';
+import { eventActor, type Actor, type Environment, type TenantScope } from '../tenancy.ts';
 import type { Queryable, Tx } from './pool.ts';
 
 /** A key's slot: scoped to tenant and environment (a retry with a rotated key still matches). */
@@ -134,8 +134,8 @@ export function outcomeStatement(followers: readonly OutboxFollower[]): string {
                     AS q(tenant_id, environment, id, type, object_id, data)
            ),
            event AS (
-             INSERT INTO events (tenant_id, environment, id, type, object_id, data)
-             SELECT tenant_id, environment, id, type, object_id, data FROM queued
+             INSERT INTO events (tenant_id, environment, id, type, object_id, data, actor)
+             SELECT tenant_id, environment, id, type, object_id, data, $17::jsonb FROM queued
            )${follow.join('')}
            INSERT INTO idempotency_keys (tenant_id, environment, key, fingerprint, status_code,
                                          response_body, key_id, lineage_id, required_scope,
@@ -154,10 +154,11 @@ export function outcomeStatement(followers: readonly OutboxFollower[]): string {
 export async function insertOutcome(
   tx: Tx,
   statement: string,
-  scope: TenantScope,
+  actor: Actor,
   events: readonly OutboxEvent[],
   kept: { slot: KeySlot; result: KeptResult } | null,
 ): Promise<void> {
+  const scope: TenantScope = actor;
   const result = kept?.result;
   await tx.query({
     name: 'unit_of_work_outcome',
@@ -180,6 +181,8 @@ export async function insertOutcome(
       result?.lineageId ?? null,
       result?.requiredScope ?? null,
       result?.sealed ?? null,
+      // Every event of a unit of work has its one writer.
+      JSON.stringify(eventActor(actor)),
     ],
   });
 }

@@ -71,6 +71,38 @@ export const EventData = Type.Object(
   },
 );
 
+/** Who made the change (docs/api.md, "Events"). */
+export const EventActor = Nullable(
+  Type.Union(
+    [
+      Type.Object(
+        {
+          type: Type.Literal('user'),
+          id: Type.String({ description: 'usr_…' }),
+          email: Type.String(),
+        },
+        { additionalProperties: false, description: 'A person signed in to the console.' },
+      ),
+      Type.Object(
+        { type: Type.Literal('api_key'), id: Type.String({ description: 'key_…' }) },
+        { additionalProperties: false, description: 'An API key.' },
+      ),
+      Type.Object(
+        { type: Type.Literal('system') },
+        {
+          additionalProperties: false,
+          description: 'The server itself: the worker, the billing run, the operator’s CLI.',
+        },
+      ),
+    ],
+    {
+      title: 'EventActor',
+      description:
+        'Who made the change: a console user, an API key or the system; null on events recorded before actors were.',
+    },
+  ),
+);
+
 export const Event = Type.Object(
   {
     id: Type.String({ description: 'evt_…' }),
@@ -79,6 +111,7 @@ export const Event = Type.Object(
     createdAt: Timestamp,
     environment: Environment,
     data: EventData,
+    actor: EventActor,
   },
   { title: 'Event' },
 );
@@ -90,8 +123,9 @@ export const WebhookPayload = Type.Object(
     type: EventType,
     timestamp: Timestamp,
     data: EventData,
+    actor: EventActor,
   },
-  { title: 'WebhookPayload', description: 'The event’s type, time and data.' },
+  { title: 'WebhookPayload', description: 'The event’s type, time, data and actor.' },
 );
 
 export const EventListQuery = ListQuery({ type: Type.Optional(EventType) });

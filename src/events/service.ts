@@ -18,6 +18,7 @@ export function eventFromRow(row: EventRow): Event {
     createdAt: row.created_at.toISOString(),
     environment: row.environment,
     data: row.data as Event['data'],
+    actor: row.actor,
   };
 }
 

@@ -2,7 +2,7 @@
 import type { Queryable } from '../db/pool.ts';
 import { rowById } from '../db/row-by-id.ts';
 import { keysetPage, pageReader, type PageRequest } from '../paging.ts';
-import type { Environment, TenantScope } from '../tenancy.ts';
+import type { Environment, EventActor, TenantScope } from '../tenancy.ts';
 import type { EventType } from './types.ts';
 
 export interface EventRow {
@@ -12,6 +12,7 @@ export interface EventRow {
   type: EventType;
   object_id: string;
   data: Record<string, unknown>;
+  actor: EventActor | null;
   created_at: Date;
 }
 

@@ -78,6 +78,11 @@ export class HostedLinks {
     this.#clock = clock;
   }
 
+  /** The address the server's links start with (PUBLIC_URL or the listening address). */
+  origin(): string {
+    return this.#baseUrl();
+  }
+
   url(token: string): string {
     return `${this.#baseUrl()}/i/${token}`;
   }

@@ -266,6 +266,19 @@ export class RateLimits {
     }
   }
 
+  /**
+   * A limiter of `points` in `durationSeconds` counted in Redis under its own prefix, for
+   * another module's counters (the console's sign-in throttle); null without REDIS_URL.
+   */
+  sharedLimiter(name: string, points: number, durationSeconds: number): RateLimiterAbstract | null {
+    if (!this.redis) return null;
+    return sharedLimiter(this.redis, {
+      keyPrefix: `${this.config.redisKeyPrefix}:rl:${name}`,
+      points,
+      duration: durationSeconds,
+    });
+  }
+
   async close(): Promise<void> {
     if (this.local) {
       this.local.perKey.live.close();

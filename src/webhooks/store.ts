@@ -5,6 +5,7 @@ import { rowsByIds } from '../db/row-by-id.ts';
 import { pageReader } from '../paging.ts';
 import type { Environment, TenantScope } from '../tenancy.ts';
 import type { EventType } from '../events/types.ts';
+import type { EventActor } from '../tenancy.ts';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
 
@@ -40,6 +41,7 @@ export interface ClaimedDelivery extends DeliveryRow {
   endpoint_disabled: boolean;
   failing_since: Date | null;
   event_data: Record<string, unknown>;
+  event_actor: EventActor | null;
   event_created_at: Date;
 }
 
@@ -68,7 +70,7 @@ const CLAIM_SQL = `
      AND ep.tenant_id = d.tenant_id AND ep.environment = d.environment AND ep.id = d.endpoint_id
      AND ev.tenant_id = d.tenant_id AND ev.id = d.event_id
   RETURNING d.*, ep.url, ep.secret, ep.disabled AS endpoint_disabled, ep.failing_since,
-            ev.data AS event_data, ev.created_at AS event_created_at`;
+            ev.data AS event_data, ev.actor AS event_actor, ev.created_at AS event_created_at`;
 
 export async function claimDueDeliveries(
   db: Queryable,

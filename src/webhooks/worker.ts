@@ -67,6 +67,7 @@ export class WebhookWorker {
       type: delivery.event_type,
       timestamp: delivery.event_created_at.toISOString(),
       data: delivery.event_data,
+      actor: delivery.event_actor,
     });
     const scope = { tenantId: delivery.tenant_id, environment: delivery.environment };
     const secret = openSigningSecret(

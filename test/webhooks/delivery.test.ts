@@ -74,12 +74,14 @@ describe('webhook delivery', () => {
     );
     for (const message of receiver.received) {
       const event = events.find((e: any) => e.id === message.id);
-      // Standard Webhooks body: { type, timestamp, data }, webhook-id is the event id.
+      // Standard Webhooks body: { type, timestamp, data, actor }, webhook-id is the event id.
       assert.deepEqual(message.body, {
         type: event.type,
         timestamp: event.createdAt,
         data: event.data,
+        actor: event.actor,
       });
+      assert.equal(event.actor.type, 'api_key');
     }
     assert.equal(receiver.at('/off').length, 0);
     assert.deepEqual(await deliveries(api, off.body.id), []);

@@ -3611,6 +3611,28 @@ export interface components {
     } & {
       [key: string]: unknown;
     };
+    /**
+     * EventActor
+     * @description Who made the change: a console user, an API key or the system; null on events recorded before actors were.
+     */
+    EventActor:
+      | {
+          /** @enum {string} */
+          type: 'user';
+          /** @description usr_… */
+          id: string;
+          email: string;
+        }
+      | {
+          /** @enum {string} */
+          type: 'api_key';
+          /** @description key_… */
+          id: string;
+        }
+      | {
+          /** @enum {string} */
+          type: 'system';
+        };
     /** Event */
     Event: {
       /** @description evt_… */
@@ -3667,6 +3689,7 @@ export interface components {
        */
       environment: 'live' | 'test';
       data: components['schemas']['EventData'];
+      actor: components['schemas']['EventActor'] | null;
     };
     /** EventPage */
     EventPage: {
@@ -4047,7 +4070,7 @@ export interface components {
     };
     /**
      * WebhookPayload
-     * @description The event’s type, time and data.
+     * @description The event’s type, time, data and actor.
      */
     WebhookPayload: {
       /**
@@ -4095,6 +4118,7 @@ export interface components {
        */
       timestamp: string;
       data: components['schemas']['EventData'];
+      actor: components['schemas']['EventActor'] | null;
     };
   };
   responses: {

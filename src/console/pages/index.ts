@@ -1,0 +1,19 @@
+// The console's pages, each a file of this folder registering its routes under /console. A
+// new page is one more entry here (and, to be linked, one in ../navigation.ts).
+import type { FastifyInstance } from 'fastify';
+import type { Composition } from '../../composition.ts';
+import { customerPages } from './customers.ts';
+import { invitationPages } from './invitation.ts';
+import { overviewPages } from './overview.ts';
+import { signInPages } from './sign-in.ts';
+import { userPages } from './users.ts';
+
+export type ConsolePages = (app: FastifyInstance, deps: Composition) => Promise<void>;
+
+export const CONSOLE_PAGES: readonly ConsolePages[] = [
+  signInPages,
+  invitationPages,
+  overviewPages,
+  customerPages,
+  userPages,
+];

@@ -1,0 +1,144 @@
+// `npm run test:browser` (with the hosted page's check): the console in Debian's Chromium,
+// driven by playwright-core. It signs in through the form, visits every page, holds each to
+// axe-core's WCAG 2.2 AA rules (no serious or critical violation), and takes screenshots at
+// desktop and mobile width in English and German into ./data/screenshots/console/
+// (git-ignored). axe-core is a script run in the page, so those visits have JavaScript on (the
+// console has none of its own: the pages are the same); a walk with JavaScript off signs in,
+// switches the environment, opens every page and sends a form.
+import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import AxeBuilder from '@axe-core/playwright';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { createCustomer, startInvoiceApp, tenantApi } from '../invoices/fixtures.ts';
+import { completeSeller, issuedInvoice } from '../hosted/fixtures.ts';
+import { consoleUser, PASSWORD } from './browser.ts';
+
+const SCREENSHOTS = path.resolve('data/screenshots/console');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const DESKTOP = { width: 1280, height: 900 };
+const MOBILE = { width: 375, height: 812 };
+
+const server = await startInvoiceApp();
+const { api, key } = await tenantApi(server);
+await completeSeller(server.db, key.tenantId);
+const customer = await createCustomer(api, { name: 'Ada Lovelace' });
+for (let i = 0; i < 3; i++) await issuedInvoice(api, { customerId: customer.id });
+await issuedInvoice(api, { dueDate: '2020-01-15', customerId: customer.id });
+await createCustomer(api, { name: 'Grace Hopper', email: 'grace@example.com' });
+// Secure cookies are kept on http://localhost (a secure context), as the contract says.
+const origin = server.url.replace('127.0.0.1', 'localhost');
+
+let browser: Browser;
+before(async () => {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
+  });
+});
+after(() => browser?.close());
+
+/** A browser signed in (through the form, JavaScript off) as an admin speaking `locale`. */
+async function signIn(
+  locale: string,
+  viewport: { width: number; height: number },
+  javaScriptEnabled = true,
+): Promise<Page> {
+  const user = await consoleUser(server, 'admin', { tenantId: key.tenantId, locale });
+  const context = await browser.newContext({ viewport, javaScriptEnabled });
+  const page = await context.newPage();
+  await page.goto(`${origin}/console/sign-in`);
+  await page.fill('#tenant', key.tenantId);
+  await page.fill('#email', user.email);
+  await page.fill('#password', PASSWORD);
+  await page.click('button[type=submit]');
+  assert.equal(new URL(page.url()).pathname, '/console');
+  // The data are in the test environment: switch to it.
+  await page.click('.environment button');
+  assert.equal(await page.locator('.env-badge-test').count(), 1);
+  return page;
+}
+
+async function checked(page: Page, url: string, name: string): Promise<void> {
+  const response = await page.goto(`${origin}${url}`);
+  assert.equal(response?.status(), 200, url);
+  const results = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'])
+    .analyze();
+  const grave = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  const minor = results.violations.filter((v) => !grave.includes(v));
+  if (minor.length > 0)
+    console.log(
+      `${url}: minor`,
+      minor.map((v) => v.id),
+    );
+  assert.deepEqual(
+    grave.map((v) => `${url} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+    [],
+  );
+  assert.ok(results.passes.length > 15, 'axe ran its rules');
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+describe('the console in Chromium', () => {
+  for (const locale of ['en', 'de'] as const) {
+    for (const [width, viewport] of [
+      ['desktop', DESKTOP],
+      ['mobile', MOBILE],
+    ] as const) {
+      it(`signs in and shows every page in ${locale} at ${viewport.width} px, accessibly`, async () => {
+        const page = await signIn(locale, viewport);
+        assert.equal(await page.getAttribute('html', 'lang'), locale);
+        await checked(page, '/console', `overview-${locale}-${width}`);
+        assert.equal(await page.locator('svg rect.bar').count(), 12);
+        await checked(page, '/console/customers', `customers-${locale}-${width}`);
+        await checked(page, '/console/customers?q=gra', `search-${locale}-${width}`);
+        await checked(page, `/console/customers/${customer.id}`, `customer-${locale}-${width}`);
+        await checked(page, '/console/settings/users', `users-${locale}-${width}`);
+        // No horizontal scrolling of the page itself at 375 px.
+        const overflow = await page.evaluate(() => {
+          const width = document.documentElement.clientWidth;
+          const wider = [...document.querySelectorAll('body *')]
+            .filter((e) => e.getBoundingClientRect().right > width + 1)
+            .filter((e) => !e.closest('.table-scroll'))
+            .map((e) => `${e.tagName.toLowerCase()}.${e.className}`);
+          return { by: document.documentElement.scrollWidth - width, wider };
+        });
+        assert.ok(
+          overflow.by <= 0,
+          `the page scrolls sideways by ${overflow.by} px: ${overflow.wider.join(', ')}`,
+        );
+        await page.context().close();
+      });
+    }
+  }
+
+  it('works with JavaScript off: signs in, switches, shows every page, sends a form', async () => {
+    const page = await signIn('en', DESKTOP, false);
+    for (const url of [
+      '/console',
+      '/console/customers',
+      `/console/customers/${customer.id}`,
+      '/console/settings/users',
+    ]) {
+      const response = await page.goto(`${origin}${url}`);
+      assert.equal(response?.status(), 200, url);
+      assert.equal(await page.locator('h1').count(), 1, url);
+    }
+    await page.goto(`${origin}/console/customers`);
+    await page.fill('#new-name', 'Katherine Johnson');
+    await page.click('form.stacked button[type=submit]');
+    assert.match(new URL(page.url()).pathname, /^\/console\/customers\/cus_/);
+    assert.equal((await page.getByText('Katherine Johnson').count()) > 0, true);
+    await page.context().close();
+  });
+
+  it('shows the sign-in page accessibly', async () => {
+    const context = await browser.newContext({ viewport: MOBILE });
+    const page = await context.newPage();
+    await checked(page, '/console/sign-in', 'sign-in-mobile');
+    await context.close();
+  });
+});
