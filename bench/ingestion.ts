@@ -4,6 +4,8 @@
 // the mix's p99 alone and during ingestion, run by run; CPU per 1,000 events; table sizes;
 // and the current period of a customer holding 1,000,000 events.
 import { fork } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
 import * as hdr from 'hdr-histogram-js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Api } from './api.ts';
@@ -37,11 +39,15 @@ export interface IngestionRun {
   mixIdleP99: number;
   mixLoadedP99: number;
   mixErrors: number;
-  /** CPU seconds over the ingestion run (the mix's included), and the mix's alone per second. */
+  /** The machine's 1-minute load average and CPU pressure (PSI "some", avg60 %) at the end. */
+  load: number;
+  cpuPressure: number | null;
+  /** CPU seconds over the ingestion run, the mix's included. */
   apiCpu: number;
   postgresCpu: number | null;
-  mixApiCpuPerSecond: number;
-  mixPostgresCpuPerSecond: number | null;
+  /** CPU seconds the mix's requests during the run would have cost at their cost alone. */
+  mixApiCpu: number;
+  mixPostgresCpu: number | null;
 }
 
 export interface IngestionResults {
@@ -204,6 +210,13 @@ function percentiles(encoded: string[]): { p50: number; p99: number } {
   return result;
 }
 
+/** The share of the last minute some task waited for a CPU (Linux PSI), per cent; or null. */
+async function cpuPressure(): Promise<number | null> {
+  const text = await readFile('/proc/pressure/cpu', 'utf8').catch(() => '');
+  const match = /^some avg10=\S+ avg60=(\S+)/m.exec(text);
+  return match ? Number(match[1]) : null;
+}
+
 export async function measureIngestion(context: Context): Promise<IngestionResults> {
   const { api, log } = context;
   // The four tenants of 100,000 customers (or the largest after the first in a small plan).
@@ -271,11 +284,16 @@ export async function measureIngestion(context: Context): Promise<IngestionResul
       mixIdleP99: idleSummary.p99,
       mixLoadedP99: loadedSummary.p99,
       mixErrors: idleSummary.errors + loadedSummary.errors,
+      load: loadavg()[0]!,
+      cpuPressure: await cpuPressure(),
       apiCpu: api1 - api0,
       postgresCpu: pg0 === null || pg1 === null ? null : pg1 - pg0,
-      mixApiCpuPerSecond: idle.serverCpu / idle.figures.seconds,
-      mixPostgresCpuPerSecond:
-        idle.postgresCpu === null ? null : idle.postgresCpu / idle.figures.seconds,
+      // The mix's requests during the run, at the CPU per request it had alone.
+      mixApiCpu: (idle.serverCpu / idleSummary.requests) * loadedSummary.requests,
+      mixPostgresCpu:
+        idle.postgresCpu === null
+          ? null
+          : (idle.postgresCpu / idleSummary.requests) * loadedSummary.requests,
     };
     runs.push(entry);
     log(
@@ -283,7 +301,8 @@ export async function measureIngestion(context: Context): Promise<IngestionResul
         `${batch.p50} ms p99 ${batch.p99} ms, late ${figures.late}, outcomes ` +
         `${JSON.stringify(o)} of ${JSON.stringify(figures.sent)}, failed ${figures.failed}` +
         `${figures.samples.length ? ` ${figures.samples.join('; ')}` : ''}; mix p99 ` +
-        `${idleSummary.p99.toFixed(1)} → ${loadedSummary.p99.toFixed(1)} ms`,
+        `${idleSummary.p99.toFixed(1)} → ${loadedSummary.p99.toFixed(1)} ms; load ` +
+        `${entry.load.toFixed(1)}, CPU pressure ${entry.cpuPressure} %`,
     );
   }
   const url = withDatabase(context.serverUrl, api.database);
@@ -338,9 +357,9 @@ export function ingestionReport(r: IngestionResults | undefined): string {
   const perThousand = (cpu: (x: IngestionRun) => number | null) => {
     const values = r.runs.map((x, i) => {
       const c = cpu(x);
-      return c === null ? null : (1000 * c) / events[i]!;
+      return c === null ? null : (1e6 * c) / events[i]!;
     });
-    return values.includes(null) ? 'not measured' : `${spread(values as number[], 2)} s`;
+    return values.includes(null) ? 'not measured' : spread(values as number[]);
   };
   const { settings: s } = r;
   return `
@@ -385,8 +404,9 @@ ${table(
     'duplicate',
     'errors',
     'mix p99 alone / during ms',
-    'API CPU s per 1,000 events',
-    'PostgreSQL CPU s per 1,000 events',
+    'load, CPU pressure',
+    'API CPU ms per 1,000 events',
+    'PostgreSQL CPU ms per 1,000 events',
   ],
   r.runs.map((x, i) => [
     String(i + 1),
@@ -398,17 +418,15 @@ ${table(
     fmt(x.figures.outcomes.duplicate),
     fmt(x.figures.outcomes.error + x.figures.failed),
     `${fmt(x.mixIdleP99, 1)} / ${fmt(x.mixLoadedP99, 1)}`,
-    fmt((1000 * (x.apiCpu - x.mixApiCpuPerSecond * x.figures.seconds)) / events[i]!, 3),
-    x.postgresCpu === null || x.mixPostgresCpuPerSecond === null
+    `${fmt(x.load, 1)}, ${x.cpuPressure === null ? '–' : `${fmt(x.cpuPressure)} %`}`,
+    fmt((1e6 * (x.apiCpu - x.mixApiCpu)) / events[i]!),
+    x.postgresCpu === null || x.mixPostgresCpu === null
       ? '–'
-      : fmt(
-          (1000 * (x.postgresCpu - x.mixPostgresCpuPerSecond * x.figures.seconds)) / events[i]!,
-          3,
-        ),
+      : fmt((1e6 * (x.postgresCpu - x.mixPostgresCpu)) / events[i]!),
   ]),
 )}
 
-CPU per 1,000 events is the run's CPU less the mixed load's (its CPU per second alone, times the run's seconds); with the mix: API ${perThousand((x) => x.apiCpu)}, PostgreSQL ${perThousand((x) => x.postgresCpu)}.
+CPU per 1,000 events is the run's CPU less the mixed load's (its requests during the run at the CPU per request it had alone); with the mix's left in: API ${perThousand((x) => x.apiCpu)}, PostgreSQL ${perThousand((x) => x.postgresCpu)} ms per 1,000 events.
 
 ${table(
   ['table', 'rows', 'table', 'indexes', 'bytes per row'],
