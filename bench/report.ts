@@ -1,6 +1,7 @@
 // The run's figures as markdown (stdout and bench/results.md) beside the JSON of the same
 // (bench/results.json): targets first, then the mixed load, the single paths, the data set.
 import { fmt, medianRatio, spread, table, type Summary } from './figures.ts';
+import type { IngestionResults } from './ingestion.ts';
 import type { PgbenchRound } from './pgbench.ts';
 import type { SeedTimes } from './seed.ts';
 import { OPERATION_NAMES, type Operation } from './traffic.ts';
@@ -52,6 +53,7 @@ export interface Results {
   droppedLogLines: Partial<Record<'current' | 'baseline', number>>;
   /** Issued documents not rendered yet right after the mixed load (rendered after answering). */
   renderBacklog: Partial<Record<'current' | 'baseline', number>>;
+  ingestion?: IngestionResults;
   targets?: Target[];
 }
 

@@ -23,6 +23,7 @@ import {
 import { planTenants } from './dataset.ts';
 import { medianRatio, summarise, type Round, type Summary } from './figures.ts';
 import { inTurn, Meter, type PgbenchMeasured, type Server } from './measure.ts';
+import { ingestionReport, measureIngestion } from './ingestion.ts';
 import { hasPgbench, initPgbench } from './pgbench.ts';
 import { report, type Results } from './report.ts';
 import { MIX, type Operation, type Scenario } from './traffic.ts';
@@ -36,8 +37,8 @@ const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 32);
 const PACED_RATE = Number(env.BENCH_PACED_RATE ?? 10_000);
 const TENANTS = Number(env.BENCH_TENANTS ?? 200);
 const SCALE = Number(env.BENCH_SCALE ?? 1);
-// BENCH_ONLY=mixed,instances,whoami,customer,list,next,invoice,create,issue: only those (all by
-// default).
+// BENCH_ONLY=mixed,instances,whoami,customer,list,next,invoice,create,issue,ingestion: only
+// those (all by default).
 const GROUPS = [
   'mixed',
   'instances',
@@ -48,6 +49,7 @@ const GROUPS = [
   'invoice',
   'create',
   'issue',
+  'ingestion',
 ];
 /** The instances scenario: the mixed load on 1, 2 and 4 API instances on one database. */
 const INSTANCES = [1, 2, 4];
@@ -332,13 +334,25 @@ async function main(): Promise<void> {
     await path('create', 'createInvoice', single('createInvoice'));
   }
   await path('issue', 'issueInvoice', single('issueInvoice'));
+  if (ONLY.has('ingestion')) {
+    results.ingestion = await measureIngestion({
+      api: current,
+      serverUrl: server.url,
+      postmaster,
+      wholeServer: !server.external,
+      plan,
+      mix: (rate) =>
+        meter.load('current', serversOf(current), current.database, scenario(MIX), rate),
+      log,
+    });
+  }
 
   for (const api of apis) {
     results.peakRssMb[api.name] = await peakRssMb(api.child.pid!);
     results.droppedLogLines[api.name] = api.droppedLogLines;
   }
   results.seconds = (Date.now() - startedAt.getTime()) / 1000;
-  const markdown = report(results);
+  const markdown = report(results) + ingestionReport(results.ingestion);
   console.log(markdown);
   await writeFile('bench/results.md', markdown);
   await writeFile('bench/results.json', `${JSON.stringify(results, null, 2)}\n`);

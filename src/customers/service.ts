@@ -12,6 +12,7 @@ import type { Address, Customer, CustomerCreate, CustomerUpdate } from './schema
 import {
   insertCustomer,
   selectCustomer,
+  selectCustomerClocks,
   selectCustomers,
   selectCustomerPage,
   updateCustomer as updateCustomerRow,
@@ -148,6 +149,16 @@ export async function getCustomerRow(
   const row = await selectCustomer(tx, scope, id);
   if (!row) throw new ResourceMissingError('customer', id, param);
   return row;
+}
+
+/** The test clock (or null) of each customer among `ids`, by id; unknown ids are left out. */
+export async function getCustomerClocks(
+  db: Queryable,
+  scope: TenantScope,
+  ids: readonly string[],
+): Promise<Map<string, string | null>> {
+  const rows = await selectCustomerClocks(db, scope, ids);
+  return new Map(rows.map((row) => [row.id, row.test_clock_id]));
 }
 
 /** The customers with these ids, by id, in one query (unknown ids are left out). */

@@ -124,19 +124,23 @@ export function apiRoutes(server: FastifyInstance, cursors: CursorSigner, tags: 
       );
     },
 
-    /** A write at `route` ("POST /v1/customers"), safe to retry with an Idempotency-Key. */
+    /**
+     * A write at `route` ("POST /v1/customers"), safe to retry with an Idempotency-Key
+     * (`expensive`: it takes turns with other tenants', ./expensive-requests.ts).
+     */
     write<S extends FastifySchema>(
       route: `${WriteMethod} /${string}`,
       scope: Scope,
       schema: S,
       call: (write: WriteRequest, request: SchemaRequest<S>) => Promise<Written<unknown>>,
+      expensive?: true,
     ): void {
       const status = successStatus(schema.response);
       const [method, url] = route.split(' ') as [WriteMethod, string];
       app.route({
         method,
         url,
-        config: { scope },
+        config: { scope, expensive },
         schema: { tags, headers: IdempotencyHeaders, ...schema } as FastifySchema,
         handler: async (request, reply) =>
           sendWrite(request, reply, status, (write) =>

@@ -106,7 +106,13 @@ export async function insertUsageEvents(
   return new Set(rows.map((row) => row.id));
 }
 
-/** The content hashes kept under these ids (primary key look-ups); unknown ids are left out. */
+/**
+ * The content hashes kept under these ids; unknown ids are left out. One primary-key look-up
+ * per id, kept apart by OFFSET 0: written as `id = ANY($3)`, a tenant whose events grew since
+ * the table was last analysed looked small to the planner, which then read all of the
+ * tenant's events through usage_events_by_customer and filtered them by id (24 ms a batch for
+ * 50,000 events, growing with the tenant; 0.03 ms this way).
+ */
 export async function selectContentHashes(
   db: Queryable,
   scope: TenantScope,
@@ -114,8 +120,12 @@ export async function selectContentHashes(
 ): Promise<Map<string, Buffer>> {
   const { rows } = await db.query<{ id: string; content_hash: Buffer }>({
     name: 'usage_events_hashes',
-    text: `SELECT id, content_hash FROM usage_events
-            WHERE tenant_id = $1 AND environment = $2 AND id = ANY($3::text[])`,
+    text: `SELECT s.id, e.content_hash
+             FROM unnest($3::text[]) AS s(id)
+            CROSS JOIN LATERAL (
+                   SELECT content_hash FROM usage_events
+                    WHERE tenant_id = $1 AND environment = $2 AND id = s.id
+                   OFFSET 0) e`,
     values: [scope.tenantId, scope.environment, ids],
   });
   return new Map(rows.map((row) => [row.id, row.content_hash]));

@@ -2,7 +2,7 @@
 // an outcome of its own, in the order sent (docs/usage.md, "Sending events"). The batch is one
 // transaction, committed before the answer: an accepted event is durable when it is answered.
 import type { Clock } from '../clock.ts';
-import { getCustomerRows } from '../customers/service.ts';
+import { getCustomerClocks } from '../customers/service.ts';
 import type { Db, Queryable } from '../db/pool.ts';
 import {
   unitOfWork,
@@ -26,7 +26,8 @@ import { isMeterValue, valueRule } from './values.ts';
 /**
  * Where each customer's usage is closed, by customer id: an event before that instant falls in
  * a period whose invoice is issued (usage_period_closed). Given by whoever bills usage; it
- * runs in the batch's transaction.
+ * runs in the batch's transaction, asked of every customer id the batch names (known or not)
+ * in the round trip that reads the customers.
  */
 export type ClosedBefore = (
   tx: Queryable,
@@ -78,27 +79,26 @@ async function readContext(
 ): Promise<BatchContext> {
   const names = [...new Set(events.map((e) => e.eventName))];
   const customerIds = [...new Set(events.map((e) => e.customerId))];
-  // Sent together: the lock first, then the reads, in one round trip.
-  const [, meters, customers] = await Promise.all([
+  // Sent together: the lock first, then the reads, in one round trip (where usage is closed is
+  // asked of every id sent: an id of no customer has no closing).
+  const [, meters, customers, closed] = await Promise.all([
     lockUsageMeters(tx, scope, 'shared'),
     names.length === 0 ? [] : selectActiveMetersOf(tx, scope, names),
-    getCustomerRows(tx, scope, customerIds),
+    getCustomerClocks(tx, scope, customerIds),
+    deps.closedBefore && customerIds.length > 0
+      ? deps.closedBefore(tx, scope, customerIds)
+      : new Map<string, Date>(),
   ]);
   const clockTimes = new Map<string | null, Date>();
   const customerNow = new Map<string, Date>();
-  for (const customer of customers.values()) {
-    const clockId = customer.test_clock_id;
+  for (const [id, clockId] of customers) {
     let now = clockTimes.get(clockId);
     if (now === undefined) {
       now = await timeOn(tx, scope, clockId, deps.clock);
       clockTimes.set(clockId, now);
     }
-    customerNow.set(customer.id, now);
+    customerNow.set(id, now);
   }
-  const closed =
-    deps.closedBefore && customers.size > 0
-      ? await deps.closedBefore(tx, scope, [...customers.keys()])
-      : new Map<string, Date>();
   return { activeMeters: groupByEventName(meters), customerNow, closed };
 }
 

@@ -154,5 +154,9 @@ export const usageEventRoutes: RoutePlugin = async (server, { usage, cursors }) 
       response: { 200: UsageEventOutcomes, ...errorResponses(409, 413, 415, 422) },
     },
     (write, request) => usage.record(write, request.body.events as unknown[]),
+    // A batch holds a pooled connection for its whole transaction: a flood of batches took
+    // every connection of the pool while other requests queued behind them. Taking turns
+    // leaves half the pool to the rest (docs/usage.md, "Sending events").
+    true,
   );
 };

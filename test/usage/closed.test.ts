@@ -10,7 +10,8 @@ import { statuses } from './fixtures.ts';
 
 // usage_period_closed: the rule that closes a customer's usage up to an instant is given by
 // whoever bills it (subscriptions, once a period's invoice is issued); ingestion asks it for
-// the batch's customers, in the batch's transaction, and refuses what falls before.
+// the batch's customer ids (in the round trip that reads the customers, so unknown ids too),
+// in the batch's transaction, and refuses what falls before.
 
 const server = await startInvoiceApp();
 const { api, key } = await tenantApi(server);
@@ -62,7 +63,7 @@ describe('usage in a closed period', () => {
     ]);
     assert.match(outcomes[0]!.error!.message, new RegExp(closedAt.toISOString()));
     const last = asked.at(-1)!;
-    assert.deepEqual([...last.customerIds].sort(), [ada.id, grace.id].sort());
+    assert.deepEqual([...last.customerIds].sort(), [ada.id, grace.id, 'cus_nobody'].sort());
     assert.deepEqual(last.scope, { ...operator(key.tenantId, 'test') });
     assert.ok(last.inTransaction);
   });
