@@ -10,6 +10,7 @@ import { writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { authorization, seedDatabase, startApi, type Api } from './api.ts';
 import { checkOutBaseline, describeHead, type Checkout } from './baseline.ts';
+import { billingRun } from './billing-run.ts';
 import { BARE_READY, bareNodeArgs, Generator, startChild } from './child.ts';
 import { peakRssMb } from './cpu.ts';
 import {
@@ -37,7 +38,7 @@ const PACED_RATE = Number(env.BENCH_PACED_RATE ?? 10_000);
 const TENANTS = Number(env.BENCH_TENANTS ?? 200);
 const SCALE = Number(env.BENCH_SCALE ?? 1);
 // BENCH_ONLY=mixed,instances,whoami,customer,list,next,invoice,create,issue: only those (all by
-// default).
+// default); billing-run only when named (bench/billing-run.ts).
 const GROUPS = [
   'mixed',
   'instances',
@@ -332,6 +333,14 @@ async function main(): Promise<void> {
     await path('create', 'createInvoice', single('createInvoice'));
   }
   await path('issue', 'issueInvoice', single('issueInvoice'));
+  if (ONLY.has('billing-run')) {
+    const mixRound = on(current, scenario(MIX));
+    const { child } = current;
+    results.billingRun = await billingRun({
+      ...{ url: ours.url, origin: current.origin, api: child, postmaster, log },
+      ...{ wholeServer: !server.external, database: current.database, mixRound },
+    });
+  }
 
   for (const api of apis) {
     results.peakRssMb[api.name] = await peakRssMb(api.child.pid!);
