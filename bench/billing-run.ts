@@ -6,6 +6,7 @@
 // bench/README.md ("Billing run").
 import type { ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { postgresCpu, processCpu, peakRssMb } from './cpu.ts';
 import { queryOnce } from './database.ts';
 import type { Round } from './figures.ts';
@@ -121,6 +122,11 @@ export async function billingRun(ctx: BillingRunContext): Promise<BillingRunResu
         ? null
         : await postgresCpu(ctx.postmaster, new Set([ctx.database]), ctx.wholeServer),
   });
+  // Where PostgreSQL has pg_stat_statements loaded, the run's statements are counted alone.
+  const statements = await queryOnce(url, 'CREATE EXTENSION IF NOT EXISTS pg_stat_statements')
+    .then(() => queryOnce(url, 'SELECT pg_stat_statements_reset()'))
+    .then(() => true)
+    .catch(() => false);
   const cpu0 = await cpu();
   const t0 = performance.now();
   for (const tenant of tenants) {
@@ -160,9 +166,11 @@ export async function billingRun(ctx: BillingRunContext): Promise<BillingRunResu
     else await new Promise((resolve) => setTimeout(resolve, 1000));
   }
   await watching;
+  if (issuedSeconds === null) cpu1 = await cpu();
+  if (statements) await writeStatements(url, expected);
   const runRounds = during.map((r) => summarise([r]).p99);
   const runP99 = during.length > 0 ? summarise(during).p99 : null;
-  const invoices = issuedSeconds === null ? expected : expected;
+  const invoices = expected;
   const results: BillingRunResults = {
     subscriptions: expected,
     tenants: RUN_TENANTS,
@@ -217,4 +225,28 @@ async function check(url: string, tenants: string[]) {
     gaps: row!.gaps,
     mailQueued: row!.mail,
   };
+}
+
+/** The run's statements by total time, per invoice, to data/billing-run-statements.txt. */
+async function writeStatements(url: string, invoices: number) {
+  const rows = await queryOnce<{ calls: number; ms: number; query: string }>(
+    url,
+    `SELECT calls::int, total_exec_time::float8 AS ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS query
+       FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+      ORDER BY total_exec_time DESC LIMIT 40`,
+  );
+  const total = await queryOnce<{ calls: number; ms: number }>(
+    url,
+    `SELECT sum(calls)::int AS calls, sum(total_exec_time)::float8 AS ms FROM pg_stat_statements
+      WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+  );
+  const lines = [
+    `statements per invoice ${(total[0]!.calls / invoices).toFixed(1)}, ` +
+      `execution ms per invoice ${(total[0]!.ms / invoices).toFixed(2)}`,
+    ...rows.map(
+      (r) =>
+        `${(r.calls / invoices).toFixed(2).padStart(6)} calls ${(r.ms / invoices).toFixed(3).padStart(7)} ms  ${r.query}`,
+    ),
+  ];
+  await writeFile('data/billing-run-statements.txt', `${lines.join('\n')}\n`);
 }

@@ -12,7 +12,7 @@ import type { Clock } from '../clock.ts';
 import type { Db } from '../db/pool.ts';
 import { unitOfWork } from '../db/unit-of-work.ts';
 import type { HostedLinks } from '../hosted/links.ts';
-import { operator, type TenantScope } from '../tenancy.ts';
+import { operator } from '../tenancy.ts';
 import { selectDueTenants, type BatchSource } from './due-store.ts';
 import type { ClockTarget, DueRow } from './ledger-store.ts';
 import { shown } from './reading.ts';
