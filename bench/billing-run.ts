@@ -83,9 +83,10 @@ export async function billingRun(ctx: BillingRunContext): Promise<BillingRunResu
   started = performance.now();
   const perTenant = Math.ceil(SUBSCRIPTIONS / RUN_TENANTS);
   for (const tenant of tenants) await cloneTemplates(url, tenant, perTenant);
+  await queryOnce(url, 'ANALYZE');
   const clones = (performance.now() - started) / 1000;
   started = performance.now();
-  for (const tenant of tenants) await sendUsage(ctx.origin, url, tenant);
+  for (const tenant of tenants) await sendUsage(ctx.origin, tenant, perTenant);
   const usage = (performance.now() - started) / 1000;
   await queryOnce(url, 'VACUUM (ANALYZE)');
   await queryOnce(url, 'CHECKPOINT');

@@ -179,19 +179,13 @@ export async function cloneTemplates(url: string, tenant: BillingTenant, count: 
   }
 }
 
-/** One usage event per metered clone, 1,000 a request, eight requests at a time. */
-export async function sendUsage(origin: string, url: string, tenant: BillingTenant) {
-  const customers = await queryOnce<{ id: string }>(
-    url,
-    `SELECT s.customer_id AS id FROM subscriptions s
-      WHERE s.tenant_id = $1 AND s.environment = 'test'
-        AND EXISTS (SELECT FROM subscription_items i JOIN prices p
-                      ON p.tenant_id = i.tenant_id AND p.environment = i.environment
-                     AND p.id = i.price_id
-                     WHERE i.tenant_id = s.tenant_id AND i.environment = s.environment
-                       AND i.subscription_id = s.id AND p.recurring_usage = 'metered')`,
-    [tenant.key.tenantId],
-  );
+/** One usage event per metered clone of `count`, 1,000 a request, eight requests at a time. */
+export async function sendUsage(origin: string, tenant: BillingTenant, count: number) {
+  // Clone n copies template n mod 8: its customer is metered when that template is.
+  const tag = tenant.key.tenantId.slice(-6);
+  const customers = Array.from({ length: count + 1 }, (_, n) => n)
+    .filter((n) => n > 0 && tenant.templates[n % 8]!.metered)
+    .map((n) => ({ id: `cus_run_${tag}_${n}` }));
   const batches: { id: string }[][] = [];
   for (let i = 0; i < customers.length; i += 1000) batches.push(customers.slice(i, i + 1000));
   const send = async (batch: { id: string }[], b: number) => {

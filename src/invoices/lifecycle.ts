@@ -12,7 +12,7 @@ import {
 import { getCustomerRow } from '../customers/service.ts';
 import { getTenant } from '../tenants/service.ts';
 import { formatAmount, formatDate, resolveLocale, t } from '../documents/i18n.ts';
-import type { IssuedDocuments } from '../documents/service.ts';
+import type { IssuedDocuments, TakeNumber } from '../documents/service.ts';
 import type { HostedLinks } from '../hosted/links.ts';
 import { getSettingsWithTenantName } from '../settings/service.ts';
 import { INVOICE_EMAIL } from './mail.ts';
@@ -68,6 +68,8 @@ export async function issueInvoiceIn(
   links: HostedLinks,
   id: string,
   also?: AlsoInTransaction,
+  takeNumber: TakeNumber = (tx, scope, prefix) =>
+    documents.nextNumber(tx, scope, 'invoice', prefix),
 ): Promise<Invoice> {
   const { tx, actor: scope } = uow;
   // Sent at once, one round trip each (the pool pipelines): the row, locked first, so that
@@ -86,7 +88,7 @@ export async function issueInvoiceIn(
   const totals = priceInvoice(lines, row.default_tax_rates, rates, customer.tax_exempt, 'lines');
   const issuedAt = clock.now();
   // Taken last: the counter row stays locked until this transaction ends.
-  const number = await documents.nextNumber(tx, scope, 'invoice', settings.invoice_prefix);
+  const number = await takeNumber(tx, scope, settings.invoice_prefix);
   const frozen = frozenAtIssue(row, customer, settings, tenantName, issuedAt);
   // The issue and its hosted link, sent at once (one round trip): the link's expiry needs
   // only the dates just frozen.

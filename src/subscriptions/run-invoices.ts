@@ -22,6 +22,7 @@ import {
 } from '../invoices/service.ts';
 import { operator } from '../tenancy.ts';
 import { claimDueWork, selectAutoSend, type BatchSource } from './due-store.ts';
+import { NumberBlock } from '../documents/service.ts';
 import { setLedgerWork, type InvoiceWork, type WorkRow } from './ledger-store.ts';
 import type { Billing } from './periods.ts';
 import { allOrFirstFailure, BATCH, oneByOne, type BatchOutcome } from './run-boundaries.ts';
@@ -41,7 +42,7 @@ async function doWorkIn(
   deps: InvoiceWorkDeps,
   uow: UnitOfWork,
   work: WorkRow,
-  options: { autoSend: boolean; now: Date; chained: boolean },
+  options: { autoSend: boolean; now: Date; chained: boolean; numbers?: NumberBlock },
 ): Promise<void> {
   const { documents, links } = deps;
   const { now, chained } = options;
@@ -55,7 +56,8 @@ async function doWorkIn(
   if (step === 'issue') {
     // What follows: the pause's rule for an invoice made while paused, else autoSend.
     const next = work.after_issue ?? (options.autoSend ? 'send' : null);
-    await issueInvoiceIn(uow, clock, documents, links, id, chained ? undefined : moveOn(next));
+    const also = chained ? undefined : moveOn(next);
+    await issueInvoiceIn(uow, clock, documents, links, id, also, options.numbers?.take);
     if (!chained) return;
     step = next;
   }
@@ -79,10 +81,20 @@ export async function workBatch(
       if (claimed.length === 0) return;
       const issuing = claimed.filter((w) => w.work === 'issue').map((w) => w.subscription_id);
       const autoSend = await selectAutoSend(uow.tx, scope, issuing);
+      // The batch's numbers in one block, taken once every issue has come to its number.
+      const numbers = new NumberBlock('invoice', issuing.length);
       // Their statements are pipelined on the transaction's one connection.
       await allOrFirstFailure(
         claimed.map((w) =>
-          doWorkIn(deps, uow, w, { autoSend: autoSend.has(w.subscription_id), now, chained: true }),
+          doWorkIn(deps, uow, w, {
+            autoSend: autoSend.has(w.subscription_id),
+            now,
+            chained: true,
+            numbers,
+          }).catch((error: unknown) => {
+            numbers.fail(error);
+            throw error;
+          }),
         ),
       );
     });

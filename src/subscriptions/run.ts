@@ -27,6 +27,25 @@ export interface RunDeps extends Billing {
   db: Db;
   clock: Clock;
   links: HostedLinks;
+  /** Where this process's run says it is busy (the worker's mail and renders yield to it). */
+  activity?: RunActivity;
+}
+
+/** Whether a run of this process is working through batches (from a batch claimed to none). */
+export class RunActivity {
+  #loops = 0;
+
+  get busy(): boolean {
+    return this.#loops > 0;
+  }
+
+  enter(): void {
+    this.#loops++;
+  }
+
+  leave(): void {
+    this.#loops--;
+  }
 }
 
 /** One test clock's subscriptions, or (null) those on real time. */
@@ -53,7 +72,7 @@ export async function runDue(deps: RunDeps, target: RunTarget, now: Date): Promi
         }))
       : [{ scope: target.scope, clockId: target.id }];
   for (const source of await sources()) {
-    steps += await inWorkers(() => stepBatch(deps, source, now));
+    steps += await inWorkers(() => stepBatch(deps, source, now), deps.activity);
   }
   for (;;) {
     const marked = await selectStandingChanged(deps.db, target, BATCH);
@@ -61,7 +80,7 @@ export async function runDue(deps: RunDeps, target: RunTarget, now: Date): Promi
     if (marked.length < BATCH) break;
   }
   for (const source of await sources()) {
-    steps += await inWorkers(() => workBatch(deps, source, now));
+    steps += await inWorkers(() => workBatch(deps, source, now), deps.activity);
   }
   return steps;
 }
@@ -72,19 +91,30 @@ export async function runDue(deps: RunDeps, target: RunTarget, now: Date): Promi
  * fails stays due, for the next pass). The first failure is thrown once every loop has ended;
  * else the number of steps done.
  */
-async function inWorkers(batch: () => Promise<BatchOutcome>): Promise<number> {
+async function inWorkers(
+  batch: () => Promise<BatchOutcome>,
+  activity: RunActivity | undefined,
+): Promise<number> {
   let failure: unknown = undefined;
   let done = 0;
   const loop = async () => {
-    for (;;) {
-      const outcome = await batch().catch((error: unknown) => ({
-        claimed: 0,
-        done: 0,
-        failure: error,
-      }));
-      done += outcome.done;
-      if (outcome.failure !== undefined) failure ??= outcome.failure;
-      if (outcome.claimed === 0 || (outcome.failure !== undefined && outcome.done === 0)) return;
+    let busy = false;
+    try {
+      for (;;) {
+        const outcome = await batch().catch((error: unknown) => ({
+          claimed: 0,
+          done: 0,
+          failure: error,
+        }));
+        done += outcome.done;
+        if (outcome.failure !== undefined) failure ??= outcome.failure;
+        if (outcome.claimed === 0 || (outcome.failure !== undefined && outcome.done === 0)) return;
+        // A batch claimed: more may follow, and what can wait waits.
+        if (!busy) activity?.enter();
+        busy = true;
+      }
+    } finally {
+      if (busy) activity?.leave();
     }
   };
   await Promise.all(Array.from({ length: WORKERS }, loop));

@@ -42,7 +42,10 @@ export function createSubscriptions(deps: RunDeps) {
     runDue: (target: RunTarget, now: Date = clock.now()) => runDue(deps, target, now),
     /** Seconds the oldest thing the run has due has waited (/metrics). */
     runLag: () => selectRunLag(db, clock.now()),
+    /** Whether this process's run is working through batches now. */
+    runBusy: () => deps.activity?.busy ?? false,
   };
 }
 
 export type Subscriptions = ReturnType<typeof createSubscriptions>;
+export { RunActivity } from './run.ts';
