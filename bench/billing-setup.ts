@@ -16,7 +16,9 @@ export interface BillingTenant {
 }
 
 const CLOCK_START = '2027-01-20T00:00:00.000Z';
-const USAGE_AT = '2027-01-25T12:00:00.000Z';
+// At the clock's time: usage may be at most 5 minutes ahead of its customer's time, and the
+// period billed at the boundary starts here.
+const USAGE_AT = CLOCK_START;
 
 async function call(origin: string, headers: Record<string, string>, path: string, body: unknown) {
   const res = await fetch(`${origin}${path}`, {
@@ -189,7 +191,7 @@ export async function sendUsage(origin: string, tenant: BillingTenant, count: nu
   const batches: { id: string }[][] = [];
   for (let i = 0; i < customers.length; i += 1000) batches.push(customers.slice(i, i + 1000));
   const send = async (batch: { id: string }[], b: number) => {
-    await call(origin, tenant.headers, '/v1/usage-events', {
+    const answer = await call(origin, tenant.headers, '/v1/usage-events', {
       events: batch.map((c, i) => ({
         id: `u${b}_${i}`,
         eventName: tenant.eventName,
@@ -198,6 +200,8 @@ export async function sendUsage(origin: string, tenant: BillingTenant, count: nu
         properties: { calls: 100 + ((b * 1000 + i) % 900) },
       })),
     });
+    const refused = (answer.data as { status: string }[]).filter((e) => e.status === 'error');
+    if (refused.length > 0) throw new Error(`usage refused: ${JSON.stringify(refused[0])}`);
   };
   for (let i = 0; i < batches.length; i += 8) {
     await Promise.all(batches.slice(i, i + 8).map((batch, j) => send(batch, i + j)));
