@@ -4,10 +4,12 @@
 // uncollectible). The worker runs it on real time every few seconds; a test clock's advance
 // runs it at each instant of the clock that falls due, through this same code.
 //
-// Exactly once, whatever runs it and however often: each step locks the subscription row and
-// re-reads it (a second worker waits, then finds nothing due); each invoice is claimed in the
-// ledger under (subscription, period, reason) in the transaction that makes it; each step of
-// an invoice's work is recorded in the transaction of the move it makes.
+// It works in batches of one tenant's rows, each a unit of work (./run-boundaries.ts,
+// ./run-invoices.ts; docs/billing-run.md). Exactly once, whatever runs it and however often:
+// a batch claims its rows locked, skipping those another worker holds, and steps each locked
+// row as it is; each invoice is claimed in the ledger under (subscription, period, reason) in
+// the transaction that makes it; each step of an invoice's work is recorded in the transaction
+// of the move it makes.
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/pool.ts';
 import { unitOfWork } from '../db/unit-of-work.ts';
@@ -51,7 +53,8 @@ export class RunActivity {
 /** One test clock's subscriptions, or (null) those on real time. */
 export type RunTarget = ClockTarget;
 
-const BATCH = 50;
+/** Subscriptions whose standing is settled per read. */
+const STANDING_BATCH = 50;
 /**
  * Batches in flight at once in one process, each a transaction on a connection of its own:
  * two keep PostgreSQL and this process busy at the same time (one batch's statements run
@@ -75,9 +78,9 @@ export async function runDue(deps: RunDeps, target: RunTarget, now: Date): Promi
     steps += await inWorkers(() => stepBatch(deps, source, now), deps.activity);
   }
   for (;;) {
-    const marked = await selectStandingChanged(deps.db, target, BATCH);
+    const marked = await selectStandingChanged(deps.db, target, STANDING_BATCH);
     for (const row of marked) steps += await settleStanding(deps.db, row);
-    if (marked.length < BATCH) break;
+    if (marked.length < STANDING_BATCH) break;
   }
   for (const source of await sources()) {
     steps += await inWorkers(() => workBatch(deps, source, now), deps.activity);
