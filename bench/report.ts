@@ -1,5 +1,6 @@
 // The run's figures as markdown (stdout and bench/results.md) beside the JSON of the same
 // (bench/results.json): targets first, then the mixed load, the single paths, the data set.
+import type { BillingRunResults } from './billing-run.ts';
 import { fmt, medianRatio, spread, table, type Summary } from './figures.ts';
 import type { IngestionResults } from './ingestion.ts';
 import type { PgbenchRound } from './pgbench.ts';
@@ -50,6 +51,8 @@ export interface Results {
     ratio: Ratio;
   };
   peakRssMb: Partial<Record<'current' | 'baseline', number>>;
+  /** The billing run at scale (BENCH_ONLY=billing-run). */
+  billingRun?: BillingRunResults;
   droppedLogLines: Partial<Record<'current' | 'baseline', number>>;
   /** Issued documents not rendered yet right after the mixed load (rendered after answering). */
   renderBacklog: Partial<Record<'current' | 'baseline', number>>;

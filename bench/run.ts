@@ -10,6 +10,7 @@ import { writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { authorization, seedDatabase, startApi, type Api } from './api.ts';
 import { checkOutBaseline, describeHead, type Checkout } from './baseline.ts';
+import { billingRun } from './billing-run.ts';
 import { BARE_READY, bareNodeArgs, Generator, startChild } from './child.ts';
 import { peakRssMb } from './cpu.ts';
 import {
@@ -38,7 +39,7 @@ const PACED_RATE = Number(env.BENCH_PACED_RATE ?? 10_000);
 const TENANTS = Number(env.BENCH_TENANTS ?? 200);
 const SCALE = Number(env.BENCH_SCALE ?? 1);
 // BENCH_ONLY=mixed,instances,whoami,customer,list,next,invoice,create,issue,ingestion: only
-// those (all by default).
+// those (all by default); billing-run only when named (bench/billing-run.ts).
 const GROUPS = [
   'mixed',
   'instances',
@@ -344,6 +345,22 @@ async function main(): Promise<void> {
       mix: (rate) =>
         meter.load('current', serversOf(current), current.database, scenario(MIX), rate),
       log,
+    });
+  }
+  if (ONLY.has('billing-run')) {
+    // The other tenants' ordinary mix, paced (BENCH_RUN_MIX_RATE req/s, default 200).
+    const rate = Number(env.BENCH_RUN_MIX_RATE ?? 200);
+    const mixRound = meter.load(
+      'current',
+      serversOf(current),
+      current.database,
+      scenario(MIX),
+      rate,
+    );
+    const { child } = current;
+    results.billingRun = await billingRun({
+      ...{ url: ours.url, origin: current.origin, api: child, postmaster, log },
+      ...{ wholeServer: !server.external, database: current.database, mixRound },
     });
   }
 

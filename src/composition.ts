@@ -53,7 +53,7 @@ import { createApiKey, listApiKeys, revokeApiKey, rotateApiKey } from './keys/se
 import { receivablesReport, taxReport } from './reports/service.ts';
 import { getSettings, updateSettings } from './settings/service.ts';
 import { subscriptionStanding } from './subscriptions/standing-store.ts';
-import { createSubscriptions } from './subscriptions/subscriptions.ts';
+import { createSubscriptions, RunActivity } from './subscriptions/subscriptions.ts';
 import { createTaxRate, getTaxRate, listTaxRates, updateTaxRate } from './taxes/service.ts';
 import { createTestClocks } from './test-clocks/test-clocks.ts';
 import { aggregateUsage } from './usage/service.ts';
@@ -142,7 +142,7 @@ export function createServices(foundation: Foundation) {
   const consoleUsers = createConsoleUsers(foundation);
   const withDocuments = { ...foundation, documents, consoleUsers };
   // Subscriptions measure metered items with the usage module's meters.
-  const withBilling = { ...withDocuments, aggregate: aggregateUsage };
+  const withBilling = { ...withDocuments, aggregate: aggregateUsage, activity: new RunActivity() };
   return {
     ...foundation,
     documents,

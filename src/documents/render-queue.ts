@@ -27,6 +27,8 @@ export interface RenderQueueOptions {
    * them a thread at a time, so a reader's render or preview waits behind at most four.
    */
   concurrency?: number;
+  /** While this says true, no render is claimed (Poller's `yieldTo`); readers still render. */
+  yieldTo?: () => boolean;
   /** The first lease of a claimed render; doubled with each attempt (a failing render). */
   leaseSeconds?: number;
 }
@@ -40,6 +42,7 @@ export class RenderQueue {
       name: 'document renders',
       clock: options.clock,
       onError: options.onError,
+      yieldTo: options.yieldTo,
       concurrency: options.concurrency ?? 4 * renderer.threads,
       claim: (limit) => claimDueRenders(db, limit, options.leaseSeconds ?? 30),
       handle: async (item) => {

@@ -26,6 +26,7 @@ import type { RenderPool } from './render-pool.ts';
 import type { DocumentFormat } from './store.ts';
 
 export type { DocumentFormat } from './store.ts';
+export { NumberBlock, type TakeNumber } from './numbering.ts';
 export type { AttachedPdf, DocumentMail } from './mail.ts';
 
 /**

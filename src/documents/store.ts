@@ -11,29 +11,32 @@ export type DocumentFormat = 'pdf' | 'ubl' | 'cii';
 export type NumberSeries = 'invoice' | 'credit_note';
 
 // One counter table per series (see the migrations); the statement is the same for both.
-const TAKE_NEXT_NUMBER: Record<NumberSeries, string> = {
+const TAKE_NEXT_NUMBERS: Record<NumberSeries, string> = {
   invoice: `INSERT INTO invoice_number_counters AS c (tenant_id, environment, last_number)
-            VALUES ($1, $2, 1)
-            ON CONFLICT (tenant_id, environment) DO UPDATE SET last_number = c.last_number + 1
+            VALUES ($1, $2, $3)
+            ON CONFLICT (tenant_id, environment) DO UPDATE SET last_number = c.last_number + $3
             RETURNING last_number`,
   credit_note: `INSERT INTO credit_note_number_counters AS c (tenant_id, environment, last_number)
-                VALUES ($1, $2, 1)
-                ON CONFLICT (tenant_id, environment) DO UPDATE SET last_number = c.last_number + 1
+                VALUES ($1, $2, $3)
+                ON CONFLICT (tenant_id, environment) DO UPDATE SET last_number = c.last_number + $3
                 RETURNING last_number`,
 };
 
 /**
- * The next number of the series for the tenant and environment. The counter row stays locked
- * until the calling transaction ends: a rollback returns the number, so numbers have no gaps.
+ * Takes the next `count` numbers of the series for the tenant and environment; the last of
+ * them. The counter row stays locked until the calling transaction ends: a rollback returns
+ * the numbers, so numbers have no gaps.
  */
-export async function takeNextNumber(
+export async function takeNextNumbers(
   db: Queryable,
   scope: TenantScope,
   series: NumberSeries,
+  count = 1,
 ): Promise<number> {
-  const { rows } = await db.query<{ last_number: number }>(TAKE_NEXT_NUMBER[series], [
+  const { rows } = await db.query<{ last_number: number }>(TAKE_NEXT_NUMBERS[series], [
     scope.tenantId,
     scope.environment,
+    count,
   ]);
   return rows[0]!.last_number;
 }

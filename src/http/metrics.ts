@@ -38,6 +38,8 @@ import { mailBacklog } from '../mail/backlog.ts';
 import { deliveryBacklog } from '../webhooks/backlog.ts';
 import { envelope } from './error-handler.ts';
 import { registerRequestMetrics } from './observability.ts';
+import { registerRunLagGauge } from './run-lag.ts';
+import type { Subscriptions } from '../subscriptions/subscriptions.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -142,6 +144,7 @@ export interface MetricsDeps {
   config: Config;
   db: Db;
   renderer: RenderPool;
+  subscriptions: Pick<Subscriptions, 'runLag'>;
 }
 
 /** The registry /metrics shows; one per app (tests start several apps in one process). */
@@ -172,11 +175,12 @@ function createMetricsRegistry(app: FastifyInstance, deps: MetricsDeps): Registr
     },
   });
   registerBacklogGauges(registry, deps.db, app.log);
+  registerRunLagGauge(registry, deps.subscriptions.runLag, app.log);
   return registry;
 }
 
 export const METRICS_DESCRIPTION =
-  'The Prometheus text exposition format: requests by route and status with their durations, the render threads’ CPU time (`billing_render_cpu_seconds_total`), the issued invoices and credit notes rendered (`billing_documents_rendered_total`: once each, by the worker or the first reader), the process’s own metrics, and the backlogs of every tenant: `billing_mail_outbox_queued`, `billing_mail_outbox_oldest_queued_age_seconds`, `billing_mail_outbox_failed`, `billing_webhook_deliveries_pending`, `billing_webhook_deliveries_oldest_pending_age_seconds`, `billing_webhook_deliveries_failed` (NaN when the database cannot be read). Protected by the server’s configuration: with METRICS_TOKEN it needs `Authorization: Bearer <METRICS_TOKEN>` (else 401 metrics_token_invalid); with METRICS_LISTEN it is served on that address only and this port answers 404 route_not_found; with neither, it answers only requests from a loopback address that no proxy forwarded (none at all with TRUST_PROXY), and 404 route_not_found to any other.';
+  'The Prometheus text exposition format: requests by route and status with their durations, the render threads’ CPU time (`billing_render_cpu_seconds_total`), the issued invoices and credit notes rendered (`billing_documents_rendered_total`: once each, by the worker or the first reader), the process’s own metrics, and the backlogs of every tenant: `billing_mail_outbox_queued`, `billing_mail_outbox_oldest_queued_age_seconds`, `billing_mail_outbox_failed`, `billing_webhook_deliveries_pending`, `billing_webhook_deliveries_oldest_pending_age_seconds`, `billing_webhook_deliveries_failed`, and the billing run’s lag, `billing_subscription_run_lag_seconds` (NaN when the database cannot be read). Protected by the server’s configuration: with METRICS_TOKEN it needs `Authorization: Bearer <METRICS_TOKEN>` (else 401 metrics_token_invalid); with METRICS_LISTEN it is served on that address only and this port answers 404 route_not_found; with neither, it answers only requests from a loopback address that no proxy forwarded (none at all with TRUST_PROXY), and 404 route_not_found to any other.';
 
 /**
  * Builds the app's registry; returns what GET /metrics on the API port answers, once it has

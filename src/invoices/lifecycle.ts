@@ -12,7 +12,7 @@ import {
 import { getCustomerRow } from '../customers/service.ts';
 import { getTenant } from '../tenants/service.ts';
 import { formatAmount, formatDate, resolveLocale, t } from '../documents/i18n.ts';
-import type { IssuedDocuments } from '../documents/service.ts';
+import type { IssuedDocuments, TakeNumber } from '../documents/service.ts';
 import type { HostedLinks } from '../hosted/links.ts';
 import { getSettingsWithTenantName } from '../settings/service.ts';
 import { INVOICE_EMAIL } from './mail.ts';
@@ -46,44 +46,63 @@ export async function issueInvoice(
   id: string,
   also?: AlsoInTransaction,
 ): Promise<Written<Invoice>> {
-  const written = await unitOfWork(db, request, async (uow) => {
-    const { tx, actor: scope } = uow;
-    // Sent at once, one round trip each (the pool pipelines): the row, locked first, so that
-    // what the other reads find of it is what the lock holds, its lines and the settings; then
-    // its customer and the rates its lines name.
-    const [row, lines, { settings, tenantName }] = await Promise.all([
-      lockInvoiceFor(tx, scope, id, 'issue'),
-      selectLines(tx, scope, [id]),
-      getSettingsWithTenantName(tx, scope),
-    ]);
-    const change = { newlyUsed: new Set<string>(), param: 'lines' };
-    const [customer, rates] = await Promise.all([
-      getCustomerRow(tx, scope, row.customer_id),
-      ratesForInvoice(tx, scope, row.default_tax_rates, lines, change),
-    ]);
-    const totals = priceInvoice(lines, row.default_tax_rates, rates, customer.tax_exempt, 'lines');
-    const issuedAt = clock.now();
-    // Taken last: the counter row stays locked until this transaction ends.
-    const number = await documents.nextNumber(tx, scope, 'invoice', settings.invoice_prefix);
-    const frozen = frozenAtIssue(row, customer, settings, tenantName, issuedAt);
-    // The issue and its hosted link, sent at once (one round trip): the link's expiry needs
-    // only the dates just frozen.
-    const linked = { id, dueDate: frozen.due_date, issuedAt: issuedAt.toISOString() };
-    const [issued, url] = await Promise.all([
-      markIssued(tx, scope, id, { ...frozen, number, paid: totals.total === 0 }, totals),
-      links.make(tx, scope, linked, issuedAt),
-    ]);
-    const invoice = invoiceFromRow(issued, lines, utcDateOf(issuedAt));
-    if (settings.einvoice_required) assertIssuable(invoice, issued.seller_snapshot!);
-    uow.event('invoice.issued', invoice);
-    if (invoice.status === 'paid') uow.event('invoice.paid', invoice);
-    await also?.(uow);
-    return shownByWrite(uow, links, invoice, url);
-  });
+  const written = await unitOfWork(db, request, (uow) =>
+    issueInvoiceIn(uow, clock, documents, links, id, also),
+  );
   // Its documents are rendered from what was just frozen, after this answer (its render was
   // queued with its events).
   if (!written.replayed) documents.issued();
   return written;
+}
+
+/**
+ * The issue of one draft inside the caller's unit of work: the billing run issues a batch of
+ * its invoices in one (src/subscriptions/run-invoices.ts), each by this same code; the numbers
+ * stay gapless since they commit or roll back together. The caller says `documents.issued()`
+ * after its commit.
+ */
+export async function issueInvoiceIn(
+  uow: UnitOfWork,
+  clock: Clock,
+  documents: IssuedDocuments,
+  links: HostedLinks,
+  id: string,
+  also?: AlsoInTransaction,
+  takeNumber: TakeNumber = (tx, scope, prefix) =>
+    documents.nextNumber(tx, scope, 'invoice', prefix),
+): Promise<Invoice> {
+  const { tx, actor: scope } = uow;
+  // Sent at once, one round trip each (the pool pipelines): the row, locked first, so that
+  // what the other reads find of it is what the lock holds, its lines and the settings; then
+  // its customer and the rates its lines name.
+  const [row, lines, { settings, tenantName }] = await Promise.all([
+    lockInvoiceFor(tx, scope, id, 'issue'),
+    selectLines(tx, scope, [id]),
+    getSettingsWithTenantName(tx, scope),
+  ]);
+  const change = { newlyUsed: new Set<string>(), param: 'lines' };
+  const [customer, rates] = await Promise.all([
+    getCustomerRow(tx, scope, row.customer_id),
+    ratesForInvoice(tx, scope, row.default_tax_rates, lines, change),
+  ]);
+  const totals = priceInvoice(lines, row.default_tax_rates, rates, customer.tax_exempt, 'lines');
+  const issuedAt = clock.now();
+  // Taken last: the counter row stays locked until this transaction ends.
+  const number = await takeNumber(tx, scope, settings.invoice_prefix);
+  const frozen = frozenAtIssue(row, customer, settings, tenantName, issuedAt);
+  // The issue and its hosted link, sent at once (one round trip): the link's expiry needs
+  // only the dates just frozen.
+  const linked = { id, dueDate: frozen.due_date, issuedAt: issuedAt.toISOString() };
+  const [issued, url] = await Promise.all([
+    markIssued(tx, scope, id, { ...frozen, number, paid: totals.total === 0 }, totals),
+    links.make(tx, scope, linked, issuedAt),
+  ]);
+  const invoice = invoiceFromRow(issued, lines, utcDateOf(issuedAt));
+  if (settings.einvoice_required) assertIssuable(invoice, issued.seller_snapshot!);
+  uow.event('invoice.issued', invoice);
+  if (invoice.status === 'paid') uow.event('invoice.paid', invoice);
+  await also?.(uow);
+  return shownByWrite(uow, links, invoice, url);
 }
 
 /** The moves of an issued invoice that only change its status, with the event each records. */
@@ -102,15 +121,25 @@ export function transitionInvoice(
   action: keyof typeof TRANSITIONS,
   also?: AlsoInTransaction,
 ): Promise<Written<Invoice>> {
-  return unitOfWork(db, request, async (uow) => {
-    const { tx, actor: scope } = uow;
-    await lockInvoiceFor(tx, scope, id, action);
-    const changed = await applyTransition(tx, scope, id, action);
-    const invoice = await withLines(tx, scope, changed, todayUtcOf(clock));
-    uow.event(TRANSITIONS[action], invoice);
-    await also?.(uow);
-    return shownByWrite(uow, links, invoice);
-  });
+  return unitOfWork(db, request, (uow) => transitionInvoiceIn(uow, clock, links, id, action, also));
+}
+
+/** The move of transitionInvoice inside the caller's unit of work (the run's batches). */
+export async function transitionInvoiceIn(
+  uow: UnitOfWork,
+  clock: Clock,
+  links: HostedLinks,
+  id: string,
+  action: keyof typeof TRANSITIONS,
+  also?: AlsoInTransaction,
+): Promise<Invoice> {
+  const { tx, actor: scope } = uow;
+  await lockInvoiceFor(tx, scope, id, action);
+  const changed = await applyTransition(tx, scope, id, action);
+  const invoice = await withLines(tx, scope, changed, todayUtcOf(clock));
+  uow.event(TRANSITIONS[action], invoice);
+  await also?.(uow);
+  return shownByWrite(uow, links, invoice);
 }
 
 /**
@@ -130,34 +159,44 @@ export function sendInvoice(
   id: string,
   also?: AlsoInTransaction,
 ): Promise<Written<Invoice>> {
-  return unitOfWork(db, request, async (uow) => {
-    const { tx, actor: scope } = uow;
-    const row = await lockInvoiceFor(tx, scope, id, 'send');
-    const customer = await getCustomerRow(tx, scope, row.customer_id);
-    const today = todayUtcOf(clock);
-    const invoice = await withLines(tx, scope, row, today);
-    // In the language of the invoice's documents, from the seller it was issued by.
-    const { name: seller, email: replyTo } = row.seller_snapshot ?? {
-      name: (await getTenant(tx, scope.tenantId)).name,
-      email: null,
-    };
-    const locale = resolveLocale(invoice.customer?.locale);
-    const values = {
-      number: invoice.number!,
-      seller,
-      customer: customer.name ?? '',
-      // The total the attached invoice shows; what changed what is due since is added as the
-      // message is sent (./mail.ts).
-      amount: formatAmount(invoice.total, invoice.currency, locale),
-      dueDate: invoice.dueDate ? formatDate(invoice.dueDate, locale) : '—',
-    };
-    const queued = await documents.queueMail(uow, INVOICE_EMAIL, customer, {
-      subjectId: invoice.id,
-      replyTo,
-      subject: t(locale, 'email.invoice.subject', values),
-      body: `${t(locale, 'email.invoice.body', values)}\n\n${t(locale, 'email.signature', values)}`,
-    });
-    await also?.(uow);
-    return shownByWrite(uow, links, await withLines(tx, scope, queued, today));
+  return unitOfWork(db, request, (uow) => sendInvoiceIn(uow, clock, documents, links, id, also));
+}
+
+/** The e-mail of sendInvoice queued inside the caller's unit of work (the run's batches). */
+export async function sendInvoiceIn(
+  uow: UnitOfWork,
+  clock: Clock,
+  documents: IssuedDocuments,
+  links: HostedLinks,
+  id: string,
+  also?: AlsoInTransaction,
+): Promise<Invoice> {
+  const { tx, actor: scope } = uow;
+  const row = await lockInvoiceFor(tx, scope, id, 'send');
+  const customer = await getCustomerRow(tx, scope, row.customer_id);
+  const today = todayUtcOf(clock);
+  const invoice = await withLines(tx, scope, row, today);
+  // In the language of the invoice's documents, from the seller it was issued by.
+  const { name: seller, email: replyTo } = row.seller_snapshot ?? {
+    name: (await getTenant(tx, scope.tenantId)).name,
+    email: null,
+  };
+  const locale = resolveLocale(invoice.customer?.locale);
+  const values = {
+    number: invoice.number!,
+    seller,
+    customer: customer.name ?? '',
+    // The total the attached invoice shows; what changed what is due since is added as the
+    // message is sent (./mail.ts).
+    amount: formatAmount(invoice.total, invoice.currency, locale),
+    dueDate: invoice.dueDate ? formatDate(invoice.dueDate, locale) : '—',
+  };
+  const queued = await documents.queueMail(uow, INVOICE_EMAIL, customer, {
+    subjectId: invoice.id,
+    replyTo,
+    subject: t(locale, 'email.invoice.subject', values),
+    body: `${t(locale, 'email.invoice.body', values)}\n\n${t(locale, 'email.signature', values)}`,
   });
+  await also?.(uow);
+  return shownByWrite(uow, links, await withLines(tx, scope, queued, today));
 }

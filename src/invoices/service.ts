@@ -24,7 +24,15 @@ export {
   invoiceModel,
   issuedInvoiceFormats,
 } from './documents.ts';
-export { issueInvoice, sendInvoice, transitionInvoice } from './lifecycle.ts';
+export {
+  issueInvoice,
+  issueInvoiceIn,
+  sendInvoice,
+  sendInvoiceIn,
+  transitionInvoice,
+  transitionInvoiceIn,
+  type AlsoInTransaction,
+} from './lifecycle.ts';
 export { addInvoiceLine, removeInvoiceLine } from './lines.ts';
 export { lineQuantity, type LineQuantity } from './exact-quantity.ts';
 export {

@@ -54,6 +54,9 @@ export function startJobs(
 ): Jobs {
   const { config, clock, db, secrets } = services;
   const onError = (error: unknown, context: string) => log.error(error, context);
+  // E-mails and documents wait while the billing run has batches to do: on a small machine the
+  // CPU they take is the run's (docs/billing-run.md); a reader still gets a document at once.
+  const yieldTo = () => services.subscriptions.runBusy();
   const webhooks = new WebhookWorker(db, {
     allowLoopback: config.webhooksAllowLoopback,
     secrets,
@@ -65,12 +68,14 @@ export function startJobs(
     kinds: services.mailKinds,
     onError,
     clock,
+    yieldTo,
   });
   const renders = new RenderQueue(db, {
     renderer: services.renderer,
     modelOf: services.issuedModel,
     clock,
     onError,
+    yieldTo,
   });
   services.documents.onIssued(() => renders.poke());
   webhooks.start();

@@ -23,6 +23,11 @@ export interface PollerOptions<T> {
   onError?: ((error: unknown, context: string) => void) | undefined;
   /** What the items are, for error messages. */
   name: string;
+  /**
+   * While this says true, nothing new is claimed (what is claimed is still handled): work that
+   * can wait gives the CPU to work that cannot (the billing run, src/subscriptions/run.ts).
+   */
+  yieldTo?: (() => boolean) | undefined;
 }
 
 export class Poller<T> {
@@ -61,7 +66,7 @@ export class Poller<T> {
     while (this.#running) {
       const free = concurrency - this.#inFlight.size;
       let claimed = 0;
-      if (free > 0) {
+      if (free > 0 && !this.#options.yieldTo?.()) {
         const batch = await this.#claim(free);
         claimed = batch.length;
         for (const item of batch) this.#begin(item);

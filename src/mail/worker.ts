@@ -42,6 +42,8 @@ export interface MailWorkerOptions {
   onError?: (error: unknown, context: string) => void;
   /** Whose time the pause between polls is (src/clock.ts); the system clock by default. */
   clock?: Clock;
+  /** While this says true, no message is claimed (Poller's `yieldTo`). */
+  yieldTo?: () => boolean;
 }
 
 export class MailWorker {
@@ -54,7 +56,7 @@ export class MailWorker {
     this.#options = options;
     const lease = options.leaseSeconds ?? 60;
     this.#poller = new Poller({
-      ...options, // pollMs, clock, onError
+      ...options, // pollMs, clock, onError, yieldTo
       name: 'mail',
       concurrency: options.concurrency ?? 4,
       claim: (limit, leaseToken) => claimDueMail(db, limit, lease, leaseToken),

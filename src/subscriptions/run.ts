@@ -4,29 +4,24 @@
 // uncollectible). The worker runs it on real time every few seconds; a test clock's advance
 // runs it at each instant of the clock that falls due, through this same code.
 //
-// Exactly once, whatever runs it and however often: each step locks the subscription row and
-// re-reads it (a second worker waits, then finds nothing due); each invoice is claimed in the
-// ledger under (subscription, period, reason) in the transaction that makes it; each step of
-// an invoice's work is recorded in the transaction of the move it makes.
-import { fixedClock, type Clock } from '../clock.ts';
+// It works in batches of one tenant's rows, each a unit of work (./run-boundaries.ts,
+// ./run-invoices.ts; docs/billing-run.md). Exactly once, whatever runs it and however often:
+// a batch claims its rows locked, skipping those another worker holds, and steps each locked
+// row as it is; each invoice is claimed in the ledger under (subscription, period, reason) in
+// the transaction that makes it; each step of an invoice's work is recorded in the transaction
+// of the move it makes.
+import type { Clock } from '../clock.ts';
 import type { Db } from '../db/pool.ts';
-import { unitOfWork, writtenValue, type UnitOfWork } from '../db/unit-of-work.ts';
-import { EinvoiceIncompleteError, ResourceMissingError, StateInvalidError } from '../errors.ts';
+import { unitOfWork } from '../db/unit-of-work.ts';
 import type { HostedLinks } from '../hosted/links.ts';
-import { issueInvoice, sendInvoice, transitionInvoice } from '../invoices/service.ts';
 import { operator } from '../tenancy.ts';
-import {
-  selectDueSubscriptions,
-  selectDueWork,
-  setLedgerWork,
-  type ClockTarget,
-  type DueRow,
-  type InvoiceWork,
-  type WorkRow,
-} from './ledger-store.ts';
+import { selectDueTenants, type BatchSource } from './due-store.ts';
+import type { ClockTarget, DueRow } from './ledger-store.ts';
 import { shown } from './reading.ts';
-import { saveWithNextAction, stepSubscription } from './run-steps.ts';
-import { stepOptions, type Billing } from './periods.ts';
+import { stepBatch, type BatchOutcome } from './run-boundaries.ts';
+import { workBatch } from './run-invoices.ts';
+import { saveWithNextAction } from './run-steps.ts';
+import type { Billing } from './periods.ts';
 import { hasOverdueInvoice, selectStandingChanged } from './standing-store.ts';
 import { selectSubscription } from './store.ts';
 
@@ -34,54 +29,100 @@ export interface RunDeps extends Billing {
   db: Db;
   clock: Clock;
   links: HostedLinks;
+  /** Where this process's run says it is busy (the worker's mail and renders yield to it). */
+  activity?: RunActivity;
+}
+
+/** Whether a run of this process is working through batches (from a batch claimed to none). */
+export class RunActivity {
+  #loops = 0;
+
+  get busy(): boolean {
+    return this.#loops > 0;
+  }
+
+  enter(): void {
+    this.#loops++;
+  }
+
+  leave(): void {
+    this.#loops--;
+  }
 }
 
 /** One test clock's subscriptions, or (null) those on real time. */
 export type RunTarget = ClockTarget;
 
-const BATCH = 50;
+/** Subscriptions whose standing is settled per read. */
+const STANDING_BATCH = 50;
+/**
+ * Batches in flight at once in one process, each a transaction on a connection of its own:
+ * two keep PostgreSQL and this process busy at the same time (one batch's statements run
+ * while the other's results are computed) and leave the rest of the pool to the API.
+ */
+const WORKERS = 2;
+/** Tenants with due rows looked at per pass on real time. */
+const TENANTS_PER_PASS = 1000;
 
 /** Everything due at `now` for the target; the number of steps taken. */
 export async function runDue(deps: RunDeps, target: RunTarget, now: Date): Promise<number> {
   let steps = 0;
-  for (;;) {
-    const due = await selectDueSubscriptions(deps.db, target, now, BATCH);
-    let moved = 0;
-    for (const row of due) moved += await catchUp(deps, row, now);
-    steps += moved;
-    // A full batch that moved nothing is another worker's: leave it to that worker.
-    if (due.length < BATCH || moved === 0) break;
+  const sources = async (): Promise<BatchSource[]> =>
+    target === null
+      ? (await selectDueTenants(deps.db, now, TENANTS_PER_PASS)).map((scope) => ({
+          scope,
+          clockId: null,
+        }))
+      : [{ scope: target.scope, clockId: target.id }];
+  for (const source of await sources()) {
+    steps += await inWorkers(() => stepBatch(deps, source, now), deps.activity);
   }
   for (;;) {
-    const marked = await selectStandingChanged(deps.db, target, BATCH);
+    const marked = await selectStandingChanged(deps.db, target, STANDING_BATCH);
     for (const row of marked) steps += await settleStanding(deps.db, row);
-    if (marked.length < BATCH) break;
+    if (marked.length < STANDING_BATCH) break;
   }
-  for (;;) {
-    const work = await selectDueWork(deps.db, target, now, BATCH);
-    for (const row of work) steps += await doWork(deps, row, now);
-    if (work.length < BATCH) break;
+  for (const source of await sources()) {
+    steps += await inWorkers(() => workBatch(deps, source, now), deps.activity);
   }
   return steps;
 }
 
-/** Steps one subscription until nothing is due at `now`, each step its own transaction. */
-async function catchUp(deps: RunDeps, due: DueRow, now: Date): Promise<number> {
-  const { db } = deps;
-  const scope = { tenantId: due.tenant_id, environment: due.environment };
-  for (let steps = 0; ; steps++) {
-    const written = await unitOfWork(
-      db,
-      { actor: operator(due.tenant_id, due.environment) },
-      async (uow) => {
-        const row = await selectSubscription(uow.tx, scope, due.id, { forUpdate: true });
-        if (!row) return false;
-        const options = await stepOptions(uow.tx, scope, now, deps);
-        return (await stepSubscription(uow, row, options)) !== null;
-      },
-    );
-    if (!writtenValue(written)) return steps;
-  }
+/**
+ * Runs `batch` in WORKERS loops at once until each finds nothing to claim (what is left is
+ * held by another worker, which does it) or a batch with a failure got nothing done (what
+ * fails stays due, for the next pass). The first failure is thrown once every loop has ended;
+ * else the number of steps done.
+ */
+async function inWorkers(
+  batch: () => Promise<BatchOutcome>,
+  activity: RunActivity | undefined,
+): Promise<number> {
+  let failure: unknown = undefined;
+  let done = 0;
+  const loop = async () => {
+    let busy = false;
+    try {
+      for (;;) {
+        const outcome = await batch().catch((error: unknown) => ({
+          claimed: 0,
+          done: 0,
+          failure: error,
+        }));
+        done += outcome.done;
+        if (outcome.failure !== undefined) failure ??= outcome.failure;
+        if (outcome.claimed === 0 || (outcome.failure !== undefined && outcome.done === 0)) return;
+        // A batch claimed: more may follow, and what can wait waits.
+        if (!busy) activity?.enter();
+        busy = true;
+      }
+    } finally {
+      if (busy) activity?.leave();
+    }
+  };
+  await Promise.all(Array.from({ length: WORKERS }, loop));
+  if (failure !== undefined) throw failure;
+  return done;
 }
 
 /** Sets past_due or active as the subscription's invoices now say (its mark cleared). */
@@ -98,40 +139,5 @@ async function settleStanding(db: Db, marked: DueRow): Promise<number> {
     const shownRow = await shown(uow.tx, scope, saved);
     uow.event(status === 'past_due' ? 'subscription.past_due' : 'subscription.updated', shownRow);
   });
-  return 1;
-}
-
-/** Does one step of an invoice's work; 1 when it was done (by this call or found done). */
-async function doWork(deps: RunDeps, work: WorkRow, now: Date): Promise<number> {
-  const { db, documents, links } = deps;
-  const scope = { tenantId: work.tenant_id, environment: work.environment };
-  const request = { actor: operator(work.tenant_id, work.environment) };
-  const clock = fixedClock(now);
-  const moveOn = (next: InvoiceWork | null) => (uow: UnitOfWork) =>
-    setLedgerWork(uow.tx, uow.actor, work, next === null ? null : { work: next, at: now });
-  try {
-    if (work.work === 'issue') {
-      // What follows: the pause's rule for an invoice made while paused, else autoSend.
-      const sub = await selectSubscription(db, scope, work.subscription_id);
-      const next = work.after_issue ?? (sub?.auto_send ? 'send' : null);
-      await issueInvoice(db, clock, documents, links, request, work.invoice_id, moveOn(next));
-    } else if (work.work === 'send') {
-      await sendInvoice(db, clock, documents, links, request, work.invoice_id, moveOn(null));
-    } else {
-      await transitionInvoice(db, clock, links, request, work.invoice_id, work.work, moveOn(null));
-    }
-  } catch (error) {
-    // The invoice was moved by someone else (issued, deleted or voided through the API), or
-    // cannot be issued as it is (einvoiceRequired): the run leaves it as it is.
-    if (
-      error instanceof StateInvalidError ||
-      error instanceof ResourceMissingError ||
-      error instanceof EinvoiceIncompleteError
-    ) {
-      await unitOfWork(db, request, moveOn(null));
-    } else {
-      throw error;
-    }
-  }
   return 1;
 }

@@ -8,6 +8,7 @@ import type { TenantScope } from '../tenancy.ts';
 import { previewChange, updateSubscription } from './changes.ts';
 import { cancelSubscription, pauseSubscription, resumeSubscription } from './ending.ts';
 import { getSubscription, listSubscriptions, type SubscriptionFilters } from './reading.ts';
+import { selectRunLag } from './due-store.ts';
 import { runDue, type RunDeps, type RunTarget } from './run.ts';
 import type {
   SubscriptionCancel,
@@ -39,7 +40,12 @@ export function createSubscriptions(deps: RunDeps) {
     resume: (write: WriteRequest, id: string) => resumeSubscription(db, clock, write, id),
     /** The billing run: what is due now on real time (target null), or on a test clock. */
     runDue: (target: RunTarget, now: Date = clock.now()) => runDue(deps, target, now),
+    /** Seconds the oldest thing the run has due has waited (/metrics). */
+    runLag: () => selectRunLag(db, clock.now()),
+    /** Whether this process's run is working through batches now. */
+    runBusy: () => deps.activity?.busy ?? false,
   };
 }
 
 export type Subscriptions = ReturnType<typeof createSubscriptions>;
+export { RunActivity } from './run.ts';

@@ -12,6 +12,7 @@ import { credit, openInvoice } from '../credit-notes/fixtures.ts';
 import { einvoiceTenant, tempDir } from '../invoices/fixtures.ts';
 import { startInvoiceApp } from '../invoices/fixtures.ts';
 import { startSmtp } from '../mail/smtp.ts';
+import { advance, createClock, createPrice } from '../subscriptions/fixtures.ts';
 import { testMailWorker } from '../mail/workers.ts';
 
 const smtp = await startSmtp();
@@ -87,6 +88,17 @@ const pdfAndUbl = async (tenant: Awaited<ReturnType<typeof seller>>, path: strin
   return { pdf: sha256(pdf.bytes), ubl: sha256(ubl.bytes) };
 };
 
+/** A 21 % rate of the tenant's own, for a product's lines. */
+async function einvoiceTenantRate(api: Awaited<ReturnType<typeof seller>>['api']) {
+  const rate = await api.post('/v1/tax-rates', {
+    displayName: 'VAT',
+    inclusive: false,
+    percentage: 21,
+  });
+  assert.equal(rate.status, 201, rate.text);
+  return { vat: rate.body.id as string };
+}
+
 const plainTenant = await seller(plain);
 const workerTenant = await seller(workerServer);
 
@@ -129,6 +141,42 @@ describe('documents rendered off the request path', () => {
     const worker = await pdfAndUbl(workerTenant, workerPath);
     await workerServer.db.query('DELETE FROM documents WHERE subject_id = $1', [byWorker.id]);
     assert.deepEqual(await pdfAndUbl(workerTenant, workerPath), worker);
+  });
+
+  it('renders a subscription invoice issued by the billing run late, a month on, to the same bytes', async () => {
+    const { api, key } = workerTenant;
+    const grace = await api.patch('/v1/settings', { invoiceGraceMinutes: 0 });
+    assert.equal(grace.status, 200, grace.text);
+    const { vat } = await einvoiceTenantRate(api);
+    const price = await createPrice(api, { unitAmount: 4200, taxRates: [vat] });
+    const testClock = await createClock(api, '2027-01-20T00:00:00.000Z');
+    const customer = await api.post('/v1/customers', {
+      name: 'Brussels Trading SA',
+      email: `ap-${key.tenantId}@brussels.example`,
+      address: { line1: 'Rue Royale 1', city: 'Bruxelles', postalCode: '1000', country: 'BE' },
+      taxIds: [{ type: 'eu_vat', value: 'BE0123456749' }],
+      testClockId: testClock.id,
+    });
+    assert.equal(customer.status, 201, customer.text);
+    const sub = await api.post('/v1/subscriptions', {
+      customerId: customer.body.id,
+      items: [{ priceId: price.id }],
+      billingCycleAnchor: '2027-02-01T00:00:00.000Z',
+      prorationBehavior: 'none',
+      daysUntilDue: 14,
+    });
+    assert.equal(sub.status, 201, sub.text);
+    await advance(api, testClock.id, '2027-02-01T00:30:00.000Z');
+    const invoices = await api.get(`/v1/invoices?subscriptionId=${sub.body.id}`);
+    const [invoice] = invoices.body.data as { id: string; status: string }[];
+    assert.equal(invoice?.status, 'open');
+    await renderedByWorker(invoice.id);
+    const path = `/v1/invoices/${invoice.id}`;
+    const atOnce = await pdfAndUbl(workerTenant, path);
+    // Rendered again a month later (the documents gone, the queue empty): the same bytes.
+    await workerServer.db.query('DELETE FROM documents WHERE subject_id = $1', [invoice.id]);
+    clock.advance(31 * 24 * 3600_000);
+    assert.deepEqual(await pdfAndUbl(workerTenant, path), atOnce);
   });
 
   it('renders once for 16 concurrent readers, in one transaction', async () => {

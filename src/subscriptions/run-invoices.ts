@@ -1,0 +1,138 @@
+// The run's work on the invoices it made, in batches: one unit of work claims up to BATCH rows
+// of due work of one tenant (locked, skipping those another worker holds) and does each —
+// an issue, then at once what follows it (send, void, mark uncollectible) — through the
+// invoices' own lifecycle (issueInvoiceIn and the like: the same rules, numbers and events as
+// an issue through the API), recording in the ledger, in the same transaction, that it is done.
+// The batch's invoice numbers are taken from the tenant's counter in that one transaction, so
+// they commit, or roll back, together: gapless.
+//
+// One failure rolls the whole batch back (an invoice the API issued or deleted during its grace
+// period, a tenant that requires e-invoices it cannot make); its rows are then done one by one,
+// each in a unit of work of its own (`workAlone`), where such an invoice is left as it is.
+import { fixedClock } from '../clock.ts';
+import type { Db } from '../db/pool.ts';
+import { unitOfWork, writtenValue, type UnitOfWork } from '../db/unit-of-work.ts';
+import { EinvoiceIncompleteError, ResourceMissingError, StateInvalidError } from '../errors.ts';
+import type { HostedLinks } from '../hosted/links.ts';
+import {
+  issueInvoiceIn,
+  sendInvoiceIn,
+  transitionInvoiceIn,
+  type AlsoInTransaction,
+} from '../invoices/service.ts';
+import { operator } from '../tenancy.ts';
+import { claimDueWork, selectAutoSend, type BatchSource } from './due-store.ts';
+import { NumberBlock } from '../documents/service.ts';
+import { setLedgerWork, type InvoiceWork, type WorkRow } from './ledger-store.ts';
+import type { Billing } from './periods.ts';
+import { allOrFirstFailure, BATCH, oneByOne, type BatchOutcome } from './run-boundaries.ts';
+
+export interface InvoiceWorkDeps extends Billing {
+  db: Db;
+  links: HostedLinks;
+}
+
+/**
+ * Does the row's work at `now` inside `uow`; `autoSend`: whether the subscription e-mails its
+ * invoices. `chained`: what follows an issue (send, void, mark uncollectible) is done in the
+ * same transaction, so the ledger's work is done when it commits; otherwise the ledger says
+ * what follows, for the next pass.
+ */
+async function doWorkIn(
+  deps: InvoiceWorkDeps,
+  uow: UnitOfWork,
+  work: WorkRow,
+  options: { autoSend: boolean; now: Date; chained: boolean; numbers?: NumberBlock },
+): Promise<void> {
+  const { documents, links } = deps;
+  const { now, chained } = options;
+  const clock = fixedClock(now);
+  const moveOn =
+    (next: InvoiceWork | null): AlsoInTransaction =>
+    (u) =>
+      setLedgerWork(u.tx, u.actor, work, next === null ? null : { work: next, at: now });
+  const id = work.invoice_id;
+  let step: InvoiceWork | null = work.work;
+  if (step === 'issue') {
+    // What follows: the pause's rule for an invoice made while paused, else autoSend.
+    const next = work.after_issue ?? (options.autoSend ? 'send' : null);
+    const also = chained ? undefined : moveOn(next);
+    await issueInvoiceIn(uow, clock, documents, links, id, also, options.numbers?.take);
+    if (!chained) return;
+    step = next;
+  }
+  if (step === 'send') await sendInvoiceIn(uow, clock, documents, links, id, moveOn(null));
+  else if (step === null) await moveOn(null)(uow);
+  else await transitionInvoiceIn(uow, clock, links, id, step, moveOn(null));
+}
+
+/** Claims and does one batch of the source's due invoice work. */
+export async function workBatch(
+  deps: InvoiceWorkDeps,
+  source: BatchSource,
+  now: Date,
+): Promise<BatchOutcome> {
+  const { db } = deps;
+  const { scope } = source;
+  let claimed: WorkRow[] = [];
+  try {
+    await unitOfWork(db, { actor: operator(scope.tenantId, scope.environment) }, async (uow) => {
+      claimed = await claimDueWork(uow.tx, source, now, BATCH);
+      if (claimed.length === 0) return;
+      const issuing = claimed.filter((w) => w.work === 'issue').map((w) => w.subscription_id);
+      const autoSend = await selectAutoSend(uow.tx, scope, issuing);
+      // The batch's numbers in one block, taken once every issue has come to its number.
+      const numbers = new NumberBlock('invoice', issuing.length);
+      // Their statements are pipelined on the transaction's one connection.
+      await allOrFirstFailure(
+        claimed.map((w) =>
+          doWorkIn(deps, uow, w, {
+            autoSend: autoSend.has(w.subscription_id),
+            now,
+            chained: true,
+            numbers,
+          }).catch((error: unknown) => {
+            numbers.fail(error);
+            throw error;
+          }),
+        ),
+      );
+    });
+  } catch (error) {
+    if (claimed.length === 0) throw error;
+    return oneByOne(claimed, (row) => workAlone(deps, row, now));
+  }
+  // The issued invoices' documents are rendered now rather than at the next poll.
+  if (claimed.some((w) => w.work === 'issue')) deps.documents.issued();
+  return { claimed: claimed.length, done: claimed.length };
+}
+
+/**
+ * Does one step of an invoice's work in a unit of work of its own (the ledger says what
+ * follows, for the next pass: an issue stands even if what follows it cannot be done); 1.
+ */
+export async function workAlone(deps: InvoiceWorkDeps, work: WorkRow, now: Date): Promise<number> {
+  const { db } = deps;
+  const scope = { tenantId: work.tenant_id, environment: work.environment };
+  const request = { actor: operator(scope.tenantId, scope.environment) };
+  try {
+    await unitOfWork(db, request, async (uow) => {
+      const autoSend = await selectAutoSend(uow.tx, scope, [work.subscription_id]);
+      await doWorkIn(deps, uow, work, { autoSend: autoSend.size > 0, now, chained: false });
+    }).then(writtenValue);
+  } catch (error) {
+    // The invoice was moved by someone else (issued, deleted or voided through the API), or
+    // cannot be issued as it is (einvoiceRequired): the run leaves it as it is.
+    if (
+      error instanceof StateInvalidError ||
+      error instanceof ResourceMissingError ||
+      error instanceof EinvoiceIncompleteError
+    ) {
+      await unitOfWork(db, request, (uow) => setLedgerWork(uow.tx, uow.actor, work, null));
+    } else {
+      throw error;
+    }
+  }
+  if (work.work === 'issue') deps.documents.issued();
+  return 1;
+}
