@@ -39,7 +39,10 @@ const SettingsForm = Type.Object({
   ...Object.fromEntries(Object.entries(TEXT_FIELDS).map(([k, s]) => [k, field(s)])),
   ...Object.fromEntries(Object.entries(PAYMENT_FIELDS).map(([k, s]) => [k, field(s)])),
   ...Object.fromEntries(
-    ADDRESS_FIELDS.map((k) => [k, k === 'country' ? field(Type.String({ maxLength: 2 })) : field(address[k])]),
+    ADDRESS_FIELDS.map((k) => [
+      k,
+      k === 'country' ? field(Type.String({ maxLength: 2 })) : field(address[k]),
+    ]),
   ),
   invoicePrefix: api.invoicePrefix,
   creditNotePrefix: api.creditNotePrefix,
@@ -65,7 +68,10 @@ function patchOf(form: SettingsForm): Static<typeof SettingsUpdate> {
       `At most ${api.invoiceGraceMinutes.maximum} minutes (a week).`,
     );
   }
-  const reminders = (form.reminders ?? '').split(/[ ,]+/).filter((d) => d !== '').map(Number);
+  const reminders = (form.reminders ?? '')
+    .split(/[ ,]+/)
+    .filter((d) => d !== '')
+    .map(Number);
   if (reminders.some((d) => d < 1 || d > 365) || reminders.length > 10) {
     throw new ParameterInvalidError('reminders', 'Up to 10 reminders, each 1 to 365 days.');
   }
