@@ -10,6 +10,7 @@ import { writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { authorization, seedDatabase, startApi, type Api } from './api.ts';
 import { checkOutBaseline, describeHead, type Checkout } from './baseline.ts';
+import { benchConsole, consoleTable } from './console.ts';
 import { BARE_READY, bareNodeArgs, Generator, startChild } from './child.ts';
 import { peakRssMb } from './cpu.ts';
 import {
@@ -36,7 +37,7 @@ const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 32);
 const PACED_RATE = Number(env.BENCH_PACED_RATE ?? 10_000);
 const TENANTS = Number(env.BENCH_TENANTS ?? 200);
 const SCALE = Number(env.BENCH_SCALE ?? 1);
-// BENCH_ONLY=mixed,instances,whoami,customer,list,next,invoice,create,issue: only those (all by
+// BENCH_ONLY=mixed,instances,whoami,customer,list,next,invoice,create,issue,console: only those (all by
 // default).
 const GROUPS = [
   'mixed',
@@ -48,6 +49,7 @@ const GROUPS = [
   'invoice',
   'create',
   'issue',
+  'console',
 ];
 /** The instances scenario: the mixed load on 1, 2 and 4 API instances on one database. */
 const INSTANCES = [1, 2, 4];
@@ -77,6 +79,9 @@ async function main(): Promise<void> {
   cleanups.push(() => server.stop());
   const postmaster = await postmasterPid(server.url);
   if (postmaster === null) log('PostgreSQL is not on this machine: its CPU is not reported');
+  // The console's pages on a tenant of their own, before (and apart from) the API's data set.
+  if (ONLY.has('console')) console.log(consoleTable(await benchConsole(server.url, log)));
+  if ([...ONLY].every((group) => group === 'console')) return;
 
   let checkout: Checkout | null = null;
   if (BASELINE) {

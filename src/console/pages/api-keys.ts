@@ -3,7 +3,8 @@
 // the person as the actor. A new secret is shown once, on the answer to the form that made
 // it: a replay of that form (a reload) goes back to the list, never shows it again.
 import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Written } from '../../db/unit-of-work.ts';
 import type { Composition } from '../../composition.ts';
 import { formatDate } from '../../documents/i18n.ts';
 import type { IssuedApiKey } from '../../keys/service.ts';
@@ -14,7 +15,10 @@ import { consoleRoute, consoleWrite, sessionOf, showPage, textOf } from '../page
 const LIST = '/console/settings/api-keys';
 const PAGE_SIZE = 50;
 const ListQuery = Type.Object({ cursor: Type.Optional(Type.String({ maxLength: 500 })) });
-const KeyParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+const KeyAction = Type.Object({
+  id: Type.String({ maxLength: 100 }),
+  action: Type.String({ enum: ['rotate', 'revoke'] }),
+});
 const CreateForm = Type.Object({
   _csrf: Type.Optional(Type.String()),
   idempotencyKey: Type.String({ maxLength: 100 }),
@@ -31,23 +35,31 @@ const EXPIRY_LABEL = {
   '86400': 'console.apiKeys.expireDay',
   '604800': 'console.apiKeys.expireWeek',
 } as const;
-const RotateForm = Type.Object({
+/** Rolling or revoking a key; a roll may say how long the old key keeps working. */
+const KeyForm = Type.Object({
   _csrf: Type.Optional(Type.String()),
   idempotencyKey: Type.String({ maxLength: 100 }),
   expireOld: Type.Optional(Type.String({ enum: [...EXPIRY] })),
 });
-const KeyForm = Type.Object({
-  _csrf: Type.Optional(Type.String()),
-  idempotencyKey: Type.String({ maxLength: 100 }),
-});
 
-/** The answer to a form that made a key: its secret, this once; a replay goes to the list. */
-function issued(request: FastifyRequest, key: IssuedApiKey, rotated: boolean) {
-  const t = textOf(request);
-  return {
-    title: t(rotated ? 'console.apiKeys.rotated' : 'console.apiKeys.created'),
-    view: { name: key.name ?? key.id, secret: key.secret, scopes: key.scopes.join(', ') },
-  };
+/**
+ * The answer to a form that made a key: its secret, this once. A replay of the form (a
+ * reload) goes to the list instead: the secret is not kept to be shown again.
+ */
+function answerIssued(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  write: { location: (written: Written<IssuedApiKey>) => string },
+  written: Written<IssuedApiKey>,
+  title: 'console.apiKeys.created' | 'console.apiKeys.rotated',
+) {
+  if (written.replayed) return reply.code(303).redirect(write.location(written));
+  const key = written.value;
+  return showPage(request, reply.code(201), 'api-key-issued', textOf(request)(title), {
+    name: key.name ?? key.id,
+    secret: key.secret,
+    scopes: key.scopes.join(', '),
+  });
 }
 
 export async function apiKeyPages(app: FastifyInstance, { apiKeys, cursors }: Composition) {
@@ -94,35 +106,24 @@ export async function apiKeyPages(app: FastifyInstance, { apiKeys, cursors }: Co
       const scopes = form.scopes === undefined ? [] : [form.scopes].flat();
       const write = consoleWrite(request, form, () => LIST);
       const written = await apiKeys.create(write, { scopes, name: form.name.trim() || null });
-      if (written.replayed) return reply.code(303).redirect(write.location(written));
-      const { title, view } = issued(request, written.value, false);
-      return showPage(request, reply.code(201), 'api-key-issued', title, view);
+      return answerIssued(request, reply, write, written, 'console.apiKeys.created');
     },
   );
 
+  // Roll (a new key with the same scopes) or revoke a key of this environment.
   app.post(
-    '/settings/api-keys/:id/rotate',
-    consoleRoute('keys:write', { params: KeyParams, body: RotateForm }),
+    '/settings/api-keys/:id/:action',
+    consoleRoute('keys:write', { params: KeyAction, body: KeyForm }),
     async (request, reply) => {
-      const { id } = request.params as Static<typeof KeyParams>;
-      const form = request.body as Static<typeof RotateForm>;
-      const write = consoleWrite(request, form, () => LIST);
-      const expireOldInSeconds = form.expireOld ? Number(form.expireOld) : null;
-      const written = await apiKeys.rotate(write, id, { expireOldInSeconds });
-      if (written.replayed) return reply.code(303).redirect(write.location(written));
-      const { title, view } = issued(request, written.value, true);
-      return showPage(request, reply.code(201), 'api-key-issued', title, view);
-    },
-  );
-
-  app.post(
-    '/settings/api-keys/:id/revoke',
-    consoleRoute('keys:write', { params: KeyParams, body: KeyForm }),
-    async (request, reply) => {
-      const { id } = request.params as Static<typeof KeyParams>;
+      const { id, action } = request.params as Static<typeof KeyAction>;
       const form = request.body as Static<typeof KeyForm>;
       const write = consoleWrite(request, form, () => LIST);
-      return reply.code(303).redirect(write.location(await apiKeys.revoke(write, id)));
+      if (action === 'revoke') {
+        return reply.code(303).redirect(write.location(await apiKeys.revoke(write, id)));
+      }
+      const expireOldInSeconds = form.expireOld ? Number(form.expireOld) : null;
+      const written = await apiKeys.rotate(write, id, { expireOldInSeconds });
+      return answerIssued(request, reply, write, written, 'console.apiKeys.rotated');
     },
   );
 }

@@ -61,18 +61,19 @@ function periodLabels(request: FastifyRequest): { value: string; label: string }
   }));
 }
 
-export async function reportPages(app: FastifyInstance, { reports }: Composition) {
+export async function reportPages(app: FastifyInstance, { reports, consoleAging }: Composition) {
   app.get(
     '/reports',
     consoleRoute('invoices:read', { querystring: PeriodQuery }),
     async (request, reply) => {
       const scope = sessionOf(request).actor;
+      const receivables = await consoleAging(scope);
       const { lang } = request.console;
       const t = textOf(request);
-      const receivables = await reports.receivables(scope, undefined);
       const chosen = periodOf(request.query as PeriodQuery, receivables.asOf);
       const tax = await reports.tax(scope, chosen.from, chosen.to);
-      const money = (amount: number, currency: string) => formatAmount(amount, currency, lang);
+      const money = (amount: number | bigint, currency: string) =>
+        formatAmount(amount, currency, lang);
       const query = `year=${chosen.year}&period=${chosen.period}`;
       return showPage(request, reply, 'reports', t('console.reports.title'), {
         asOf: formatDate(receivables.asOf, lang),

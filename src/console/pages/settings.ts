@@ -95,9 +95,8 @@ export async function settingsPages(app: FastifyInstance, { settings }: Composit
     '/settings',
     consoleRoute('settings:read', { querystring: SavedQuery }),
     async (request, reply) => {
-      const scope = sessionOf(request).actor;
+      const s = await settings.get(sessionOf(request).actor);
       const t = textOf(request);
-      const s = await settings.get(scope);
       const value = (v: string | null | undefined) => v ?? '';
       return showPage(request, reply, 'settings', t('console.settings.title'), {
         saved: (request.query as Static<typeof SavedQuery>).saved === '1',
