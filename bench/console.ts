@@ -38,9 +38,9 @@ function pages(subscriptionId: string): [string, string][] {
   return [
     ['overview', '/console'],
     ['customers', '/console/customers'],
-    ['customers, a deep page', '/console/customers?q=Customer%2099'],
+    ['search, a name prefix', '/console/customers?q=Customer%2099'],
     ['a customer', `/console/customers/${customerId(0, 4)}`],
-    ['search', '/console/customers?q=c7777%40t000'],
+    ['search, an e-mail prefix', '/console/customers?q=c7777%40t000'],
     ['invoices', '/console/invoices'],
     ['an invoice', `/console/invoices/${invoiceId(0, 2)}`],
     ['subscriptions', '/console/subscriptions'],
