@@ -7,19 +7,13 @@ import type { Queryable } from '../db/pool.ts';
 import { allRows } from '../db/rows.ts';
 import type { TenantScope } from '../tenancy.ts';
 
+/** A currency's sums in the order of the report's buckets (AGING_BUCKETS), as text; null: none. */
 export interface AgingRow {
   currency: string;
   invoices: number;
-  current: string;
-  d1_30: string;
-  d31_60: string;
-  d61_90: string;
-  over_90: string;
+  buckets: (string | null)[];
   total: string;
 }
-
-const late = (from: number, to: number) =>
-  `coalesce(sum(amount_remaining) FILTER (WHERE $3::date - due_date BETWEEN ${from} AND ${to}), 0)::text`;
 
 /** Each currency's open and uncollectible invoices on `today` (UTC), by days past due. */
 export async function selectAging(
@@ -30,11 +24,12 @@ export async function selectAging(
   return allRows(db, {
     name: 'console_aging',
     text: `SELECT currency, count(*)::int AS invoices,
-                  coalesce(sum(amount_remaining)
-                    FILTER (WHERE due_date IS NULL OR due_date >= $3::date), 0)::text AS current,
-                  ${late(1, 30)} AS d1_30, ${late(31, 60)} AS d31_60, ${late(61, 90)} AS d61_90,
-                  coalesce(sum(amount_remaining) FILTER (WHERE $3::date - due_date > 90), 0)::text
-                    AS over_90,
+                  ARRAY[sum(amount_remaining) FILTER (WHERE due_date IS NULL OR due_date >= $3::date),
+                        sum(amount_remaining) FILTER (WHERE $3::date - due_date BETWEEN 1 AND 30),
+                        sum(amount_remaining) FILTER (WHERE $3::date - due_date BETWEEN 31 AND 60),
+                        sum(amount_remaining) FILTER (WHERE $3::date - due_date BETWEEN 61 AND 90),
+                        sum(amount_remaining) FILTER (WHERE $3::date - due_date > 90)]::text[]
+                    AS buckets,
                   sum(amount_remaining)::text AS total
              FROM (SELECT currency, due_date, amount_remaining FROM invoices
                     WHERE tenant_id = $1 AND environment = $2 AND status = 'open'

@@ -2,7 +2,7 @@
 // receivables by age per currency, today (UTC), as the receivables report sums them.
 import { todayUtcOf, type Clock } from '../clock.ts';
 import type { Queryable } from '../db/pool.ts';
-import type { AgingBucket } from '../reports/schemas.ts';
+import { AGING_BUCKETS, type AgingBucket } from '../reports/schemas.ts';
 import type { TenantScope } from '../tenancy.ts';
 import { selectAging } from './reports-store.ts';
 
@@ -24,13 +24,9 @@ export async function agingToday(db: Queryable, clock: Clock, scope: TenantScope
     totals: rows.map((r) => ({
       currency: r.currency,
       invoices: r.invoices,
-      buckets: {
-        current: BigInt(r.current),
-        '1_30': BigInt(r.d1_30),
-        '31_60': BigInt(r.d31_60),
-        '61_90': BigInt(r.d61_90),
-        over_90: BigInt(r.over_90),
-      },
+      buckets: Object.fromEntries(
+        AGING_BUCKETS.map((bucket, i) => [bucket, BigInt(r.buckets[i] ?? 0)]),
+      ) as Record<AgingBucket, bigint>,
       total: BigInt(r.total),
     })),
   };
