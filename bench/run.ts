@@ -11,6 +11,7 @@ import { availableParallelism } from 'node:os';
 import { authorization, seedDatabase, startApi, type Api } from './api.ts';
 import { checkOutBaseline, describeHead, type Checkout } from './baseline.ts';
 import { billingRun } from './billing-run.ts';
+import { benchConsole, consoleTable } from './console.ts';
 import { BARE_READY, bareNodeArgs, Generator, startChild } from './child.ts';
 import { peakRssMb } from './cpu.ts';
 import {
@@ -38,8 +39,8 @@ const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 32);
 const PACED_RATE = Number(env.BENCH_PACED_RATE ?? 10_000);
 const TENANTS = Number(env.BENCH_TENANTS ?? 200);
 const SCALE = Number(env.BENCH_SCALE ?? 1);
-// BENCH_ONLY=mixed,instances,whoami,customer,list,next,invoice,create,issue,ingestion: only
-// those (all by default); billing-run only when named (bench/billing-run.ts).
+// BENCH_ONLY=mixed,instances,whoami,customer,list,next,invoice,create,issue,ingestion,console:
+// only those (all by default); billing-run only when named (bench/billing-run.ts).
 const GROUPS = [
   'mixed',
   'instances',
@@ -51,6 +52,7 @@ const GROUPS = [
   'create',
   'issue',
   'ingestion',
+  'console',
 ];
 /** The instances scenario: the mixed load on 1, 2 and 4 API instances on one database. */
 const INSTANCES = [1, 2, 4];
@@ -80,6 +82,9 @@ async function main(): Promise<void> {
   cleanups.push(() => server.stop());
   const postmaster = await postmasterPid(server.url);
   if (postmaster === null) log('PostgreSQL is not on this machine: its CPU is not reported');
+  // The console's pages on a tenant of their own, before (and apart from) the API's data set.
+  if (ONLY.has('console')) console.log(consoleTable(await benchConsole(server.url, log)));
+  if ([...ONLY].every((group) => group === 'console')) return;
 
   let checkout: Checkout | null = null;
   if (BASELINE) {

@@ -13,6 +13,8 @@ export const NAVIGATION: readonly NavEntry[] = [
   { href: '/console', label: 'console.nav.overview', needs: 'invoices:read' },
   { href: '/console/customers', label: 'console.nav.customers', needs: 'customers:read' },
   { href: '/console/settings/users', label: 'console.nav.users', needs: 'users:manage' },
+  { href: '/console/reports', label: 'console.reports.title', needs: 'invoices:read' },
+  { href: '/console/settings', label: 'console.settings.title', needs: 'settings:read' },
 ];
 
 /** The entry a path belongs to: the longest href that is the path or a folder above it. */

@@ -9,6 +9,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SESSION_COOKIE } from './pages/sign-in.ts';
 import { resolveLocale } from '../documents/i18n.ts';
 import { ApiError } from '../errors.ts';
+import { toApiError } from '../http/error-handler.ts';
 import type { RoutePlugin } from '../http/plugin.ts';
 import { acceptedLocale } from '../hosted/views.ts';
 import { getSettingsWithTenantName } from '../settings/service.ts';
@@ -99,6 +100,10 @@ export const consoleRoutes: RoutePlugin = async (app, deps) => {
       if (error.status === 403) return errorPage(request, reply, 403, 'forbidden');
       if (error.status < 500)
         return errorPage(request, reply, error.status, 'invalid', error.message);
+    }
+    // A form or query the route's schema refused: the API's sentence for it.
+    if (Array.isArray((error as { validation?: unknown }).validation)) {
+      return errorPage(request, reply, 400, 'invalid', toApiError(error).message);
     }
     const status = (error as { statusCode?: number }).statusCode ?? 500;
     if (status >= 400 && status < 500) return errorPage(request, reply, status, 'invalid');

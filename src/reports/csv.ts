@@ -11,6 +11,7 @@
 //   they are: they are exact figures, never text a client typed, and a guard would turn them
 //   into text in the spreadsheet.
 import { stringify } from 'csv-stringify/sync';
+import type { FastifyReply } from 'fastify';
 
 export interface CsvColumn<T> {
   header: string;
@@ -41,4 +42,12 @@ export function toCsv<T>(rows: readonly T[], columns: readonly CsvColumn<T>[]): 
     record_delimiter: 'windows',
     quoted_match: /[\r\n]/,
   });
+}
+
+/** Answers with a report's CSV as a download named `filename` (the API's and the console's). */
+export function sendCsv(reply: FastifyReply, filename: string, csv: string): FastifyReply {
+  return reply
+    .type('text/csv; charset=utf-8; header=present')
+    .header('content-disposition', `attachment; filename="${filename}"`)
+    .send(csv);
 }

@@ -1,9 +1,9 @@
 // HTTP for the reports: schema, scope, call the service, shape the reply (JSON or CSV).
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { TSchema } from '@sinclair/typebox';
-import type { FastifyReply } from 'fastify';
 import type { RoutePlugin } from '../http/plugin.ts';
 import { errorResponses } from '../http/schemas.ts';
+import { sendCsv } from './csv.ts';
 import { ReceivablesQuery, ReceivablesReport, TaxReport, TaxReportQuery } from './schemas.ts';
 import { receivablesCsv, taxCsv } from './service.ts';
 
@@ -26,13 +26,6 @@ function jsonOrCsv(description: string, json: TSchema) {
       },
     },
   };
-}
-
-function sendCsv(reply: FastifyReply, filename: string, csv: string) {
-  return reply
-    .type('text/csv; charset=utf-8; header=present')
-    .header('content-disposition', `attachment; filename="${filename}"`)
-    .send(csv);
 }
 
 export const reportRoutes: RoutePlugin = async (server, { reports }) => {

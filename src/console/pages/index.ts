@@ -2,9 +2,12 @@
 // new page is one more entry here (and, to be linked, one in ../navigation.ts).
 import type { FastifyInstance } from 'fastify';
 import type { Composition } from '../../composition.ts';
+import { apiKeyPages } from './api-keys.ts';
 import { customerPages } from './customers.ts';
 import { invitationPages } from './invitation.ts';
 import { overviewPages } from './overview.ts';
+import { reportPages } from './reports.ts';
+import { settingsPages } from './settings.ts';
 import { signInPages } from './sign-in.ts';
 import { userPages } from './users.ts';
 
@@ -16,4 +19,7 @@ export const CONSOLE_PAGES: readonly ConsolePages[] = [
   overviewPages,
   customerPages,
   userPages,
+  reportPages,
+  settingsPages,
+  apiKeyPages,
 ];

@@ -1,0 +1,144 @@
+// `npm run test:browser`: the reports, settings and API keys pages in Debian's Chromium with
+// JavaScript off, each signed in as each role that may see it, held to axe-core's WCAG 2.2 AA
+// rules (no serious or critical violation), at desktop and mobile width in English and German,
+// printed (no navigation), and a key made through the form. Screenshots go to
+// ./data/screenshots/console/ (git-ignored).
+import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import AxeBuilder from '@axe-core/playwright';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Role } from '../../src/console/roles.ts';
+import { createTenantWithKey, client } from '../helpers.ts';
+import { completeSeller, issuedInvoice } from '../hosted/fixtures.ts';
+import { startInvoiceApp } from '../invoices/fixtures.ts';
+import { consoleUser, PASSWORD } from './browser.ts';
+
+const SCREENSHOTS = path.resolve('data/screenshots/console');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** Each visit's time limit: a page that hangs fails with its step rather than the whole run. */
+const LIMIT = { timeout: 180_000 };
+const DESKTOP = { width: 1280, height: 900 };
+const MOBILE = { width: 375, height: 812 };
+
+const server = await startInvoiceApp();
+const key = await createTenantWithKey(server.db, { environment: 'live' });
+await completeSeller(server.db, key.tenantId);
+const api = client(server.url, key.secret);
+const first = await issuedInvoice(api, { dueDate: '2020-01-15' });
+await issuedInvoice(api, { customerId: first.customerId as string });
+await issuedInvoice(api, { lines: 1 });
+const origin = server.url.replace('127.0.0.1', 'localhost');
+
+let browser: Browser;
+before(async () => {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
+  });
+});
+after(() => browser?.close());
+
+async function signIn(role: Role, locale: string, viewport: typeof DESKTOP): Promise<Page> {
+  const user = await consoleUser(server, role, { tenantId: key.tenantId, locale });
+  const context = await browser.newContext({ viewport, javaScriptEnabled: false });
+  const page = await context.newPage();
+  await page.goto(`${origin}/console/sign-in`);
+  await page.fill('#tenant', key.tenantId);
+  await page.fill('#email', user.email);
+  await page.fill('#password', PASSWORD);
+  await page.click('button[type=submit]');
+  assert.equal(new URL(page.url()).pathname, '/console');
+  return page;
+}
+
+async function checked(page: Page, url: string, name: string, status = 200): Promise<void> {
+  const response = await page.goto(`${origin}${url}`);
+  assert.equal(response?.status(), status, url);
+  const results = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'])
+    .analyze();
+  const grave = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  const minor = results.violations.filter((v) => !grave.includes(v));
+  if (minor.length > 0)
+    console.log(
+      `${url}: minor`,
+      minor.map((v) => v.id),
+    );
+  assert.deepEqual(
+    grave.map((v) => `${url} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+    [],
+  );
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  );
+  assert.ok(overflow <= 0, `${url} scrolls sideways by ${overflow} px`);
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+describe('reports, settings and API keys in Chromium', () => {
+  for (const locale of ['en', 'de'] as const) {
+    for (const [width, viewport] of [
+      ['desktop', DESKTOP],
+      ['mobile', MOBILE],
+    ] as const) {
+      it(
+        `shows them to an admin in ${locale} at ${viewport.width} px, accessibly`,
+        LIMIT,
+        async () => {
+          const page = await signIn('admin', locale, viewport);
+          await checked(page, '/console/reports', `reports-${locale}-${width}`);
+          assert.equal(await page.locator('section.report table').count(), 3);
+          await checked(page, '/console/settings', `settings-${locale}-${width}`);
+          await checked(page, '/console/settings/api-keys', `api-keys-${locale}-${width}`);
+          await page.context().close();
+        },
+      );
+    }
+  }
+
+  it('shows reports to finance and viewer, and refuses them settings and keys', LIMIT, async () => {
+    for (const role of ['finance', 'viewer'] as const) {
+      const page = await signIn(role, 'en', DESKTOP);
+      await checked(page, '/console/reports?period=q4&year=2026', `reports-${role}`);
+      await checked(page, '/console/settings', `settings-${role}`, 403);
+      await checked(page, '/console/settings/api-keys', `api-keys-${role}`, 403);
+      await page.context().close();
+    }
+  });
+
+  it('prints a report without navigation or forms, its tables whole', LIMIT, async () => {
+    const page = await signIn('viewer', 'en', DESKTOP);
+    await page.goto(`${origin}/console/reports`);
+    await page.emulateMedia({ media: 'print' });
+    assert.equal(await page.locator('nav.main-nav').isVisible(), false);
+    assert.equal(await page.locator('form.period').isVisible(), false);
+    assert.equal(await page.locator('.download').first().isVisible(), false);
+    assert.equal(await page.locator('table').first().isVisible(), true);
+    const breaking = await page.evaluate(
+      () => getComputedStyle(document.querySelector('table.list tr')!).breakInside,
+    );
+    assert.equal(breaking, 'avoid');
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'reports-print.png'), fullPage: true });
+    await page.pdf({ path: path.join(SCREENSHOTS, 'reports-print.pdf') });
+    await page.context().close();
+  });
+
+  it('makes a key through the form with JavaScript off, its secret shown once', LIMIT, async () => {
+    const page = await signIn('admin', 'en', MOBILE);
+    await page.goto(`${origin}/console/settings/api-keys`);
+    await page.fill('#key-name', 'Browser key');
+    await page.check('input[value="invoices:read"]');
+    await page.click('form.stacked button[type=submit]');
+    const secret = await page.locator('.link-box code').textContent();
+    assert.match(secret ?? '', /^sk_live_/);
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'api-key-issued.png'), fullPage: true });
+    await page.click('main a[href="/console/settings/api-keys"]');
+    assert.equal(new URL(page.url()).pathname, '/console/settings/api-keys');
+    assert.equal(await page.getByText(secret!).count(), 0, 'the secret is not shown again');
+    assert.equal(await page.getByText('Browser key').count(), 1);
+    await page.context().close();
+  });
+});
