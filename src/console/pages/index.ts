@@ -3,6 +3,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { Composition } from '../../composition.ts';
 import { customerPages } from './customers.ts';
+import { eventPages } from './events.ts';
+import { invoiceActionPages } from './invoice-actions.ts';
+import { invoicePages } from './invoices.ts';
 import { invitationPages } from './invitation.ts';
 import { overviewPages } from './overview.ts';
 import { signInPages } from './sign-in.ts';
@@ -15,5 +18,8 @@ export const CONSOLE_PAGES: readonly ConsolePages[] = [
   invitationPages,
   overviewPages,
   customerPages,
+  invoicePages,
+  invoiceActionPages,
+  eventPages,
   userPages,
 ];
