@@ -44,6 +44,12 @@ export const selectListedInvoices = pageReader<ListedInvoice, ListFilters>(LISTE
   ],
 });
 
+/** The listed invoices of the tenant and environment that `where` (after $1, $2) selects. */
+function listed(db: Queryable, name: string, where: string, values: unknown[]) {
+  const text = `${LISTED} WHERE tenant_id = $1 AND environment = $2 ${where}`;
+  return allRows<ListedInvoice>(db, { name, text, values });
+}
+
 /**
  * A page of the invoices issued from `from` to `to` (calendar days in `timeZone`, both
  * included), newest issue first; `page.after` is the last row's (issued_at, id).
@@ -55,28 +61,28 @@ export function selectIssuedInvoices(
   filters: ListFilters,
   page: PageRequest,
 ): Promise<ListedInvoice[]> {
-  const values: unknown[] = [
-    scope.tenantId,
-    scope.environment,
-    range.from,
-    range.to,
-    range.timeZone,
-    filters.customerId ?? null,
-    filters.status ?? null,
-    page.limit + 1,
-  ];
-  if (page.after) values.push(page.after.createdAt, page.after.id);
-  return allRows<ListedInvoice>(db, {
-    name: `console_invoices_issued${page.after ? 'After' : 'First'}`,
-    text: `${LISTED}
-      WHERE tenant_id = $1 AND environment = $2 AND issued_at IS NOT NULL
-        AND issued_at >= ($3::date)::timestamp AT TIME ZONE $5
-        AND issued_at < ($4::date + 1)::timestamp AT TIME ZONE $5
-        AND ($6::text IS NULL OR customer_id = $6) AND ($7::text IS NULL OR status = $7)
-        ${page.after ? 'AND (issued_at, id) < ($9::timestamptz, $10)' : ''}
-      ORDER BY issued_at DESC, id DESC LIMIT $8`,
-    values,
-  });
+  const { after } = page;
+  return listed(
+    db,
+    `console_invoices_issued${after ? 'After' : 'First'}`,
+    `AND issued_at IS NOT NULL
+     AND issued_at >= ($3::date)::timestamp AT TIME ZONE $5
+     AND issued_at < ($4::date + 1)::timestamp AT TIME ZONE $5
+     AND ($6::text IS NULL OR customer_id = $6) AND ($7::text IS NULL OR status = $7)
+     ${after ? 'AND (issued_at, id) < ($9::timestamptz, $10)' : ''}
+     ORDER BY issued_at DESC, id DESC LIMIT $8`,
+    [
+      scope.tenantId,
+      scope.environment,
+      range.from,
+      range.to,
+      range.timeZone,
+      filters.customerId ?? null,
+      filters.status ?? null,
+      page.limit + 1,
+      ...(after ? [after.createdAt, after.id] : []),
+    ],
+  );
 }
 
 /** The invoice whose number, or id, is `text` (at most two rows: a number and an id). */
@@ -85,11 +91,10 @@ export function selectInvoicesNamed(
   scope: TenantScope,
   text: string,
 ): Promise<ListedInvoice[]> {
-  return allRows<ListedInvoice>(db, {
-    name: 'console_invoices_named',
-    text: `${LISTED}
-      WHERE tenant_id = $1 AND environment = $2 AND (number = $3 OR id = $3)
-      ORDER BY created_at DESC, id DESC`,
-    values: [scope.tenantId, scope.environment, text],
-  });
+  return listed(
+    db,
+    'console_invoices_named',
+    'AND (number = $3 OR id = $3) ORDER BY created_at DESC, id DESC',
+    [scope.tenantId, scope.environment, text],
+  );
 }

@@ -39,18 +39,18 @@ export async function eventPages(app: FastifyInstance, deps: Composition) {
     '/events',
     consoleRoute('invoices:read', { querystring: ListQuery }),
     async (request, reply) => {
+      const { type: typed, cursor: given } = request.query as Static<typeof ListQuery>;
       const session = sessionOf(request);
-      const query = request.query as Static<typeof ListQuery>;
-      const { lang, timeZone } = request.console;
       const t = textOf(request);
-      const type = query.type?.trim() || undefined;
+      const { lang, timeZone } = request.console;
+      const type = typed?.trim() || undefined;
       if (type !== undefined && !(EVENT_TYPES as readonly string[]).includes(type)) {
         throw new ParameterInvalidError('type', `Unknown event type '${type}'.`);
       }
       const binding = listBinding(session.actor, 'console events', { type });
       const page = readPageRequest(
         cursors,
-        { limit: PAGE_SIZE, ...(query.cursor ? { cursor: query.cursor } : {}) },
+        { limit: PAGE_SIZE, ...(given ? { cursor: given } : {}) },
         binding,
       );
       const found = await events.list(session.actor, type as EventType | undefined, page);
