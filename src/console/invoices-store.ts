@@ -4,7 +4,7 @@
 // index of its filters: invoices_page, invoices_by_customer, invoices_by_status,
 // invoices_by_customer_status (the API's). With a range it is by issue, keyset on
 // (issued_at, id), a range of invoices_by_issue (or, with a customer, invoices_by_customer),
-// the status sifted. A number is found by invoices_number, an id by the primary key.
+// the status sifted. Numbers are found by prefix on invoices_number, an id by the primary key.
 import type { Queryable } from '../db/pool.ts';
 import { allRows } from '../db/rows.ts';
 import { pageReader, type PageRequest } from '../paging.ts';
@@ -85,16 +85,22 @@ export function selectIssuedInvoices(
   );
 }
 
-/** The invoice whose number, or id, is `text` (at most two rows: a number and an id). */
+/**
+ * The invoice whose id is `text` and those whose number starts with it, by number, `limit` at
+ * most. Numbers are compared bytewise (COLLATE "C"), so the prefix is the range [text, above)
+ * of invoices_number, `above` being `text` with its last character the next one.
+ */
 export function selectInvoicesNamed(
   db: Queryable,
   scope: TenantScope,
   text: string,
+  above: string,
+  limit: number,
 ): Promise<ListedInvoice[]> {
   return listed(
     db,
     'console_invoices_named',
-    'AND (number = $3 OR id = $3) ORDER BY created_at DESC, id DESC',
-    [scope.tenantId, scope.environment, text],
+    `AND (id = $3 OR (number >= $3 AND number < $4)) ORDER BY number NULLS FIRST LIMIT $5`,
+    [scope.tenantId, scope.environment, text, above, limit],
   );
 }

@@ -15,6 +15,9 @@ import {
 
 export type { ListedInvoice } from './invoices-store.ts';
 
+/** The most invoices a search shows. */
+export const SEARCH_LIMIT = 50;
+
 export function consoleInvoiceReads(db: Db) {
   return {
     byCreation: (scope: TenantScope, filters: ListFilters, page: PageRequest) =>
@@ -25,7 +28,12 @@ export function consoleInvoiceReads(db: Db) {
       filters: ListFilters,
       page: PageRequest,
     ) => selectIssuedInvoices(db, scope, range, filters, page),
-    named: (scope: TenantScope, text: string) => selectInvoicesNamed(db, scope, text),
+    named: (scope: TenantScope, text: string) => {
+      const chars = [...text];
+      const last = chars.pop()?.codePointAt(0) ?? 0;
+      const above = chars.join('') + String.fromCodePoint(Math.min(last + 1, 0x10ffff));
+      return selectInvoicesNamed(db, scope, text, above, SEARCH_LIMIT);
+    },
   };
 }
 

@@ -9,7 +9,7 @@ const server = await startInvoiceApp();
 function rowsOf(html: string): string[][] {
   return [
     ...html.matchAll(
-      /<tr><td><a href="\/console\/events\/(evt_[^"]+)">([^<]+)<\/a>[^]*?<td class="wrap">([^<]*)<\/td><\/tr>/g,
+      /<tr><td><a href="\/console\/events\/(evt_[^"]+)">([^<]+)<\/a>[^]*?<td>([^<]*)<\/td><\/tr>/g,
     ),
   ].map((m) => [m[1]!, m[2]!, m[3]!]);
 }

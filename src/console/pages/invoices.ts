@@ -99,14 +99,18 @@ export async function invoicePages(app: FastifyInstance, deps: Composition) {
           { limit: PAGE_SIZE, ...(query.cursor ? { cursor: query.cursor } : {}) },
           binding,
         );
-        const found = byIssue
-          ? await consoleInvoices.byIssue(
-              scope,
-              { from: from ?? '0001-01-01', to: to ?? '9999-12-30', timeZone },
-              sifted,
-              page,
-            )
-          : await consoleInvoices.byCreation(scope, sifted, page);
+        // A draft has no issue date: drafts issued in a range are none, found without a query.
+        const found =
+          byIssue && sifted.status === 'draft'
+            ? []
+            : byIssue
+              ? await consoleInvoices.byIssue(
+                  scope,
+                  { from: from ?? '0001-01-01', to: to ?? '9999-12-30', timeZone },
+                  sifted,
+                  page,
+                )
+              : await consoleInvoices.byCreation(scope, sifted, page);
         rows = found.slice(0, PAGE_SIZE);
         const last = rows[rows.length - 1];
         if (found.length > PAGE_SIZE && last) {
