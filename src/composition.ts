@@ -14,6 +14,7 @@ import type { Db } from './db/pool.ts';
 import { INVITATION_MAIL, invitationMail } from './console/invitation-mail.ts';
 import { findCustomers } from './console/customers.ts';
 import { agingToday } from './console/reports.ts';
+import { consoleInvoiceReads } from './console/invoices.ts';
 import { overview } from './console/overview.ts';
 import { createConsoleSessions, type ConsoleSessions } from './console/sessions.ts';
 import { databaseThrottle, redisThrottle, WINDOW_SECONDS } from './console/throttle.ts';
@@ -151,6 +152,7 @@ export function createServices(foundation: Foundation) {
     consoleOverview: (scope: TenantScope, timeZone: string) => overview(db, clock, scope, timeZone),
     consoleCustomerSearch: (scope: TenantScope, text: string) => findCustomers(db, scope, text),
     consoleAging: (scope: TenantScope) => agingToday(db, clock, scope),
+    consoleInvoices: consoleInvoiceReads(db),
     issuedModel: issuedModel(db, clock),
     customers: bindDb(db, {
       create: createCustomer,

@@ -12,6 +12,8 @@ export interface NavEntry {
 export const NAVIGATION: readonly NavEntry[] = [
   { href: '/console', label: 'console.nav.overview', needs: 'invoices:read' },
   { href: '/console/customers', label: 'console.nav.customers', needs: 'customers:read' },
+  { href: '/console/invoices', label: 'console.invoices.nav', needs: 'invoices:read' },
+  { href: '/console/events', label: 'console.events.nav', needs: 'invoices:read' },
   { href: '/console/settings/users', label: 'console.nav.users', needs: 'users:manage' },
   { href: '/console/reports', label: 'console.reports.title', needs: 'invoices:read' },
   { href: '/console/settings', label: 'console.settings.title', needs: 'settings:read' },

@@ -4,6 +4,9 @@ import type { FastifyInstance } from 'fastify';
 import type { Composition } from '../../composition.ts';
 import { apiKeyPages } from './api-keys.ts';
 import { customerPages } from './customers.ts';
+import { eventPages } from './events.ts';
+import { invoiceActionPages } from './invoice-actions.ts';
+import { invoicePages } from './invoices.ts';
 import { invitationPages } from './invitation.ts';
 import { overviewPages } from './overview.ts';
 import { reportPages } from './reports.ts';
@@ -18,6 +21,9 @@ export const CONSOLE_PAGES: readonly ConsolePages[] = [
   invitationPages,
   overviewPages,
   customerPages,
+  invoicePages,
+  invoiceActionPages,
+  eventPages,
   userPages,
   reportPages,
   settingsPages,

@@ -1,0 +1,152 @@
+// The invoices and events pages in Chromium (`npm run test:browser`): each page signed in as
+// each role, held to axe-core's WCAG 2.2 AA rules (no serious or critical violation); a payment
+// recorded through the invoice's form with JavaScript off; screenshots at desktop and mobile
+// width in English and German into ./data/screenshots/console/ (git-ignored). axe-core runs in
+// the page and waits forever where scripts are off, so the pages it checks are visited with
+// scripts on (the console has none to run).
+import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import AxeBuilder from '@axe-core/playwright';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Role } from '../../src/console/roles.ts';
+import { createCustomer, createInvoice, startInvoiceApp, tenantApi } from '../invoices/fixtures.ts';
+import { completeSeller, issuedInvoice } from '../hosted/fixtures.ts';
+import { consoleUser, PASSWORD } from './browser.ts';
+
+const SCREENSHOTS = path.resolve('data/screenshots/console');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const DESKTOP = { width: 1280, height: 900 };
+const MOBILE = { width: 375, height: 812 };
+
+const server = await startInvoiceApp();
+const { api, key } = await tenantApi(server);
+await completeSeller(server.db, key.tenantId);
+const customer = await createCustomer(api, { name: 'Ada Lovelace' });
+const invoice = await issuedInvoice(api, { customerId: customer.id });
+await issuedInvoice(api, { dueDate: '2020-01-15', customerId: customer.id });
+await createInvoice(api, {
+  customerId: customer.id,
+  lines: [{ description: 'Draft work', quantity: 1, unitAmount: 9900 }],
+});
+const paid = await issuedInvoice(api, { customerId: customer.id, lines: 1 });
+assert.equal((await api.post(`/v1/invoices/${paid.id}/pay`, { method: 'card' })).status, 200);
+const credited = await api.post('/v1/credit-notes', { invoiceId: paid.id, amount: 1000 });
+assert.equal(credited.status, 201, credited.text);
+const origin = server.url.replace('127.0.0.1', 'localhost');
+
+let browser: Browser;
+before(async () => {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
+  });
+});
+after(() => browser?.close());
+
+/** Signed in through the form as `role` speaking `locale`, in test mode. */
+async function signIn(
+  role: Role,
+  locale: string,
+  viewport: { width: number; height: number },
+  javaScriptEnabled = true,
+): Promise<Page> {
+  const user = await consoleUser(server, role, { tenantId: key.tenantId, locale });
+  const context = await browser.newContext({ viewport, javaScriptEnabled });
+  const page = await context.newPage();
+  page.setDefaultTimeout(60_000);
+  await page.goto(`${origin}/console/sign-in`);
+  await page.fill('#tenant', key.tenantId);
+  await page.fill('#email', user.email);
+  await page.fill('#password', PASSWORD);
+  await page.click('button[type=submit]');
+  assert.equal(new URL(page.url()).pathname, '/console');
+  await page.click('.environment button');
+  assert.equal(await page.locator('.env-badge-test').count(), 1);
+  return page;
+}
+
+async function checked(page: Page, url: string, name?: string): Promise<void> {
+  const response = await page.goto(`${origin}${url}`);
+  assert.equal(response?.status(), 200, url);
+  const results = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'])
+    .analyze();
+  const grave = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  const minor = results.violations.filter((v) => !grave.includes(v));
+  if (minor.length > 0)
+    console.log(
+      `${url}: minor`,
+      minor.map((v) => v.id),
+    );
+  assert.deepEqual(
+    grave.map((v) => `${url} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+    [],
+  );
+  assert.ok(results.passes.length > 15, 'axe ran its rules');
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  );
+  assert.ok(overflow <= 0, `${url} scrolls sideways by ${overflow} px`);
+  if (name) await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/** The first event's page, as its list links it. */
+async function firstEvent(page: Page): Promise<string> {
+  await page.goto(`${origin}/console/events`);
+  const href = await page.locator('table.list tbody a').first().getAttribute('href');
+  assert.ok(href);
+  return href;
+}
+
+describe('invoices and events in Chromium', () => {
+  for (const locale of ['en', 'de'] as const) {
+    for (const [width, viewport] of [
+      ['desktop', DESKTOP],
+      ['mobile', MOBILE],
+    ] as const) {
+      it(`shows the pages in ${locale} at ${viewport.width} px, accessibly`, async () => {
+        const page = await signIn('admin', locale, viewport);
+        await checked(page, '/console/invoices', `invoices-${locale}-${width}`);
+        await checked(page, `/console/invoices/${invoice.id}`, `invoice-${locale}-${width}`);
+        await checked(page, `/console/invoices/${paid.id}`, `invoice-paid-${locale}-${width}`);
+        await checked(page, '/console/invoices?status=void', `invoices-empty-${locale}-${width}`);
+        await checked(page, '/console/events', `events-${locale}-${width}`);
+        await checked(page, await firstEvent(page), `event-${locale}-${width}`);
+        await page.context().close();
+      });
+    }
+  }
+
+  for (const role of ['finance', 'viewer'] as const) {
+    it(`shows every page to ${role}`, async () => {
+      const page = await signIn(role, 'en', DESKTOP);
+      await checked(page, '/console/invoices');
+      await checked(page, `/console/invoices/${invoice.id}`);
+      assert.equal(await page.locator('#pay-amount').count(), role === 'finance' ? 1 : 0);
+      await checked(page, '/console/events');
+      await checked(page, await firstEvent(page));
+      await page.context().close();
+    });
+  }
+
+  it('records a payment through the form with JavaScript off', async () => {
+    const page = await signIn('finance', 'en', MOBILE, false);
+    await page.goto(`${origin}/console/invoices/${invoice.id}`);
+    await page.fill('#pay-amount', '10.00');
+    await page.selectOption('#pay-method', 'cash');
+    await page.fill('#pay-reference', 'Till 7');
+    await page.click('#record-payment + form button[type=submit]');
+    assert.equal(new URL(page.url()).pathname, `/console/invoices/${invoice.id}`);
+    assert.ok((await page.content()).includes('Till 7'));
+    await page.screenshot({
+      path: path.join(SCREENSHOTS, 'invoice-after-payment-en-mobile.png'),
+      fullPage: true,
+    });
+    const shown = (await api.get(`/v1/invoices/${invoice.id}`)).body;
+    assert.equal(shown.amountPaid, 1000);
+    await page.context().close();
+  });
+});
