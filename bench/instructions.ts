@@ -109,10 +109,11 @@ async function get(pool: Pool, path: string): Promise<string> {
     const response = await pool.request({ method: 'GET', path, headers });
     const body = await response.body.text();
     if (response.statusCode === 200) return body;
-    if (response.statusCode !== 503 || attempt === 3) {
+    if (response.statusCode !== 503 || attempt === 10) {
       throw new Error(`${path}: ${response.statusCode} ${body}`);
     }
     retried++;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
   }
 }
 
