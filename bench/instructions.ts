@@ -14,8 +14,9 @@
 //
 // PostgreSQL is not under callgrind (it may be a shared server): its figure is the CPU time
 // (/proc/<pid>/schedstat, in nanoseconds) of the backends serving the bench's database over
-// the same requests. It moves with the machine's load, unlike the instructions: compare it
-// between runs side by side, and mind its spread over the rounds.
+// the same requests. It moves with the machine's load, unlike the instructions, and at
+// callgrind's pace (a few requests a second) the server's work by the clock outweighs the
+// requests' statements: it bounds them, it does not isolate them.
 //
 // The data set is one tenant of bench/dataset.ts's plan at BENCH_IR_SCALE (0.005: 5,000
 // customers, 2,500 invoices of 1–3 lines), seeded by bench/seed.ts. Without DATABASE_URL it

@@ -31,7 +31,7 @@ interface CursorPayload {
 
 export class CursorSigner {
   // A key object made once: given the key as a Buffer, createHmac imports it anew for every
-  // MAC, which costs several times the MAC itself (3 against 17 µs per cursor, measured).
+  // MAC, which costs several times the MAC itself (10.7 against 2.4 µs of CPU per MAC).
   readonly #secret: KeyObject;
 
   constructor(secret: Buffer) {
