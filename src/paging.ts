@@ -2,9 +2,10 @@
 // 1..100 (default 25) and an opaque, signed `nextCursor`. A cursor is bound to the tenant,
 // the environment, the list and its filters, so one taken from another list (or forged, or
 // altered) is refused as cursor_invalid.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import type { QueryResultRow } from 'pg';
 import type { Queryable } from './db/pool.ts';
+import { isoInstant, jsonString, TEXT_TYPES } from './db/text-rows.ts';
 import type { TenantScope } from './tenancy.ts';
 import { CursorInvalidError, ParameterInvalidError } from './errors.ts';
 
@@ -29,10 +30,12 @@ interface CursorPayload {
 }
 
 export class CursorSigner {
-  readonly #secret: Buffer;
+  // A key object made once: given the key as a Buffer, createHmac imports it anew for every
+  // MAC, which costs several times the MAC itself (10.7 against 2.4 µs of CPU per MAC).
+  readonly #secret: KeyObject;
 
   constructor(secret: Buffer) {
-    this.#secret = secret;
+    this.#secret = createSecretKey(secret);
   }
 
   #mac(data: string): Buffer {
@@ -130,6 +133,23 @@ export function buildPage<Row extends { created_at: Date; id: string }, Item>(
   return { data: pageRows.map(toItem), nextCursor };
 }
 
+/**
+ * The page as JSON text, `{"data":[…],"nextCursor":…}`, from rows read as text (LIMIT limit + 1,
+ * see buildPage) that `toJson` writes as the item's JSON.
+ */
+export function pageJson<Row extends { created_at: string; id: string }>(
+  signer: CursorSigner,
+  rows: Row[],
+  request: PageRequest,
+  binding: string,
+  toJson: (row: Row) => string,
+): string {
+  const { pageRows, nextCursor } = cutPage(signer, rows, request, binding, (row) =>
+    isoInstant(row.created_at),
+  );
+  return `{"data":[${pageRows.map(toJson).join(',')}],"nextCursor":${jsonString(nextCursor)}}`;
+}
+
 /** The keyset part of one page's query (see keysetPage). */
 export interface KeysetPage {
   /** `AND (created_at, id) < (…)` past the first page, else empty: appended to the WHERE. */
@@ -187,12 +207,18 @@ export type PageReader<Row, Filters> = (
  * columns FROM table`; `filters` names its filters in order, each in force adding `AND
  * condition` on the next parameter after the tenant and environment ($1, $2). Each combination
  * of filters in force is one constant text, served by the index the store names for it. `name`
- * prepares each variant (filters in force, first page or later) once per connection.
+ * prepares each variant (filters in force, first page or later) once per connection; `text`
+ * reads every column as its text (./db/text-rows.ts).
  */
 export function pageReader<Row extends QueryResultRow, Filters = Record<string, never>>(
   select: string,
-  options: { filters?: (filters: Filters) => readonly ListFilter[]; name?: string } = {},
+  options: {
+    filters?: (filters: Filters) => readonly ListFilter[];
+    name?: string;
+    text?: boolean;
+  } = {},
 ): PageReader<Row, Filters> {
+  const types = options.text ? { types: TEXT_TYPES } : {};
   return async (db, scope, filters, request) => {
     const values: unknown[] = [scope.tenantId, scope.environment];
     let conditions = '';
@@ -210,8 +236,8 @@ export function pageReader<Row extends QueryResultRow, Filters = Record<string, 
     const { name } = options;
     const { rows } = await db.query<Row>(
       name === undefined
-        ? { text, values: page.values }
-        : { name: `${name}${inForce}${page.variant}`, text, values: page.values },
+        ? { text, values: page.values, ...types }
+        : { name: `${name}${inForce}${page.variant}`, text, values: page.values, ...types },
     );
     return rows;
   };

@@ -3,7 +3,7 @@ import type { RoutePlugin } from '../http/plugin.ts';
 import { resourceRoutes } from '../http/resource-routes.ts';
 import { apiRoutes } from '../http/routes.ts';
 import { Customer, CustomerCreate, CustomerListQuery, CustomerUpdate } from './schemas.ts';
-import { customerFromRow } from './service.ts';
+import { customerJson } from './customer-json.ts';
 
 export const customerRoutes: RoutePlugin = async (server, { customers, cursors }) => {
   const customer = resourceRoutes(apiRoutes(server, cursors, ['Customers']), Customer);
@@ -43,7 +43,7 @@ export const customerRoutes: RoutePlugin = async (server, { customers, cursors }
       // The filter matches the e-mail in any case, and so does a cursor of its pages.
       filters: ({ email }) => ({ email: email?.toLowerCase() }),
       rows: customers.list,
-      item: customerFromRow,
+      json: customerJson,
     },
   );
 };

@@ -8,6 +8,8 @@ import { newId } from '../ids.ts';
 import { checkedTestClock } from '../test-clocks/time.ts';
 import { checkedLocale } from '../documents/i18n.ts';
 import type { TenantScope } from '../tenancy.ts';
+import { JsonText } from '../json-text.ts';
+import { customerJson } from './customer-json.ts';
 import type { Address, Customer, CustomerCreate, CustomerUpdate } from './schemas.ts';
 import {
   insertCustomer,
@@ -15,6 +17,7 @@ import {
   selectCustomerClocks,
   selectCustomers,
   selectCustomerPage,
+  selectCustomerText,
   updateCustomer as updateCustomerRow,
   type CustomerFields,
   type CustomerRow,
@@ -130,13 +133,15 @@ export function createCustomer(
 }
 
 const loadCustomer = existingRowById(selectCustomer, 'customer');
+const loadCustomerText = existingRowById(selectCustomerText, 'customer');
 
+/** The customer as the API shows it, as JSON text (./customer-json.ts). */
 export async function getCustomer(
   db: Queryable,
   scope: TenantScope,
   id: string,
-): Promise<Customer> {
-  return customerFromRow(await loadCustomer(db, scope, id));
+): Promise<JsonText> {
+  return new JsonText(customerJson(await loadCustomerText(db, scope, id)));
 }
 
 /** The customer row, locked for the transaction (invoices freeze a snapshot of it). */
@@ -214,5 +219,8 @@ export function updateCustomer(
   });
 }
 
-/** One page of customers, newest first, by e-mail if asked (the store's page reader). */
+/**
+ * One page of customers, newest first, by e-mail if asked (the store's page reader): rows as
+ * text, each written by customerJson.
+ */
 export const listCustomers = selectCustomerPage;

@@ -27,6 +27,11 @@ export interface CustomerRow {
   updated_at: Date;
 }
 
+/** A customer row read as text (src/db/text-rows.ts): jsonb as JSON, timestamps as text. */
+export type CustomerTextRow = {
+  [K in keyof CustomerRow]: null extends CustomerRow[K] ? string | null : string;
+};
+
 // Named columns, not *: a prepared statement's result must not change shape under a migration.
 const ROW_COLUMNS = `tenant_id, environment, id, name, email, phone, address, description, metadata,
   tax_ids, tax_exempt, locale, buyer_reference, electronic_address, time_zone, test_clock_id,
@@ -68,6 +73,12 @@ export const selectCustomer = rowById<CustomerRow>(`SELECT ${ROW_COLUMNS} FROM c
   name: 'customer',
 });
 
+/** The customer as text, for its JSON (./customer-json.ts). */
+export const selectCustomerText = rowById<CustomerTextRow>(`SELECT ${ROW_COLUMNS} FROM customers`, {
+  name: 'customer_text',
+  text: true,
+});
+
 /** The customers with these ids (primary key look-ups); unknown ids are left out. */
 export const selectCustomers = rowsByIds<CustomerRow>(`SELECT ${ROW_COLUMNS} FROM customers`);
 
@@ -82,10 +93,12 @@ export const selectCustomerClocks = rowsByIds<Pick<CustomerRow, 'id' | 'test_clo
 
 /** One page, newest first: index customers_page, or customers_by_email with the filter. */
 // Named: prepared once per connection, so the hot list skips parsing and planning.
-export const selectCustomerPage = pageReader<CustomerRow, { email?: string | undefined }>(
+// As text, for the items' JSON (./customer-json.ts).
+export const selectCustomerPage = pageReader<CustomerTextRow, { email?: string | undefined }>(
   `SELECT ${ROW_COLUMNS} FROM customers`,
   {
     filters: (f) => [[(email) => `lower(email) = lower(${email})`, f.email]],
-    name: 'customers_page',
+    name: 'customers_page_text',
+    text: true,
   },
 );

@@ -5,6 +5,7 @@ import type { QueryResultRow } from 'pg';
 import { ResourceMissingError } from '../errors.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { Queryable } from './pool.ts';
+import { TEXT_TYPES } from './text-rows.ts';
 
 /** Reads one row by id in the tenant and environment; undefined if there is none. */
 export type RowById<Row> = (
@@ -18,13 +19,15 @@ export type RowById<Row> = (
  * The reader of one row by id. `select` is the store's constant `SELECT columns FROM table`;
  * `lock` is how `forUpdate` locks the row: FOR NO KEY UPDATE where the write never changes the
  * key, so rows being inserted meanwhile with a foreign key to it are not held up. `name`
- * prepares the statements once per connection (`name` and `name_for_update`), for hot reads.
+ * prepares the statements once per connection (`name` and `name_for_update`), for hot reads;
+ * `text` reads every column as its text (./text-rows.ts).
  */
 export function rowById<Row extends QueryResultRow>(
   select: string,
-  options: { lock?: 'FOR UPDATE' | 'FOR NO KEY UPDATE'; name?: string } = {},
+  options: { lock?: 'FOR UPDATE' | 'FOR NO KEY UPDATE'; name?: string; text?: boolean } = {},
 ): RowById<Row> {
   const { lock = 'FOR UPDATE', name } = options;
+  const types = options.text ? { types: TEXT_TYPES } : {};
   const read = `${select} WHERE tenant_id = $1 AND environment = $2 AND id = $3`;
   const locked = `${read} ${lock}`;
   return async (db, scope, id, { forUpdate = false } = {}) => {
@@ -32,8 +35,8 @@ export function rowById<Row extends QueryResultRow>(
     const text = forUpdate ? locked : read;
     const { rows } = await db.query<Row>(
       name === undefined
-        ? { text, values }
-        : { name: forUpdate ? `${name}_for_update` : name, text, values },
+        ? { text, values, ...types }
+        : { name: forUpdate ? `${name}_for_update` : name, text, values, ...types },
     );
     return rows[0];
   };

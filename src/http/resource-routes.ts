@@ -83,7 +83,10 @@ export function resourceRoutes<Item extends TSchema>(routes: ApiRoutes, item: It
      * GET `url`: a page of the list, newest first, filtered by the query (`querystring`; by
      * default the page's limit and cursor only).
      */
-    list<Row extends { created_at: Date; id: string }, Q extends TSchema = typeof ListQuery>(
+    list<
+      Row extends { created_at: Date | string; id: string },
+      Q extends TSchema = typeof ListQuery,
+    >(
       url: `/${string}`,
       scope: ReadScope,
       { querystring = ListQuery as TSchema as Q, ...doc }: RouteDoc & { querystring?: Q },

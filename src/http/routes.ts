@@ -14,9 +14,11 @@ import type {
 import type { WriteRequest, Written } from '../db/unit-of-work.ts';
 import type { Scope } from '../keys/scopes.ts';
 import type { Actor } from '../tenancy.ts';
+import { JsonText } from '../json-text.ts';
 import {
   buildPage,
   listBinding,
+  pageJson,
   readPageRequest,
   type CursorSigner,
   type PageRequest,
@@ -41,16 +43,21 @@ type WriteMethod = 'POST' | 'PATCH' | 'DELETE';
 /** A list's filters: its query without the page's limit and cursor. */
 export type ListFilters<Q extends TSchema> = Omit<Static<Q>, keyof PagingQuery>;
 
+/** A list's row: its position is (created_at, id); created_at as a Date, or its text. */
+type ListRow = { created_at: Date | string; id: string };
+
 /**
  * What a list says about itself: its name and filters (bound into its cursors; by default
- * every filter given, as text), its rows.
+ * every filter given, as text), its rows, and each row's item: an object the schema
+ * serialises (`item`), or, from rows read as text (src/db/text-rows.ts), its JSON (`json`).
  */
-export interface Listing<Filters, Row, Item> {
+export type Listing<Filters, Row, Item> = {
   list: string;
   filters?: (filters: Filters) => Record<string, string | undefined>;
   rows: (actor: Actor, filters: Filters, page: PageRequest) => Promise<Row[]>;
-  item: (row: Row) => Item;
-}
+} & ({ item: (row: Row) => Item } | { json: (row: Row) => string });
+
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** How a rendered document is described: its summary and description in the document. */
 export interface DocumentRoute {
@@ -96,12 +103,17 @@ export function apiRoutes(server: FastifyInstance, cursors: CursorSigner, tags: 
         url,
         config: { scope, expensive },
         schema: { tags, ...schema } as FastifySchema,
-        handler: async (request) => answer(request as unknown as SchemaRequest<S>),
+        handler: async (request, reply) => {
+          const answered = await answer(request as unknown as SchemaRequest<S>);
+          return answered instanceof JsonText
+            ? reply.type(JSON_TYPE).send(answered.text)
+            : answered;
+        },
       });
     },
 
     /** GET `url`: one page of a list, newest first; a page above the default size is expensive. */
-    list<Q extends TSchema, Row extends { created_at: Date; id: string }, Item>(
+    list<Q extends TSchema, Row extends ListRow, Item>(
       url: string,
       scope: Scope,
       schema: FastifySchema & { querystring: Q },
@@ -118,7 +130,12 @@ export function apiRoutes(server: FastifyInstance, cursors: CursorSigner, tags: 
           const binding = listBinding(actor, listing.list, bound);
           const page = readPageRequest(cursors, { limit, cursor }, binding);
           const rows = await listing.rows(actor, filters, page);
-          return buildPage(cursors, rows, page, binding, listing.item);
+          if ('json' in listing) {
+            const textRows = rows as (Row & { created_at: string })[];
+            return new JsonText(pageJson(cursors, textRows, page, binding, listing.json));
+          }
+          const dateRows = rows as (Row & { created_at: Date })[];
+          return buildPage(cursors, dateRows, page, binding, listing.item);
         },
         'large-page',
       );

@@ -5,13 +5,38 @@ import type { Db, Tx } from '../db/pool.ts';
 import { existingRowById } from '../db/row-by-id.ts';
 import type { HostedLinks } from '../hosted/links.ts';
 import type { PageRequest } from '../paging.ts';
+import type { CustomerRow } from '../customers/store.ts';
+import type { SettingsWithTenantName } from '../settings/service.ts';
 import type { TenantScope } from '../tenancy.ts';
 import { withDraftReadiness, withReadiness } from './einvoice-readiness.ts';
 import { invoiceFromRow } from './model.ts';
 import type { Invoice } from './schemas.ts';
-import { selectInvoicePage, selectInvoiceWithLines, type InvoiceFilters } from './store.ts';
+import {
+  selectInvoicePage,
+  selectInvoiceWithLines,
+  selectShownInvoice,
+  type DraftContextJson,
+  type InvoiceFilters,
+} from './store.ts';
 
 const loadInvoiceWithLines = existingRowById(selectInvoiceWithLines, 'invoice');
+const loadShownInvoice = existingRowById(selectShownInvoice, 'invoice');
+
+/** A draft's customer, settings and tenant name as read with it, as rows; none if issued. */
+function draftContext(
+  context: DraftContextJson | null,
+): [customer?: CustomerRow, settings?: SettingsWithTenantName] {
+  if (!context?.customer || !context.settings || context.tenantName === null) return [];
+  const { customer, settings, tenantName } = context;
+  return [
+    {
+      ...customer,
+      created_at: new Date(customer.created_at),
+      updated_at: new Date(customer.updated_at),
+    },
+    { settings: { ...settings, updated_at: new Date(settings.updated_at) }, tenantName },
+  ];
+}
 
 /** The invoice, its `overdue` as of `today` (YYYY-MM-DD, UTC). */
 export async function getInvoice(
@@ -33,14 +58,15 @@ export async function showInvoice(
   scope: TenantScope,
   id: string,
 ): Promise<Invoice> {
-  // One statement: the invoice, its lines and its hosted link.
-  const row = await loadInvoiceWithLines(db, scope, id);
+  // One statement: the invoice, its lines, its hosted link and a draft's context.
+  const row = await loadShownInvoice(db, scope, id);
   const now = clock.now();
   const invoice = await withReadiness(
     db,
     scope,
     invoiceFromRow(row, row.lines, utcDateOf(now)),
     now,
+    ...draftContext(row.draft_context),
   );
   return { ...invoice, hostedInvoiceUrl: links.urlOf(scope, row.id, row.hosted_token_sealed) };
 }

@@ -2,7 +2,9 @@
 // (their number counter: src/documents/store.ts). Lines are in lines-store.ts, drafts' writes
 // in draft-store.ts, payments, credits and the overdue scan in balance-store.ts. Every query
 // takes the tenant and the environment.
+import type { CustomerRow } from '../customers/store.ts';
 import type { Queryable } from '../db/pool.ts';
+import type { SettingsRow } from '../settings/service.ts';
 import { rowById } from '../db/row-by-id.ts';
 import { pageReader } from '../paging.ts';
 import type { TenantScope } from '../tenancy.ts';
@@ -112,6 +114,26 @@ const HOSTED_TOKEN = `(SELECT h.token_sealed FROM hosted_invoice_links h
   WHERE h.tenant_id = invoices.tenant_id AND h.environment = invoices.environment
     AND h.invoice_id = invoices.id AND h.expires_at > clock_timestamp())`;
 
+// What a draft's e-invoice readiness takes besides the draft (./einvoice-readiness.ts): what
+// issuing it now would freeze, its customer and the tenant's settings and name. Read in the
+// draft's own statement (primary key look-ups, as JSON rows) rather than in two more; an issued
+// invoice froze them, and reads none.
+const DRAFT_CONTEXT = `CASE WHEN invoices.status = 'draft' THEN json_build_object(
+    'customer', (SELECT row_to_json(c) FROM customers c
+                  WHERE c.tenant_id = invoices.tenant_id AND c.environment = invoices.environment
+                    AND c.id = invoices.customer_id),
+    'settings', (SELECT row_to_json(s) FROM tenant_settings s
+                  WHERE s.tenant_id = invoices.tenant_id AND s.environment = invoices.environment),
+    'tenantName', (SELECT t.name FROM tenants t WHERE t.tenant_id = invoices.tenant_id)) END`;
+
+/** A draft's context as read (DRAFT_CONTEXT): rows as JSON, their instants as ISO text. */
+export interface DraftContextJson {
+  customer: (Omit<CustomerRow, 'created_at' | 'updated_at'> & Stamped) | null;
+  settings: (Omit<SettingsRow, 'updated_at'> & { updated_at: string }) | null;
+  tenantName: string | null;
+}
+type Stamped = { created_at: string; updated_at: string };
+
 /** An invoice row with its lines (and, when read for showing, its hosted link's token). */
 export type InvoiceWithLines = InvoiceRow & { lines: LineRow[] };
 export type ShownInvoiceRow = InvoiceWithLines & { hosted_token_sealed: string | null };
@@ -122,6 +144,15 @@ export const selectInvoice = rowById<InvoiceRow>(`SELECT ${COLUMNS} FROM invoice
 export const selectInvoiceWithLines = rowById<ShownInvoiceRow>(
   `SELECT ${COLUMNS}, ${LINES} AS lines, ${HOSTED_TOKEN} AS hosted_token_sealed FROM invoices`,
   { name: 'select_invoice_with_lines' },
+);
+
+/** What GET /v1/invoices/:id shows, in one statement: with a draft's context (null if issued). */
+export const selectShownInvoice = rowById<
+  ShownInvoiceRow & { draft_context: DraftContextJson | null }
+>(
+  `SELECT ${COLUMNS}, ${LINES} AS lines, ${HOSTED_TOKEN} AS hosted_token_sealed,
+          ${DRAFT_CONTEXT} AS draft_context FROM invoices`,
+  { name: 'select_shown_invoice' },
 );
 
 export async function deleteInvoice(db: Queryable, scope: TenantScope, id: string): Promise<void> {
