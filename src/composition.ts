@@ -47,7 +47,13 @@ import {
   updatePrice,
   updateProduct,
 } from './catalog/service.ts';
-import { createCustomer, getCustomer, listCustomers, updateCustomer } from './customers/service.ts';
+import {
+  createCustomer,
+  getCustomer,
+  listCustomers,
+  readCustomer,
+  updateCustomer,
+} from './customers/service.ts';
 import { bindDb } from './db/bind.ts';
 import { followOutbox, type WriteRequest } from './db/unit-of-work.ts';
 import { getEvent, listEvents } from './events/service.ts';
@@ -157,6 +163,7 @@ export function createServices(foundation: Foundation) {
     customers: bindDb(db, {
       create: createCustomer,
       get: getCustomer,
+      read: readCustomer,
       list: listCustomers,
       update: updateCustomer,
     }),

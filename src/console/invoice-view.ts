@@ -22,7 +22,7 @@ export async function invoiceView(deps: Composition, request: FastifyRequest, id
   const t = textOf(request);
   const invoice = await invoices.show(scope, id);
   const [customer, notes] = await Promise.all([
-    customers.get(scope, invoice.customerId),
+    customers.read(scope, invoice.customerId),
     invoice.status === 'draft'
       ? []
       : creditNotes.list(scope, { invoiceId: id }, { limit: CREDIT_NOTES_SHOWN, after: null }),

@@ -144,6 +144,15 @@ export async function getCustomer(
   return new JsonText(customerJson(await loadCustomerText(db, scope, id)));
 }
 
+/** The customer as an object (pages that show its fields rather than send its JSON). */
+export async function readCustomer(
+  db: Queryable,
+  scope: TenantScope,
+  id: string,
+): Promise<Customer> {
+  return customerFromRow(await loadCustomer(db, scope, id));
+}
+
 /** The customer row, locked for the transaction (invoices freeze a snapshot of it). */
 export async function getCustomerRow(
   tx: Queryable,

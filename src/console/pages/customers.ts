@@ -6,6 +6,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Composition } from '../../composition.ts';
 import { formatAmount, formatDate } from '../../documents/i18n.ts';
+import { isoInstant } from '../../db/text-rows.ts';
 import { listBinding, readPageRequest } from '../../paging.ts';
 import { consoleRoute, consoleWrite, sessionOf, showPage, textOf } from '../page.ts';
 import { permits } from '../roles.ts';
@@ -42,7 +43,10 @@ export async function customerPages(app: FastifyInstance, deps: Composition) {
       } else {
         const binding = listBinding(session.actor, 'console customers');
         const page = readPageRequest(cursors, { limit: PAGE_SIZE, ...query }, binding);
-        const found = await customers.list(session.actor, {}, page);
+        const found = (await customers.list(session.actor, {}, page)).map((row) => ({
+          ...row,
+          created_at: new Date(isoInstant(row.created_at)),
+        }));
         rows = found.slice(0, PAGE_SIZE);
         const last = rows[rows.length - 1];
         if (found.length > PAGE_SIZE && last) {
@@ -88,7 +92,7 @@ export async function customerPages(app: FastifyInstance, deps: Composition) {
       const { lang } = request.console;
       const t = textOf(request);
       const scope = session.actor;
-      const customer = await customers.get(scope, id);
+      const customer = await customers.read(scope, id);
       const first = { limit: SHOWN, after: null };
       const [invoiceRows, subscriptionRows, paymentRows] = await Promise.all([
         invoices.list(scope, { customerId: id }, first),
