@@ -13,6 +13,7 @@ import { creditNoteMail, CREDIT_NOTE_MAIL } from './credit-notes/mail.ts';
 import type { Db } from './db/pool.ts';
 import { INVITATION_MAIL, invitationMail } from './console/invitation-mail.ts';
 import { findCustomers } from './console/customers.ts';
+import { consoleDeliveries } from './console/webhooks.ts';
 import { overview } from './console/overview.ts';
 import { createConsoleSessions, type ConsoleSessions } from './console/sessions.ts';
 import { databaseThrottle, redisThrottle, WINDOW_SECONDS } from './console/throttle.ts';
@@ -149,6 +150,7 @@ export function createServices(foundation: Foundation) {
     consoleUsers,
     consoleOverview: (scope: TenantScope, timeZone: string) => overview(db, clock, scope, timeZone),
     consoleCustomerSearch: (scope: TenantScope, text: string) => findCustomers(db, scope, text),
+    consoleDeliveries: consoleDeliveries(db),
     issuedModel: issuedModel(db, clock),
     customers: bindDb(db, {
       create: createCustomer,

@@ -12,6 +12,12 @@ export interface NavEntry {
 export const NAVIGATION: readonly NavEntry[] = [
   { href: '/console', label: 'console.nav.overview', needs: 'invoices:read' },
   { href: '/console/customers', label: 'console.nav.customers', needs: 'customers:read' },
+  {
+    href: '/console/subscriptions',
+    label: 'console.subscriptions.nav',
+    needs: 'subscriptions:read',
+  },
+  { href: '/console/webhooks', label: 'console.webhooks.nav', needs: 'webhooks:read' },
   { href: '/console/settings/users', label: 'console.nav.users', needs: 'users:manage' },
 ];
 

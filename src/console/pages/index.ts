@@ -6,7 +6,9 @@ import { customerPages } from './customers.ts';
 import { invitationPages } from './invitation.ts';
 import { overviewPages } from './overview.ts';
 import { signInPages } from './sign-in.ts';
+import { subscriptionPages } from './subscriptions.ts';
 import { userPages } from './users.ts';
+import { webhookPages } from './webhooks.ts';
 
 export type ConsolePages = (app: FastifyInstance, deps: Composition) => Promise<void>;
 
@@ -15,5 +17,7 @@ export const CONSOLE_PAGES: readonly ConsolePages[] = [
   invitationPages,
   overviewPages,
   customerPages,
+  subscriptionPages,
+  webhookPages,
   userPages,
 ];
