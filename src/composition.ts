@@ -61,7 +61,7 @@ import { aggregateUsage } from './usage/service.ts';
 import { createUsage } from './usage/usage.ts';
 import { countLateUsage, usageClosedBefore } from './subscriptions/late-usage.ts';
 import type { TenantScope } from './tenancy.ts';
-import { listDeliveries, retryDelivery } from './webhooks/deliveries.ts';
+import { attemptsOfDelivery, listDeliveries, retryDelivery } from './webhooks/deliveries.ts';
 import {
   changeEndpoint,
   createEndpoint,
@@ -188,6 +188,7 @@ export function createServices(foundation: Foundation) {
         get: getEndpoint,
         remove: removeEndpoint,
         deliveries: listDeliveries,
+        attempts: attemptsOfDelivery,
       }),
       create: (write: WriteRequest, input: WebhookEndpointCreate) =>
         createEndpoint(db, secrets, write, input, allowLoopback),

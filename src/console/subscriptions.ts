@@ -22,14 +22,14 @@ export function localPeriod(
   return `${localDay(period.start, timeZone, lang)} – ${localDay(lastSecond, timeZone, lang)}`;
 }
 
-/** A recurring price: "Pro plan · Monthly seat — €30.00 / month". */
+/** A recurring price: "Pro plan · Seats — €30.00 / month" (product, nickname, terms). */
 export function priceLabel(
   price: Pick<Price, 'id' | 'nickname' | 'currency' | 'unitAmount' | 'recurring'>,
   productName: string | undefined,
   lang: DocumentLocale,
   t: Translate,
 ): string {
-  const name = [productName, price.nickname ?? price.id].filter(Boolean).join(' · ');
+  const name = [productName, price.nickname].filter(Boolean).join(' · ');
   const every = price.recurring
     ? t(`console.subscriptions.every.${price.recurring.interval}`, {
         count: price.recurring.intervalCount,
@@ -37,5 +37,6 @@ export function priceLabel(
     : '';
   const amount =
     price.unitAmount === null ? '' : formatAmount(price.unitAmount, price.currency, lang);
-  return amount ? `${name} — ${amount} / ${every}` : `${name} — ${every}`;
+  const terms = amount ? `${amount} / ${every}` : every;
+  return name ? `${name} — ${terms}` : terms || price.id;
 }

@@ -3,7 +3,8 @@
 // endpoint (webhook_deliveries_page: tenant, environment, endpoint, created_at, id), so a page
 // walks each endpoint's index range backwards from the position, at most one page from each,
 // and keeps the newest of them: a tenant has a handful of endpoints, never a scan of its
-// deliveries. The last attempt's response code is read by the attempts' primary key.
+// deliveries. The last attempt's response code is read by the attempts' primary key; the
+// attempts themselves come from the webhooks service.
 import type { Queryable } from '../db/pool.ts';
 import { allRows, firstRow } from '../db/rows.ts';
 import type { PagePosition } from '../paging.ts';
@@ -44,28 +45,23 @@ function recentSql(after: boolean): string {
 }
 
 /** `limit` deliveries before `after` (or the newest), newest first. */
-export function selectRecentDeliveries(
+export const selectRecentDeliveries = (
   db: Queryable,
-  scope: TenantScope,
+  { tenantId, environment }: TenantScope,
   after: PagePosition | null,
   limit: number,
-): Promise<ListedDelivery[]> {
-  const values: unknown[] = [scope.tenantId, scope.environment, limit];
-  if (after) values.push(after.createdAt, after.id);
-  return allRows<ListedDelivery>(db, {
+) =>
+  allRows<ListedDelivery>(db, {
     name: after ? 'console_deliveries_after' : 'console_deliveries_first',
     text: recentSql(after !== null),
-    values,
+    values: after
+      ? [tenantId, environment, limit, after.createdAt, after.id]
+      : [tenantId, environment, limit],
   });
-}
 
 /** One delivery with its endpoint (primary keys). */
-export function selectDeliveryWithEndpoint(
-  db: Queryable,
-  scope: TenantScope,
-  id: string,
-): Promise<ListedDelivery | null> {
-  return firstRow<ListedDelivery>(db, {
+export const selectDeliveryWithEndpoint = (db: Queryable, scope: TenantScope, id: string) =>
+  firstRow<ListedDelivery>(db, {
     name: 'console_delivery',
     text: `SELECT ${FIELDS}
              FROM webhook_deliveries d
@@ -74,29 +70,3 @@ export function selectDeliveryWithEndpoint(
             WHERE d.tenant_id = $1 AND d.environment = $2 AND d.id = $3`,
     values: [scope.tenantId, scope.environment, id],
   });
-}
-
-export interface DeliveryAttempt {
-  attempt: number;
-  attempted_at: Date;
-  duration_ms: number;
-  response_status: number | null;
-  error: string | null;
-  response_body: string | null;
-}
-
-/** A delivery's attempts, oldest first (primary key). */
-export function selectDeliveryAttempts(
-  db: Queryable,
-  scope: TenantScope,
-  id: string,
-): Promise<DeliveryAttempt[]> {
-  return allRows<DeliveryAttempt>(db, {
-    name: 'console_delivery_attempts',
-    text: `SELECT attempt, attempted_at, duration_ms, response_status, error, response_body
-             FROM webhook_attempts
-            WHERE tenant_id = $1 AND environment = $2 AND delivery_id = $3
-            ORDER BY attempt`,
-    values: [scope.tenantId, scope.environment, id],
-  });
-}

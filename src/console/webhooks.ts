@@ -8,11 +8,7 @@ import { ResourceMissingError } from '../errors.ts';
 import type { PagePosition } from '../paging.ts';
 import { localDate } from '../subscriptions/calendar.ts';
 import type { TenantScope } from '../tenancy.ts';
-import {
-  selectDeliveryAttempts,
-  selectDeliveryWithEndpoint,
-  selectRecentDeliveries,
-} from './webhooks-store.ts';
+import { selectDeliveryWithEndpoint, selectRecentDeliveries } from './webhooks-store.ts';
 
 export function consoleDeliveries(db: Db) {
   return {
@@ -21,7 +17,7 @@ export function consoleDeliveries(db: Db) {
     async get(scope: TenantScope, id: string) {
       const delivery = await selectDeliveryWithEndpoint(db, scope, id);
       if (!delivery) throw new ResourceMissingError('webhook delivery', id);
-      return { delivery, attempts: await selectDeliveryAttempts(db, scope, id) };
+      return delivery;
     },
   };
 }

@@ -63,7 +63,11 @@ async function checked(page: Page, url: string, name: string): Promise<void> {
     .analyze();
   const grave = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   const minor = results.violations.filter((v) => !grave.includes(v));
-  if (minor.length > 0) console.log(`${url}: minor`, minor.map((v) => v.id));
+  if (minor.length > 0)
+    console.log(
+      `${url}: minor`,
+      minor.map((v) => v.id),
+    );
   assert.deepEqual(
     grave.map((v) => `${url} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
     [],

@@ -8,10 +8,10 @@ import { priceFromRow } from '../../catalog/service.ts';
 import type { Composition } from '../../composition.ts';
 import { formatAmount } from '../../documents/i18n.ts';
 import { StateInvalidError } from '../../errors.ts';
-import { listBinding, readPageRequest } from '../../paging.ts';
+import { buildPage, listBinding, readPageRequest } from '../../paging.ts';
 import type { Subscription } from '../../subscriptions/schemas.ts';
 import type { TenantScope } from '../../tenancy.ts';
-import { consoleRoute, sessionOf, showPage, textOf } from '../page.ts';
+import { consoleRoute, readerOf, showPage } from '../page.ts';
 import { permits } from '../roles.ts';
 import { localDay, localPeriod, priceLabel } from '../subscriptions.ts';
 import { subscriptionActions } from './subscription-actions.ts';
@@ -60,29 +60,21 @@ async function offeredPrices(deps: Composition, scope: TenantScope, currency: st
 }
 
 export async function subscriptionPages(app: FastifyInstance, deps: Composition) {
-  const { subscriptions, invoices, cursors } = deps;
-
+  const { cursors } = deps;
   app.get(
     '/subscriptions',
     consoleRoute('subscriptions:read', { querystring: ListQuery }),
     async (request, reply) => {
-      const session = sessionOf(request);
+      const { scope, lang, t } = readerOf(request);
       const query = request.query as Static<typeof ListQuery>;
-      const { lang } = request.console;
-      const t = textOf(request);
       const status = query.status || undefined;
-      const binding = listBinding(session.actor, 'console subscriptions', { status });
+      const binding = listBinding(scope, 'console subscriptions', { status });
       const page = readPageRequest(cursors, { limit: PAGE_SIZE, ...query }, binding);
-      const found = await subscriptions.list(session.actor, { status }, page);
-      const rows = found.slice(0, PAGE_SIZE);
-      const last = rows[rows.length - 1];
-      const next =
-        found.length > PAGE_SIZE && last
-          ? cursors.sign({ t: last.created_at.toISOString(), i: last.id, b: binding })
-          : null;
+      const found = await deps.subscriptions.list(scope, { status }, page);
+      const { data: rows, nextCursor: next } = buildPage(cursors, found, page, binding, (r) => r);
       const names = await customerNames(
         deps,
-        session.actor,
+        scope,
         rows.map((r) => r.customer_id),
       );
       const params = (cursor: string) =>
@@ -111,17 +103,14 @@ export async function subscriptionPages(app: FastifyInstance, deps: Composition)
     '/subscriptions/:id',
     consoleRoute('subscriptions:read', { params: SubscriptionParams }),
     async (request, reply) => {
-      const session = sessionOf(request);
+      const { session, scope, lang, t } = readerOf(request);
       const { id } = request.params as Static<typeof SubscriptionParams>;
-      const { lang } = request.console;
-      const t = textOf(request);
-      const scope = session.actor;
-      const sub: Subscription = await subscriptions.get(scope, id);
+      const sub: Subscription = await deps.subscriptions.get(scope, id);
       const zone = sub.timeZone;
       const [customer, invoiceRows, upcoming, catalogue, itemPrices] = await Promise.all([
         deps.customers.get(scope, sub.customerId),
-        invoices.list(scope, { subscriptionId: id }, { limit: INVOICES_SHOWN, after: null }),
-        subscriptions.upcoming(scope, id).catch((error: unknown) => {
+        deps.invoices.list(scope, { subscriptionId: id }, { limit: INVOICES_SHOWN, after: null }),
+        deps.subscriptions.upcoming(scope, id).catch((error: unknown) => {
           if (error instanceof StateInvalidError) return null;
           throw error;
         }),

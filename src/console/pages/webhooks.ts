@@ -6,8 +6,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Composition } from '../../composition.ts';
 import { ScopeInsufficientError } from '../../errors.ts';
-import { listBinding, readPageRequest } from '../../paging.ts';
-import { consoleRoute, consoleWrite, sessionOf, showPage, textOf } from '../page.ts';
+import { buildPage, listBinding, readPageRequest } from '../../paging.ts';
+import { consoleRoute, consoleWrite, readerOf, sessionOf, showPage } from '../page.ts';
 import { permits } from '../roles.ts';
 import { localDateTime } from '../webhooks.ts';
 
@@ -28,22 +28,15 @@ export async function webhookPages(app: FastifyInstance, deps: Composition) {
     '/webhooks',
     consoleRoute('webhooks:read', { querystring: ListQuery }),
     async (request, reply) => {
-      const session = sessionOf(request);
-      const query = request.query as Static<typeof ListQuery>;
-      const { lang, timeZone } = request.console;
-      const t = textOf(request);
-      const binding = listBinding(session.actor, 'console deliveries');
-      const page = readPageRequest(cursors, { limit: PAGE_SIZE, ...query }, binding);
+      const { session, scope, lang, timeZone, t } = readerOf(request);
+      const binding = listBinding(scope, 'console deliveries');
+      const query = { limit: PAGE_SIZE, ...(request.query as Static<typeof ListQuery>) };
+      const page = readPageRequest(cursors, query, binding);
       const [endpoints, found] = await Promise.all([
-        webhookEndpoints.list(session.actor, { limit: ENDPOINTS_SHOWN, after: null }),
-        consoleDeliveries.recent(session.actor, page.after, PAGE_SIZE + 1),
+        webhookEndpoints.list(scope, { limit: ENDPOINTS_SHOWN, after: null }),
+        consoleDeliveries.recent(scope, page.after, PAGE_SIZE + 1),
       ]);
-      const rows = found.slice(0, PAGE_SIZE);
-      const last = rows[rows.length - 1];
-      const next =
-        found.length > PAGE_SIZE && last
-          ? cursors.sign({ t: last.created_at.toISOString(), i: last.id, b: binding })
-          : null;
+      const { data: rows, nextCursor: next } = buildPage(cursors, found, page, binding, (d) => d);
       return showPage(request, reply, 'webhooks', t('console.webhooks.title'), {
         endpoints: endpoints.slice(0, ENDPOINTS_SHOWN).map((e) => ({
           id: e.id,
@@ -75,16 +68,16 @@ export async function webhookPages(app: FastifyInstance, deps: Composition) {
     '/webhooks/deliveries/:id',
     consoleRoute('webhooks:read', { params: IdParams }),
     async (request, reply) => {
-      const session = sessionOf(request);
-      const { id } = request.params as Static<typeof IdParams>;
-      const { lang, timeZone } = request.console;
-      const t = textOf(request);
-      const { delivery: d, attempts } = await consoleDeliveries.get(session.actor, id);
+      const { session, scope, lang, timeZone, t } = readerOf(request);
+      const d = await consoleDeliveries.get(scope, (request.params as { id: string }).id);
       // The payload as sent: the event, read with the user's own scopes.
-      const event = await deps.events.get(session.actor, d.event_id).catch((error: unknown) => {
-        if (error instanceof ScopeInsufficientError) return null;
-        throw error;
-      });
+      const [attempts, event] = await Promise.all([
+        webhookEndpoints.attempts(scope, d.id),
+        deps.events.get(scope, d.event_id).catch((error: unknown) => {
+          if (error instanceof ScopeInsufficientError) return null;
+          throw error;
+        }),
+      ]);
       const payload =
         event &&
         JSON.stringify(
@@ -125,10 +118,9 @@ export async function webhookPages(app: FastifyInstance, deps: Composition) {
     '/webhooks/deliveries/:id/retry',
     consoleRoute('deliveries:retry', { params: IdParams, body: ActionForm }),
     async (request, reply) => {
-      const session = sessionOf(request);
       const { id } = request.params as Static<typeof IdParams>;
       const form = request.body as Static<typeof ActionForm>;
-      const { delivery } = await consoleDeliveries.get(session.actor, id);
+      const delivery = await consoleDeliveries.get(sessionOf(request).actor, id);
       const write = consoleWrite(request, form, (retried: { id: string }) => {
         return `/console/webhooks/deliveries/${retried.id}`;
       });
