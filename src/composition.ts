@@ -15,6 +15,7 @@ import { INVITATION_MAIL, invitationMail } from './console/invitation-mail.ts';
 import { findCustomers } from './console/customers.ts';
 import { agingToday } from './console/reports.ts';
 import { consoleInvoiceReads } from './console/invoices.ts';
+import { consoleDeliveries } from './console/webhooks.ts';
 import { overview } from './console/overview.ts';
 import { createConsoleSessions, type ConsoleSessions } from './console/sessions.ts';
 import { databaseThrottle, redisThrottle, WINDOW_SECONDS } from './console/throttle.ts';
@@ -68,7 +69,7 @@ import { aggregateUsage } from './usage/service.ts';
 import { createUsage } from './usage/usage.ts';
 import { countLateUsage, usageClosedBefore } from './subscriptions/late-usage.ts';
 import type { TenantScope } from './tenancy.ts';
-import { listDeliveries, retryDelivery } from './webhooks/deliveries.ts';
+import { attemptsOfDelivery, listDeliveries, retryDelivery } from './webhooks/deliveries.ts';
 import {
   changeEndpoint,
   createEndpoint,
@@ -159,6 +160,7 @@ export function createServices(foundation: Foundation) {
     consoleCustomerSearch: (scope: TenantScope, text: string) => findCustomers(db, scope, text),
     consoleAging: (scope: TenantScope) => agingToday(db, clock, scope),
     consoleInvoices: consoleInvoiceReads(db),
+    consoleDeliveries: consoleDeliveries(db),
     issuedModel: issuedModel(db, clock),
     customers: bindDb(db, {
       create: createCustomer,
@@ -197,6 +199,7 @@ export function createServices(foundation: Foundation) {
         get: getEndpoint,
         remove: removeEndpoint,
         deliveries: listDeliveries,
+        attempts: attemptsOfDelivery,
       }),
       create: (write: WriteRequest, input: WebhookEndpointCreate) =>
         createEndpoint(db, secrets, write, input, allowLoopback),

@@ -63,6 +63,13 @@ export function csrfUserInfo(request: FastifyRequest): string {
   return request.console?.session?.tokenHash.toString('hex') ?? 'signed-out';
 }
 
+/** What a signed-in page reads of its request: the session, its scope, language, zone, texts. */
+export function readerOf(request: FastifyRequest) {
+  const session = sessionOf(request);
+  const { lang, timeZone } = request.console;
+  return { session, scope: session.actor, lang, timeZone, t: textOf(request) };
+}
+
 /** The catalogue's texts in the page's language. */
 export function textOf(request: FastifyRequest): Translate {
   return (id, values) => t(request.console.lang, id, values);

@@ -10,8 +10,12 @@ export function isRole(value: string): value is Role {
   return (ROLES as readonly string[]).includes(value);
 }
 
-/** What a console page or action needs: an API scope, or managing the console's users. */
-export type Permission = Scope | 'users:manage';
+/**
+ * What a console page or action needs: an API scope, managing the console's users, or retrying
+ * a webhook delivery (finance retries deliveries without holding webhooks:write, which manages
+ * endpoints).
+ */
+export type Permission = Scope | 'users:manage' | 'deliveries:retry';
 
 const ADMIN_ONLY: readonly Scope[] = [
   'keys:read',
@@ -33,5 +37,6 @@ export function scopesOf(role: Role): readonly Scope[] {
 
 export function permits(role: Role, permission: Permission): boolean {
   if (permission === 'users:manage') return role === 'admin';
+  if (permission === 'deliveries:retry') return role !== 'viewer';
   return scopesOf(role).includes(permission);
 }

@@ -75,6 +75,15 @@ export async function listDeliveries(
   return { rows, attemptsOf: (row) => byDelivery.get(row.id) ?? [] };
 }
 
+/** The attempts of one delivery, oldest first. */
+export function attemptsOfDelivery(
+  db: Db,
+  scope: TenantScope,
+  deliveryId: string,
+): Promise<AttemptRow[]> {
+  return selectAttempts(db, scope, [deliveryId]);
+}
+
 /**
  * A manual retry: the delivery is due at once, whatever its status. It then follows the
  * schedule from the attempts it already had (a delivery that had exhausted it gets this one

@@ -12,7 +12,9 @@ import { overviewPages } from './overview.ts';
 import { reportPages } from './reports.ts';
 import { settingsPages } from './settings.ts';
 import { signInPages } from './sign-in.ts';
+import { subscriptionPages } from './subscriptions.ts';
 import { userPages } from './users.ts';
+import { webhookPages } from './webhooks.ts';
 
 export type ConsolePages = (app: FastifyInstance, deps: Composition) => Promise<void>;
 
@@ -24,6 +26,8 @@ export const CONSOLE_PAGES: readonly ConsolePages[] = [
   invoicePages,
   invoiceActionPages,
   eventPages,
+  subscriptionPages,
+  webhookPages,
   userPages,
   reportPages,
   settingsPages,
