@@ -40,7 +40,7 @@ const PRICES_OFFERED = 100;
 /** The names of some customers, by id (primary key look-ups). */
 async function customerNames(deps: Composition, scope: TenantScope, ids: string[]) {
   const unique = [...new Set(ids)];
-  const found = await Promise.all(unique.map((id) => deps.customers.get(scope, id)));
+  const found = await Promise.all(unique.map((id) => deps.customers.read(scope, id)));
   return new Map(found.map((c) => [c.id, c.name ?? c.email ?? c.id]));
 }
 
@@ -108,7 +108,7 @@ export async function subscriptionPages(app: FastifyInstance, deps: Composition)
       const sub: Subscription = await deps.subscriptions.get(scope, id);
       const zone = sub.timeZone;
       const [customer, invoiceRows, upcoming, catalogue, itemPrices] = await Promise.all([
-        deps.customers.get(scope, sub.customerId),
+        deps.customers.read(scope, sub.customerId),
         deps.invoices.list(scope, { subscriptionId: id }, { limit: INVOICES_SHOWN, after: null }),
         deps.subscriptions.upcoming(scope, id).catch((error: unknown) => {
           if (error instanceof StateInvalidError) return null;
