@@ -47,44 +47,27 @@ const CLAIM_WORK = (clock: string) => `SELECT tenant_id, environment, subscripti
   WHERE tenant_id = $1 AND environment = $2 AND ${clock} AND work_at <= $3
   ORDER BY work_at LIMIT $4 FOR NO KEY UPDATE SKIP LOCKED`;
 
-async function claim<Row extends object>(
-  tx: Queryable,
-  sql: (clock: string) => string,
-  source: BatchSource,
-  now: Date,
-  limit: number,
-): Promise<Row[]> {
-  const { scope, clockId } = source;
-  const values = [scope.tenantId, scope.environment, now, limit];
-  const { rows } =
-    clockId === null
-      ? await tx.query<Row & Record<string, unknown>>(sql('test_clock_id IS NULL'), values)
-      : await tx.query<Row & Record<string, unknown>>(sql('test_clock_id = $5'), [
-          ...values,
-          clockId,
-        ]);
-  return rows;
+/** Locks up to `limit` rows due at `now` of the source that no other transaction holds. */
+function claimer<Row extends object>(sql: (clock: string) => string) {
+  return async (tx: Queryable, source: BatchSource, now: Date, limit: number): Promise<Row[]> => {
+    const { scope, clockId } = source;
+    const values = [scope.tenantId, scope.environment, now, limit];
+    const { rows } =
+      clockId === null
+        ? await tx.query<Row & Record<string, unknown>>(sql('test_clock_id IS NULL'), values)
+        : await tx.query<Row & Record<string, unknown>>(sql('test_clock_id = $5'), [
+            ...values,
+            clockId,
+          ]);
+    return rows;
+  };
 }
 
-/** Locks up to `limit` subscriptions due at `now` that no other transaction holds. */
-export function claimDueSubscriptions(
-  tx: Queryable,
-  source: BatchSource,
-  now: Date,
-  limit: number,
-): Promise<SubscriptionRow[]> {
-  return claim<SubscriptionRow>(tx, CLAIM_SUBSCRIPTIONS, source, now, limit);
-}
+/** Subscriptions due at `now` (their next action), locked. */
+export const claimDueSubscriptions = claimer<SubscriptionRow>(CLAIM_SUBSCRIPTIONS);
 
-/** Locks up to `limit` rows of invoice work due at `now` that no other transaction holds. */
-export function claimDueWork(
-  tx: Queryable,
-  source: BatchSource,
-  now: Date,
-  limit: number,
-): Promise<WorkRow[]> {
-  return claim<WorkRow>(tx, CLAIM_WORK, source, now, limit);
-}
+/** Rows of invoice work due at `now`, locked. */
+export const claimDueWork = claimer<WorkRow>(CLAIM_WORK);
 
 /** Which of the subscriptions send their invoices by e-mail when issued (autoSend). */
 export async function selectAutoSend(

@@ -52,37 +52,54 @@ export interface BatchOutcome {
 }
 
 /**
- * Claims and steps one batch of the source's due subscriptions (claimed 0: none is due that
- * another worker does not hold).
+ * One batch: rows of the source claimed by `claim` and done together by `doAll` in one unit of
+ * work (its count is what was done); should that fail, each claimed row is done again alone by
+ * `alone`, so one bad row costs its batch only a retry. Claimed 0: nothing is due that another
+ * worker does not hold.
  */
-export async function stepBatch(
-  deps: Billing & { db: Db },
+export async function inBatch<Row>(
+  db: Db,
   source: BatchSource,
-  now: Date,
+  claim: (uow: UnitOfWork) => Promise<Row[]>,
+  doAll: (uow: UnitOfWork, rows: Row[]) => Promise<number>,
+  alone: (row: Row) => Promise<number>,
 ): Promise<BatchOutcome> {
-  const { db } = deps;
   const { scope } = source;
-  let claimed: SubscriptionRow[] = [];
+  let claimed: Row[] = [];
   try {
     const written = await unitOfWork(
       db,
       { actor: operator(scope.tenantId, scope.environment) },
       async (uow) => {
-        claimed = await claimDueSubscriptions(uow.tx, source, now, BATCH);
-        if (claimed.length === 0) return 0;
-        const options = await stepOptions(uow.tx, scope, now, deps);
-        // Their statements are pipelined on the transaction's one connection.
-        const steps = await allOrFirstFailure(
-          claimed.map((row) => stepUntilDone(uow, row, options)),
-        );
-        return steps.reduce((a, b) => a + b, 0);
+        claimed = await claim(uow);
+        return claimed.length === 0 ? 0 : doAll(uow, claimed);
       },
     );
     return { claimed: claimed.length, done: writtenValue(written) };
   } catch (error) {
     if (claimed.length === 0) throw error;
-    return oneByOne(claimed, (row) => stepAlone(deps, row, now));
+    return oneByOne(claimed, alone);
   }
+}
+
+/** Claims and steps one batch of the source's due subscriptions. */
+export function stepBatch(
+  deps: Billing & { db: Db },
+  source: BatchSource,
+  now: Date,
+): Promise<BatchOutcome> {
+  return inBatch(
+    deps.db,
+    source,
+    (uow) => claimDueSubscriptions(uow.tx, source, now, BATCH),
+    async (uow, claimed) => {
+      const options = await stepOptions(uow.tx, source.scope, now, deps);
+      // Their statements are pipelined on the transaction's one connection.
+      const steps = await allOrFirstFailure(claimed.map((row) => stepUntilDone(uow, row, options)));
+      return steps.reduce((a, b) => a + b, 0);
+    },
+    (row) => stepAlone(deps, row, now),
+  );
 }
 
 /** Does each row alone, in turn; the steps done and the first failure. */

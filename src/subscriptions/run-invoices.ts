@@ -25,7 +25,7 @@ import { claimDueWork, selectAutoSend, type BatchSource } from './due-store.ts';
 import { NumberBlock } from '../documents/service.ts';
 import { setLedgerWork, type InvoiceWork, type WorkRow } from './ledger-store.ts';
 import type { Billing } from './periods.ts';
-import { allOrFirstFailure, BATCH, oneByOne, type BatchOutcome } from './run-boundaries.ts';
+import { allOrFirstFailure, BATCH, inBatch, type BatchOutcome } from './run-boundaries.ts';
 
 export interface InvoiceWorkDeps extends Billing {
   db: Db;
@@ -72,15 +72,13 @@ export async function workBatch(
   source: BatchSource,
   now: Date,
 ): Promise<BatchOutcome> {
-  const { db } = deps;
-  const { scope } = source;
-  let claimed: WorkRow[] = [];
-  try {
-    await unitOfWork(db, { actor: operator(scope.tenantId, scope.environment) }, async (uow) => {
-      claimed = await claimDueWork(uow.tx, source, now, BATCH);
-      if (claimed.length === 0) return;
+  const outcome = await inBatch(
+    deps.db,
+    source,
+    (uow) => claimDueWork(uow.tx, source, now, BATCH),
+    async (uow, claimed) => {
       const issuing = claimed.filter((w) => w.work === 'issue').map((w) => w.subscription_id);
-      const autoSend = await selectAutoSend(uow.tx, scope, issuing);
+      const autoSend = await selectAutoSend(uow.tx, source.scope, issuing);
       // The batch's numbers in one block, taken once every issue has come to its number.
       const numbers = new NumberBlock('invoice', issuing.length);
       // Their statements are pipelined on the transaction's one connection.
@@ -97,14 +95,14 @@ export async function workBatch(
           }),
         ),
       );
-    });
-  } catch (error) {
-    if (claimed.length === 0) throw error;
-    return oneByOne(claimed, (row) => workAlone(deps, row, now));
-  }
-  // The issued invoices' documents are rendered now rather than at the next poll.
-  if (claimed.some((w) => w.work === 'issue')) deps.documents.issued();
-  return { claimed: claimed.length, done: claimed.length };
+      return claimed.length;
+    },
+    (row) => workAlone(deps, row, now),
+  );
+  // The issued invoices' documents are rendered now rather than at the next poll (done alone,
+  // each says so itself).
+  if (outcome.done > 0 && outcome.failure === undefined) deps.documents.issued();
+  return outcome;
 }
 
 /**

@@ -13,16 +13,10 @@ import type { TenantScope } from '../tenancy.ts';
 import type { Period } from './calendar.ts';
 import { isLicensed, nameOf, type PricedItem, type ProposedLine } from './lines.ts';
 import type { SubscriptionRow } from './store.ts';
+import type { aggregateUsage } from '../usage/service.ts';
 
 /** A meter's aggregation over a customer's events in [from, to), as an exact decimal string. */
-export type AggregateUsage = (
-  db: Queryable,
-  scope: TenantScope,
-  meterId: string,
-  customerId: string,
-  from: Date,
-  to: Date,
-) => Promise<string>;
+export type AggregateUsage = typeof aggregateUsage;
 
 /** Usage at a price over a span, as a line: its quantity measured, its amount by the scheme. */
 export function usageLine(
