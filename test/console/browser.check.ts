@@ -40,13 +40,14 @@ before(async () => {
 });
 after(() => browser?.close());
 
-/** A browser signed in (through the form, JavaScript off) as an admin speaking `locale`. */
+/** A browser signed in through the form as an admin (or `role`) speaking `locale`. */
 async function signIn(
   locale: string,
   viewport: { width: number; height: number },
   javaScriptEnabled = true,
+  user?: { email: string },
 ): Promise<Page> {
-  const user = await consoleUser(server, 'admin', { tenantId: key.tenantId, locale });
+  user ??= await consoleUser(server, 'admin', { tenantId: key.tenantId, locale });
   const context = await browser.newContext({ viewport, javaScriptEnabled });
   const page = await context.newPage();
   await page.goto(`${origin}/console/sign-in`);
@@ -132,6 +133,45 @@ describe('the console in Chromium', () => {
     await page.click('form.stacked button[type=submit]');
     assert.match(new URL(page.url()).pathname, /^\/console\/customers\/cus_/);
     assert.equal((await page.getByText('Katherine Johnson').count()) > 0, true);
+    await page.context().close();
+  });
+
+  it('names the person in the event of what they did, refuses a forged form, signs out', async () => {
+    const user = await consoleUser(server, 'finance', { tenantId: key.tenantId });
+    const page = await signIn('en', DESKTOP, true, user);
+    await page.goto(`${origin}/console/customers`);
+    await page.fill('#new-name', 'Mary Jackson');
+    await page.click('form.stacked button[type=submit]');
+    const id = new URL(page.url()).pathname.split('/').pop();
+    const { rows } = await server.db.query<{ actor: unknown }>(
+      `SELECT actor FROM events WHERE tenant_id = $1 AND object_id = $2 AND type = 'customer.created'`,
+      [key.tenantId, id],
+    );
+    assert.deepEqual(rows, [{ actor: { type: 'user', id: user.id, email: user.email } }]);
+
+    // A form whose CSRF token is not the one the page was given: refused, nothing made.
+    await page.goto(`${origin}/console/customers`);
+    await page.fill('#new-name', 'Forged Customer');
+    await page
+      .locator('form.stacked input[name=_csrf]')
+      .evaluate((input) => input.setAttribute('value', 'forged'));
+    const [refused] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST'),
+      page.click('form.stacked button[type=submit]'),
+    ]);
+    assert.equal(refused.status(), 403);
+    const forged = await server.db.query(
+      `SELECT 1 FROM customers WHERE tenant_id = $1 AND name = 'Forged Customer'`,
+      [key.tenantId],
+    );
+    assert.equal(forged.rowCount, 0);
+
+    // Signed out, the pages send the browser to sign in again.
+    await page.goto(`${origin}/console`);
+    await page.click('form.sign-out button[type=submit]');
+    assert.equal(new URL(page.url()).pathname, '/console/sign-in');
+    await page.goto(`${origin}/console/customers`);
+    assert.equal(new URL(page.url()).pathname, '/console/sign-in');
     await page.context().close();
   });
 
