@@ -47,7 +47,7 @@ export async function touchSession(
      )
      SELECT s.*, to_jsonb(u) AS user
        FROM seen s JOIN console_users u
-         ON u.tenant_id = s.tenant_id AND u.id = s.user_id AND u.removed_at IS NULL`,
+         ON u.tenant_id = $1 AND u.tenant_id = s.tenant_id AND u.id = s.user_id AND u.removed_at IS NULL`,
     [tenantId, tokenHash, at, idleSince],
   );
   const row = rows[0];

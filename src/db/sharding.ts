@@ -77,6 +77,10 @@ export const CROSS_TENANT_INDEXES: Readonly<Record<string, string>> = {
  * the comment `-- spans tenants: NAME`. On Citus each is a multi-shard statement.
  */
 export const CROSS_TENANT_STATEMENTS: Readonly<Record<string, string>> = {
+  'newly overdue':
+    'The overdue run finds which tenants have open invoices past their due date whose ' +
+    'invoice.overdue is still to be recorded (index invoices_overdue_due, a short range below ' +
+    'today), then visits each tenant alone: one multi-shard read every few minutes.',
   'keys last used':
     'The key verifier writes the lastUsedAt of every key it saw in the last 10 s, whatever ' +
     'their tenants, in one statement: one multi-shard update per instance every 10 s instead ' +

@@ -58,7 +58,8 @@ export async function selectScopesWithNewlyOverdue(
   testClockId: string | null,
 ): Promise<TenantScope[]> {
   const { rows } = await db.query<TenantScope>(
-    `SELECT DISTINCT tenant_id AS "tenantId", environment FROM invoices i
+    `-- spans tenants: newly overdue
+     SELECT DISTINCT tenant_id AS "tenantId", environment FROM invoices i
       WHERE status = 'open' AND overdue_at IS NULL AND due_date < $1::date
         -- On the test clock $2, or (NULL) on real time: the customer's clock decides.
         AND coalesce((SELECT c.test_clock_id FROM customers c

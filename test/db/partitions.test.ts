@@ -30,7 +30,7 @@ import {
   waitFor,
 } from '../helpers.ts';
 import { shardingViolations } from './catalogue.ts';
-import { bookkeeping, tenantDay } from './tenant-day.ts';
+import { bookkeeping, consoleDay, tenantDay } from './tenant-day.ts';
 import {
   collectPlans,
   explainEveryStatement,
@@ -305,6 +305,7 @@ describe(`tenant tables in ${PARTITIONS} hash partitions by tenant_id`, () => {
       collected.plans.length = 0;
 
       await tenantDay(server.url, api, receiver);
+      await consoleDay(server, key.tenantId);
       await runDunning(server.db, todayUtcOf(server.clock));
       // The key verifier's batched write of lastUsedAt (every 10 s, and now).
       await server.verifier.flushLastUsed();

@@ -2,6 +2,7 @@
 // tenant's day that runs the reads and writes of every module.
 import assert from 'node:assert/strict';
 import type { startReceiver } from '../webhooks/receiver.ts';
+import { ConsoleBrowser, consoleUser, PASSWORD } from '../console/browser.ts';
 import { call, client, createTenantWithKey, type TestServer, waitFor } from '../helpers.ts';
 
 /** Tenants with customers, issued invoices, credit notes, keys and webhook endpoints. */
@@ -282,4 +283,31 @@ export async function tenantDay(
   ok(await api.post(`/v1/webhook-endpoints/${endpoint.body.id}/deliveries/${delivered.id}/retry`));
   await waitFor(() => receiver.at('/flow').length > deliveredBefore, 'the retried delivery');
   ok(await api.delete(`/v1/webhook-endpoints/${endpoint.body.id}`));
+}
+
+/**
+ * A day at the console for the tenant: an admin invited and setting a password, a wrong
+ * password once (the sign-in throttle's count), a session, pages read, a customer made through
+ * a form, signing out.
+ */
+export async function consoleDay(server: TestServer, tenantId: string): Promise<void> {
+  const user = await consoleUser(server, 'admin', { tenantId });
+  const browser = new ConsoleBrowser(server.url);
+  assert.equal((await browser.signIn(tenantId, user.email, 'not the password')).status, 401);
+  assert.equal((await browser.signIn(tenantId, user.email, PASSWORD)).status, 303);
+  const switched = await browser.submit('/console', '/console/environment', {
+    environment: 'test',
+    back: '/console',
+  });
+  assert.equal(switched.status, 303, switched.text);
+  for (const path of ['/console', '/console/customers', '/console/settings/users']) {
+    assert.equal((await browser.get(path)).status, 200, path);
+  }
+  const made = await browser.submit('/console/customers', '/console/customers', {
+    name: 'Katherine',
+    email: 'katherine@example.com',
+    idempotencyKey: 'console-day-customer',
+  });
+  assert.equal(made.status, 303, made.text);
+  assert.equal((await browser.submit('/console', '/console/sign-out', {})).status, 303);
 }
