@@ -1,7 +1,8 @@
-// The overview's bar chart, as SVG geometry the template draws (./templates/chart.eta): twelve
-// bars on a linear scale from zero to a round maximum, with four grid lines. Written out
-// rather than taken from d3-scale/d3-shape: a bar chart needs one multiplication per bar and
-// a "nice" maximum, and a library would add more code than it saves.
+// The overview's bar chart, as SVG geometry the template draws (./templates/chart.eta): one bar
+// per point on a linear scale from zero to a round maximum, with its grid lines. The scales
+// are d3-scale's: a band scale places the bars and a linear one, made "nice", gives the
+// heights and the grid's round values.
+import { scaleBand, scaleLinear } from 'd3-scale';
 
 export interface ChartBar {
   x: number;
@@ -25,39 +26,36 @@ const HEIGHT = 260;
 const LEFT = 90;
 const BOTTOM = 30;
 const TOP = 10;
-
-/** The smallest of 1, 2, 2.5, 5 × 10^n at or above `value` (and 1 for nothing). */
-export function niceMaximum(value: number): number {
-  if (value <= 0) return 1;
-  const power = 10 ** Math.floor(Math.log10(value));
-  for (const step of [1, 2, 2.5, 5, 10]) if (step * power >= value) return step * power;
-  return 10 * power;
-}
+/** Grid lines: about this many steps above zero, at round values. */
+const GRID_STEPS = 4;
 
 /** `points`: label, value (minor units) and its text, in order; `format` writes a grid value. */
 export function barChart(
   points: readonly { label: string; value: number; text: string }[],
   format: (value: number) => string,
 ): Chart {
-  const max = niceMaximum(Math.max(0, ...points.map((p) => p.value)));
-  const plotHeight = HEIGHT - TOP - BOTTOM;
-  const slot = (WIDTH - LEFT) / Math.max(1, points.length);
-  const scale = (value: number) => (value / max) * plotHeight;
+  const highest = Math.max(0, ...points.map((p) => p.value));
+  const y = scaleLinear()
+    .domain([0, highest > 0 ? highest : 1])
+    .range([HEIGHT - BOTTOM, TOP])
+    .nice(GRID_STEPS);
+  const x = scaleBand()
+    .domain(points.map((_, i) => String(i)))
+    .range([LEFT, WIDTH])
+    .paddingInner(0.3)
+    .paddingOuter(0.15);
   return {
     width: WIDTH,
     height: HEIGHT,
     baseline: HEIGHT - BOTTOM,
     bars: points.map((p, i) => ({
-      x: LEFT + i * slot + slot * 0.15,
-      y: HEIGHT - BOTTOM - scale(p.value),
-      width: slot * 0.7,
-      height: scale(p.value),
+      x: x(String(i))!,
+      y: y(p.value),
+      width: x.bandwidth(),
+      height: HEIGHT - BOTTOM - y(p.value),
       label: p.label,
       value: p.text,
     })),
-    grid: [0, 1, 2, 3, 4].map((i) => ({
-      y: HEIGHT - BOTTOM - (plotHeight * i) / 4,
-      label: format((max * i) / 4),
-    })),
+    grid: y.ticks(GRID_STEPS).map((value) => ({ y: y(value), label: format(value) })),
   };
 }
