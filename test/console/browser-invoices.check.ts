@@ -13,7 +13,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import type { Role } from '../../src/console/roles.ts';
 import { createCustomer, createInvoice, startInvoiceApp, tenantApi } from '../invoices/fixtures.ts';
 import { completeSeller, issuedInvoice } from '../hosted/fixtures.ts';
-import { consoleUser, PASSWORD } from './browser.ts';
+import { consoleUser, PASSWORD, screenshot } from './browser.ts';
 
 const SCREENSHOTS = path.resolve('data/screenshots/console');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -90,7 +90,7 @@ async function checked(page: Page, url: string, name?: string): Promise<void> {
     () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
   );
   assert.ok(overflow <= 0, `${url} scrolls sideways by ${overflow} px`);
-  if (name) await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  if (name) await screenshot(page, path.join(SCREENSHOTS, `${name}.png`));
 }
 
 /** The first event's page, as its list links it. */

@@ -14,7 +14,7 @@ import type { Role } from '../../src/console/roles.ts';
 import { createTenantWithKey, client } from '../helpers.ts';
 import { completeSeller, issuedInvoice } from '../hosted/fixtures.ts';
 import { startInvoiceApp } from '../invoices/fixtures.ts';
-import { consoleUser, PASSWORD } from './browser.ts';
+import { consoleUser, PASSWORD, screenshot } from './browser.ts';
 
 const SCREENSHOTS = path.resolve('data/screenshots/console');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -82,7 +82,7 @@ async function checked(page: Page, url: string, name: string, status = 200): Pro
   );
   // (A page's hidden texts in a .table-scroll region are clipped with it: see console.css.)
   assert.ok(overflow <= 0, `${url} scrolls sideways by ${overflow} px`);
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  await screenshot(page, path.join(SCREENSHOTS, `${name}.png`));
 }
 
 describe('reports, settings and API keys in Chromium', () => {

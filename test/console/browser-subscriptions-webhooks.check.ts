@@ -11,7 +11,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import type { Role } from '../../src/console/roles.ts';
 import { createCustomer, startInvoiceApp, tenantApi } from '../invoices/fixtures.ts';
 import { createPrice } from '../subscriptions/fixtures.ts';
-import { consoleUser, PASSWORD } from './browser.ts';
+import { consoleUser, PASSWORD, screenshot } from './browser.ts';
 
 const SCREENSHOTS = path.resolve('data/screenshots/console');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -85,7 +85,7 @@ async function signIn(
 async function checked(page: Page, url: string, name: string | null): Promise<void> {
   const response = await page.goto(`${origin}${url}`);
   assert.equal(response?.status(), 200, url);
-  if (name) await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  if (name) await screenshot(page, path.join(SCREENSHOTS, `${name}.png`));
   const overflow = await page.evaluate(
     () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
   );

@@ -13,7 +13,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createCustomer, startInvoiceApp, tenantApi } from '../invoices/fixtures.ts';
 import { completeSeller, issuedInvoice } from '../hosted/fixtures.ts';
-import { consoleUser, PASSWORD } from './browser.ts';
+import { consoleUser, PASSWORD, screenshot } from './browser.ts';
 
 const SCREENSHOTS = path.resolve('data/screenshots/console');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -80,7 +80,7 @@ async function checked(page: Page, url: string, name: string): Promise<void> {
     [],
   );
   assert.ok(results.passes.length > 15, 'axe ran its rules');
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  await screenshot(page, path.join(SCREENSHOTS, `${name}.png`));
 }
 
 describe('the console in Chromium', () => {

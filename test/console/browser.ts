@@ -120,3 +120,20 @@ export async function signedIn(
   assert.equal(answer.status, 303, answer.text);
   return { browser, user };
 }
+
+/**
+ * A full-page screenshot into `file`. Headless Chromium now and then answers "Unable to capture
+ * screenshot" while its compositor is busy (seen on a loaded machine); the page is the same a
+ * moment later, so it is taken once more before the check fails.
+ */
+export async function screenshot(
+  page: { screenshot(options: { path: string; fullPage: boolean }): Promise<unknown> },
+  file: string,
+): Promise<void> {
+  try {
+    await page.screenshot({ path: file, fullPage: true });
+  } catch (error) {
+    if (!String(error).includes('Unable to capture screenshot')) throw error;
+    await page.screenshot({ path: file, fullPage: true });
+  }
+}
