@@ -13,16 +13,16 @@ export const NAVIGATION: readonly NavEntry[] = [
   { href: '/console', label: 'console.nav.overview', needs: 'invoices:read' },
   { href: '/console/customers', label: 'console.nav.customers', needs: 'customers:read' },
   { href: '/console/invoices', label: 'console.invoices.nav', needs: 'invoices:read' },
-  { href: '/console/events', label: 'console.events.nav', needs: 'invoices:read' },
   {
     href: '/console/subscriptions',
     label: 'console.subscriptions.nav',
     needs: 'subscriptions:read',
   },
-  { href: '/console/webhooks', label: 'console.webhooks.nav', needs: 'webhooks:read' },
-  { href: '/console/settings/users', label: 'console.nav.users', needs: 'users:manage' },
   { href: '/console/reports', label: 'console.reports.title', needs: 'invoices:read' },
+  { href: '/console/webhooks', label: 'console.webhooks.nav', needs: 'webhooks:read' },
+  { href: '/console/events', label: 'console.events.nav', needs: 'invoices:read' },
   { href: '/console/settings', label: 'console.settings.title', needs: 'settings:read' },
+  { href: '/console/settings/users', label: 'console.nav.users', needs: 'users:manage' },
 ];
 
 /** The entry a path belongs to: the longest href that is the path or a folder above it. */
