@@ -9,8 +9,7 @@ import { API_READY, apiEnv, startChild } from './child.ts';
 import { dropDatabase, freshDatabase, queryOnce } from './database.ts';
 import { customerId, invoiceId, type TenantPlan } from './dataset.ts';
 import { makeTenants, startCommand, type TenantKeys } from './project.ts';
-import type { SeedReport } from './report.ts';
-import { seed } from './seed.ts';
+import { seed, type SeedReport } from './seed.ts';
 
 export interface Api {
   name: 'current' | 'baseline';

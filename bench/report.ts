@@ -4,15 +4,8 @@ import type { BillingRunResults } from './billing-run.ts';
 import { fmt, medianRatio, spread, table, type Summary } from './figures.ts';
 import type { IngestionResults } from './ingestion.ts';
 import type { PgbenchRound } from './pgbench.ts';
-import type { SeedTimes } from './seed.ts';
+import type { SeedReport } from './seed.ts';
 import { OPERATION_NAMES, type Operation } from './traffic.ts';
-
-export interface SeedReport extends SeedTimes {
-  /** Tenants and keys made through the checkout's own service functions. */
-  keys: number;
-  total: number;
-  lineRows: number;
-}
 
 export interface Results {
   startedAt: string;

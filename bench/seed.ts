@@ -186,6 +186,14 @@ export interface SeedTimes {
   vacuum: number;
 }
 
+/** What seeding took, with the tenants and keys and the invoice lines it made. */
+export interface SeedReport extends SeedTimes {
+  /** Tenants and keys made through the checkout's own service functions. */
+  keys: number;
+  total: number;
+  lineRows: number;
+}
+
 /** Seeds the planned tenants (already made, with their keys) into the database `url`. */
 export async function seed(
   url: string,
