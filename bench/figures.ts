@@ -64,11 +64,13 @@ export interface Summary {
 const range = (values: number[]): Range => ({ min: Math.min(...values), max: Math.max(...values) });
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 
-function newHistogram(): hdr.Histogram {
+/** A histogram of microseconds, as every latency of the benchmark is recorded. */
+export function newHistogram(): hdr.Histogram {
   return hdr.build({ lowestDiscernibleValue: 1, numberOfSignificantValueDigits: 3 });
 }
 
-function percentiles(encoded: string[]): { p50: number; p99: number } {
+/** p50 and p99, in milliseconds, of histograms of microseconds (hdr, compressed base64). */
+export function percentiles(encoded: string[]): { p50: number; p99: number } {
   const merged = newHistogram();
   for (const text of encoded) {
     const h = hdr.decodeFromCompressedBase64(text);

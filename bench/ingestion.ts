@@ -6,13 +6,12 @@
 import { fork } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
-import * as hdr from 'hdr-histogram-js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Api } from './api.ts';
 import { postgresCpu, processCpu } from './cpu.ts';
 import { queryOnce, withDatabase } from './database.ts';
 import { customerId, type TenantPlan } from './dataset.ts';
-import { fmt, spread, summarise, table, type Round } from './figures.ts';
+import { fmt, newHistogram, percentiles, spread, summarise, table, type Round } from './figures.ts';
 import type { IngestionCommand, IngestionFigures } from './ingestion-load.ts';
 
 const env = process.env;
@@ -163,7 +162,7 @@ async function seedBigCustomer(context: Context, call: Call, tenantId: string) {
 
 /** Reads the subscription's current usage BIG_READS times, one at a time: p50 and p99, ms. */
 async function readUsage(call: Call, subscriptionId: string) {
-  const h = hdr.build({ lowestDiscernibleValue: 1, numberOfSignificantValueDigits: 3 });
+  const h = newHistogram();
   for (let i = 0; i < BIG_READS; i++) {
     const began = performance.now();
     const usage = (await call('GET', `/v1/subscriptions/${subscriptionId}/usage`)) as unknown as {
@@ -193,21 +192,6 @@ function send(command: IngestionCommand): Promise<IngestionFigures> {
     child.once('exit', (code) => reject(new Error(`the usage sender exited (${code})`)));
     child.send(command);
   });
-}
-
-function percentiles(encoded: string[]): { p50: number; p99: number } {
-  const merged = hdr.build({ lowestDiscernibleValue: 1, numberOfSignificantValueDigits: 3 });
-  for (const text of encoded) {
-    const h = hdr.decodeFromCompressedBase64(text);
-    merged.add(h);
-    h.destroy();
-  }
-  const result = {
-    p50: merged.getValueAtPercentile(50) / 1000,
-    p99: merged.getValueAtPercentile(99) / 1000,
-  };
-  merged.destroy();
-  return result;
 }
 
 /** The share of the last minute some task waited for a CPU (Linux PSI), per cent; or null. */
