@@ -5,18 +5,15 @@
 // the page and waits forever where scripts are off, so the pages it checks are visited with
 // scripts on (the console has none to run).
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import AxeBuilder from '@axe-core/playwright';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
 import type { Role } from '../../src/console/roles.ts';
 import { createCustomer, createInvoice, startInvoiceApp, tenantApi } from '../invoices/fixtures.ts';
 import { completeSeller, issuedInvoice } from '../hosted/fixtures.ts';
-import { consoleUser, PASSWORD, screenshot } from './browser.ts';
+import { consoleUser, screenshot } from './browser.ts';
+import { assertAccessible, chromiumForChecks, SCREENSHOTS, signInThroughForm } from './chromium.ts';
 
-const SCREENSHOTS = path.resolve('data/screenshots/console');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const DESKTOP = { width: 1280, height: 900 };
 const MOBILE = { width: 375, height: 812 };
 
@@ -36,15 +33,7 @@ const credited = await api.post('/v1/credit-notes', { invoiceId: paid.id, amount
 assert.equal(credited.status, 201, credited.text);
 const origin = server.url.replace('127.0.0.1', 'localhost');
 
-let browser: Browser;
-before(async () => {
-  await mkdir(SCREENSHOTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
-  });
-});
-after(() => browser?.close());
+const chromium = chromiumForChecks();
 
 /** Signed in through the form as `role` speaking `locale`, in test mode. */
 async function signIn(
@@ -54,38 +43,18 @@ async function signIn(
   javaScriptEnabled = true,
 ): Promise<Page> {
   const user = await consoleUser(server, role, { tenantId: key.tenantId, locale });
-  const context = await browser.newContext({ viewport, javaScriptEnabled });
-  const page = await context.newPage();
+  const page = await signInThroughForm(chromium(), origin, key.tenantId, user.email, {
+    viewport,
+    javaScriptEnabled,
+  });
   page.setDefaultTimeout(60_000);
-  await page.goto(`${origin}/console/sign-in`);
-  await page.fill('#tenant', key.tenantId);
-  await page.fill('#email', user.email);
-  await page.fill('#password', PASSWORD);
-  await page.click('button[type=submit]');
-  assert.equal(new URL(page.url()).pathname, '/console');
-  await page.click('.environment button');
-  assert.equal(await page.locator('.env-badge-test').count(), 1);
   return page;
 }
 
 async function checked(page: Page, url: string, name?: string): Promise<void> {
   const response = await page.goto(`${origin}${url}`);
   assert.equal(response?.status(), 200, url);
-  const results = await new AxeBuilder({ page })
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'])
-    .analyze();
-  const grave = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  const minor = results.violations.filter((v) => !grave.includes(v));
-  if (minor.length > 0)
-    console.log(
-      `${url}: minor`,
-      minor.map((v) => v.id),
-    );
-  assert.deepEqual(
-    grave.map((v) => `${url} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-    [],
-  );
-  assert.ok(results.passes.length > 15, 'axe ran its rules');
+  await assertAccessible(page, url);
   const overflow = await page.evaluate(
     () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
   );

@@ -5,19 +5,16 @@
 // navigation), and a key made through the form with JavaScript off. Screenshots go to
 // ./data/screenshots/console/ (git-ignored).
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import AxeBuilder from '@axe-core/playwright';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
 import type { Role } from '../../src/console/roles.ts';
 import { createTenantWithKey, client } from '../helpers.ts';
 import { completeSeller, issuedInvoice } from '../hosted/fixtures.ts';
 import { startInvoiceApp } from '../invoices/fixtures.ts';
-import { consoleUser, PASSWORD, screenshot } from './browser.ts';
+import { consoleUser, screenshot } from './browser.ts';
+import { assertAccessible, chromiumForChecks, SCREENSHOTS, signInThroughForm } from './chromium.ts';
 
-const SCREENSHOTS = path.resolve('data/screenshots/console');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Each visit's time limit: a page that hangs fails with its step rather than the whole run. */
 const LIMIT = { timeout: 180_000 };
 const DESKTOP = { width: 1280, height: 900 };
@@ -32,15 +29,7 @@ await issuedInvoice(api, { customerId: first.customerId as string });
 await issuedInvoice(api, { lines: 1 });
 const origin = server.url.replace('127.0.0.1', 'localhost');
 
-let browser: Browser;
-before(async () => {
-  await mkdir(SCREENSHOTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
-  });
-});
-after(() => browser?.close());
+const chromium = chromiumForChecks();
 
 async function signIn(
   role: Role,
@@ -49,34 +38,17 @@ async function signIn(
   javaScriptEnabled = true,
 ): Promise<Page> {
   const user = await consoleUser(server, role, { tenantId: key.tenantId, locale });
-  const context = await browser.newContext({ viewport, javaScriptEnabled });
-  const page = await context.newPage();
-  await page.goto(`${origin}/console/sign-in`);
-  await page.fill('#tenant', key.tenantId);
-  await page.fill('#email', user.email);
-  await page.fill('#password', PASSWORD);
-  await page.click('button[type=submit]');
-  assert.equal(new URL(page.url()).pathname, '/console');
-  return page;
+  return signInThroughForm(chromium(), origin, key.tenantId, user.email, {
+    viewport,
+    javaScriptEnabled,
+    environment: 'live',
+  });
 }
 
 async function checked(page: Page, url: string, name: string, status = 200): Promise<void> {
   const response = await page.goto(`${origin}${url}`);
   assert.equal(response?.status(), status, url);
-  const results = await new AxeBuilder({ page })
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'])
-    .analyze();
-  const grave = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  const minor = results.violations.filter((v) => !grave.includes(v));
-  if (minor.length > 0)
-    console.log(
-      `${url}: minor`,
-      minor.map((v) => v.id),
-    );
-  assert.deepEqual(
-    grave.map((v) => `${url} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-    [],
-  );
+  await assertAccessible(page, url);
   const overflow = await page.evaluate(
     () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
   );

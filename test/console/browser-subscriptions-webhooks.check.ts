@@ -3,18 +3,15 @@
 // critical violation); one action of each page done through its form; screenshots at desktop
 // and mobile width in English and German into ./data/screenshots/console/ (git-ignored).
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import AxeBuilder from '@axe-core/playwright';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
 import type { Role } from '../../src/console/roles.ts';
 import { createCustomer, startInvoiceApp, tenantApi } from '../invoices/fixtures.ts';
 import { createPrice } from '../subscriptions/fixtures.ts';
-import { consoleUser, PASSWORD, screenshot } from './browser.ts';
+import { consoleUser, screenshot } from './browser.ts';
+import { assertAccessible, chromiumForChecks, SCREENSHOTS, signInThroughForm } from './chromium.ts';
 
-const SCREENSHOTS = path.resolve('data/screenshots/console');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const DESKTOP = { width: 1280, height: 900 };
 const MOBILE = { width: 375, height: 812 };
 
@@ -49,15 +46,7 @@ await server.db.query(
 );
 const origin = server.url.replace('127.0.0.1', 'localhost');
 
-let browser: Browser;
-before(async () => {
-  await mkdir(SCREENSHOTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
-  });
-});
-after(() => browser?.close());
+const chromium = chromiumForChecks();
 
 async function signIn(
   role: Role,
@@ -65,16 +54,10 @@ async function signIn(
   viewport: { width: number; height: number },
 ): Promise<Page> {
   const user = await consoleUser(server, role, { tenantId: key.tenantId, locale });
-  const context = await browser.newContext({ viewport, javaScriptEnabled: false });
-  const page = await context.newPage();
-  await page.goto(`${origin}/console/sign-in`);
-  await page.fill('#tenant', key.tenantId);
-  await page.fill('#email', user.email);
-  await page.fill('#password', PASSWORD);
-  await page.click('button[type=submit]');
-  await page.click('.environment button');
-  assert.equal(await page.locator('.env-badge-test').count(), 1);
-  return page;
+  return signInThroughForm(chromium(), origin, key.tenantId, user.email, {
+    viewport,
+    javaScriptEnabled: false,
+  });
 }
 
 /**
@@ -90,7 +73,7 @@ async function checked(page: Page, url: string, name: string | null): Promise<vo
     () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
   );
   assert.ok(overflow <= 0, `${url} scrolls sideways by ${overflow} px`);
-  const scripted = await browser.newContext({
+  const scripted = await chromium().newContext({
     viewport: page.viewportSize()!,
     storageState: await page.context().storageState(),
     bypassCSP: true,
@@ -98,23 +81,7 @@ async function checked(page: Page, url: string, name: string | null): Promise<vo
   try {
     const audited = await scripted.newPage();
     assert.equal((await audited.goto(`${origin}${url}`))?.status(), 200, url);
-    const results = await new AxeBuilder({ page: audited })
-      .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'])
-      .analyze();
-    const grave = results.violations.filter(
-      (v) => v.impact === 'serious' || v.impact === 'critical',
-    );
-    const minor = results.violations.filter((v) => !grave.includes(v));
-    if (minor.length > 0)
-      console.log(
-        `${url}: minor`,
-        minor.map((v) => v.id),
-      );
-    assert.deepEqual(
-      grave.map((v) => `${url} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-      [],
-    );
-    assert.ok(results.passes.length > 15, 'axe ran its rules');
+    await assertAccessible(audited, url);
   } finally {
     await scripted.close();
   }

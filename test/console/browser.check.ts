@@ -6,17 +6,14 @@
 // console has none of its own: the pages are the same); a walk with JavaScript off signs in,
 // switches the environment, opens every page and sends a form.
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import AxeBuilder from '@axe-core/playwright';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
 import { createCustomer, startInvoiceApp, tenantApi } from '../invoices/fixtures.ts';
 import { completeSeller, issuedInvoice } from '../hosted/fixtures.ts';
-import { consoleUser, PASSWORD, screenshot } from './browser.ts';
+import { consoleUser, screenshot } from './browser.ts';
+import { assertAccessible, chromiumForChecks, SCREENSHOTS, signInThroughForm } from './chromium.ts';
 
-const SCREENSHOTS = path.resolve('data/screenshots/console');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const DESKTOP = { width: 1280, height: 900 };
 const MOBILE = { width: 375, height: 812 };
 
@@ -30,15 +27,7 @@ await createCustomer(api, { name: 'Grace Hopper', email: 'grace@example.com' });
 // Secure cookies are kept on http://localhost (a secure context), as the contract says.
 const origin = server.url.replace('127.0.0.1', 'localhost');
 
-let browser: Browser;
-before(async () => {
-  await mkdir(SCREENSHOTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
-  });
-});
-after(() => browser?.close());
+const chromium = chromiumForChecks();
 
 /** A browser signed in through the form as an admin (or `role`) speaking `locale`. */
 async function signIn(
@@ -48,38 +37,16 @@ async function signIn(
   user?: { email: string },
 ): Promise<Page> {
   user ??= await consoleUser(server, 'admin', { tenantId: key.tenantId, locale });
-  const context = await browser.newContext({ viewport, javaScriptEnabled });
-  const page = await context.newPage();
-  await page.goto(`${origin}/console/sign-in`);
-  await page.fill('#tenant', key.tenantId);
-  await page.fill('#email', user.email);
-  await page.fill('#password', PASSWORD);
-  await page.click('button[type=submit]');
-  assert.equal(new URL(page.url()).pathname, '/console');
-  // The data are in the test environment: switch to it.
-  await page.click('.environment button');
-  assert.equal(await page.locator('.env-badge-test').count(), 1);
-  return page;
+  return signInThroughForm(chromium(), origin, key.tenantId, user.email, {
+    viewport,
+    javaScriptEnabled,
+  });
 }
 
 async function checked(page: Page, url: string, name: string): Promise<void> {
   const response = await page.goto(`${origin}${url}`);
   assert.equal(response?.status(), 200, url);
-  const results = await new AxeBuilder({ page })
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'])
-    .analyze();
-  const grave = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  const minor = results.violations.filter((v) => !grave.includes(v));
-  if (minor.length > 0)
-    console.log(
-      `${url}: minor`,
-      minor.map((v) => v.id),
-    );
-  assert.deepEqual(
-    grave.map((v) => `${url} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-    [],
-  );
-  assert.ok(results.passes.length > 15, 'axe ran its rules');
+  await assertAccessible(page, url);
   await screenshot(page, path.join(SCREENSHOTS, `${name}.png`));
 }
 
@@ -176,7 +143,7 @@ describe('the console in Chromium', () => {
   });
 
   it('shows the sign-in page accessibly', async () => {
-    const context = await browser.newContext({ viewport: MOBILE });
+    const context = await chromium().newContext({ viewport: MOBILE });
     const page = await context.newPage();
     await checked(page, '/console/sign-in', 'sign-in-mobile');
     await context.close();
