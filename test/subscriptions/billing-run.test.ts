@@ -3,27 +3,17 @@
 // and two servers started at once both take it up, claiming batches side by side. At the end:
 // one invoice per subscription, every one issued, its events once, numbers gapless.
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
-import { client, createTenantWithKey, waitFor } from '../helpers.ts';
-import { createScratchDatabase } from '../reliability/databases.ts';
-import { killChild, startChildServer, type ChildServer } from '../reliability/processes.ts';
-import { createClock, createPrice } from './fixtures.ts';
+import { describe, it } from 'node:test';
+import { client, waitFor } from '../helpers.ts';
+import { killChild } from '../reliability/processes.ts';
+import { crashScene, createClock, createPrice } from './fixtures.ts';
 
 const SUBSCRIPTIONS = 2000;
 const BOUNDARY = '2027-02-01T00:00:00.000Z';
 
 describe('the billing run at a boundary of many subscriptions', () => {
   it('invoices each subscription once with gapless numbers under two workers and a SIGKILL', async () => {
-    const database = await createScratchDatabase(process.env.TEST_DATABASE_URL!);
-    const servers: ChildServer[] = [];
-    after(async () => {
-      await Promise.all(servers.map((s) => killChild(s)));
-      await database.drop();
-    });
-    const first = await startChildServer(database.url);
-    servers.push(first);
-    const key = await createTenantWithKey(database.db);
-    const api = client(first.url, key.secret);
+    const { database, start, first, key, api } = await crashScene();
     const settings = await api.patch('/v1/settings', { invoiceGraceMinutes: 0 });
     assert.equal(settings.status, 200, settings.text);
     const price = await createPrice(api, { unitAmount: 2500 });
@@ -60,11 +50,7 @@ describe('the billing run at a boundary of many subscriptions', () => {
     assert.ok(killedAt < SUBSCRIPTIONS, `the run had finished (${killedAt} invoices)`);
 
     // Two servers at once: each takes up the advance the crash cut short as it starts.
-    const [second, third] = await Promise.all([
-      startChildServer(database.url),
-      startChildServer(database.url),
-    ]);
-    servers.push(second, third);
+    const [second] = await Promise.all([start(), start()]);
     const api2 = client(second.url, key.secret);
     await waitFor(
       async () => (await api2.get(`/v1/test-clocks/${clock.id}`)).body.status === 'ready',

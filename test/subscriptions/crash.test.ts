@@ -3,27 +3,17 @@
 // SIGKILL in the middle, and two servers started at once that both take the advance up again.
 // At the end: one invoice per (subscription, period), every one issued, numbers gapless.
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
-import { createTenantWithKey, waitFor } from '../helpers.ts';
-import { createScratchDatabase } from '../reliability/databases.ts';
-import { killChild, startChildServer, type ChildServer } from '../reliability/processes.ts';
+import { describe, it } from 'node:test';
+import { waitFor } from '../helpers.ts';
+import { killChild } from '../reliability/processes.ts';
 import { client } from '../helpers.ts';
-import { createClock, createPrice } from './fixtures.ts';
+import { crashScene, createClock, createPrice } from './fixtures.ts';
 
 const SUBSCRIPTIONS = 20;
 
 describe('subscriptions across a crash', () => {
   it('makes one invoice per period with gapless numbers when the server dies mid-advance and two take it up', async () => {
-    const database = await createScratchDatabase(process.env.TEST_DATABASE_URL!);
-    const servers: ChildServer[] = [];
-    after(async () => {
-      await Promise.all(servers.map((s) => killChild(s)));
-      await database.drop();
-    });
-    const first = await startChildServer(database.url);
-    servers.push(first);
-    const key = await createTenantWithKey(database.db);
-    const api = client(first.url, key.secret);
+    const { database, start, first, key, api } = await crashScene();
     const price = await createPrice(api, { unitAmount: 1500 });
     const clock = await createClock(api, '2027-01-01T00:00:00.000Z');
     const subscriptions: string[] = [];
@@ -59,11 +49,7 @@ describe('subscriptions across a crash', () => {
     assert.ok(killedAt < SUBSCRIPTIONS * 7, `the advance had finished (${killedAt} invoices)`);
 
     // Two servers at once: each takes up the advance a crash cut short as it starts.
-    const [second, third] = await Promise.all([
-      startChildServer(database.url),
-      startChildServer(database.url),
-    ]);
-    servers.push(second, third);
+    const [second] = await Promise.all([start(), start()]);
     const api2 = client(second.url, key.secret);
     await waitFor(
       async () => (await api2.get(`/v1/test-clocks/${clock.id}`)).body.status === 'ready',

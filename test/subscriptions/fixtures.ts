@@ -1,7 +1,10 @@
 // What the subscription tests share: a product with a recurring price, a customer on a test
 // clock, advancing the clock until it is ready, and a subscription's invoices in order.
 import assert from 'node:assert/strict';
-import { waitFor } from '../helpers.ts';
+import { after } from 'node:test';
+import { client, createTenantWithKey, waitFor } from '../helpers.ts';
+import { createScratchDatabase } from '../reliability/databases.ts';
+import { killChild, startChildServer, type ChildServer } from '../reliability/processes.ts';
 import type { Api } from '../invoices/fixtures.ts';
 
 export async function createPrice(
@@ -92,4 +95,26 @@ export async function invoicesOf(api: Api, subscriptionId: string): Promise<List
 export async function periodsOf(api: Api, subscriptionId: string) {
   const invoices = await invoicesOf(api, subscriptionId);
   return invoices.map((i) => [i.lines[0]!.period.start, i.lines[0]!.period.end]);
+}
+
+/**
+ * A crash test's scene: a scratch database, a server in a child process on it (`first`; `start`
+ * starts more), a tenant with a key and its client. After the test, every server is killed and
+ * the database dropped.
+ */
+export async function crashScene() {
+  const database = await createScratchDatabase(process.env.TEST_DATABASE_URL!);
+  const servers: ChildServer[] = [];
+  after(async () => {
+    await Promise.all(servers.map((s) => killChild(s)));
+    await database.drop();
+  });
+  const start = async () => {
+    const server = await startChildServer(database.url);
+    servers.push(server);
+    return server;
+  };
+  const first = await start();
+  const key = await createTenantWithKey(database.db);
+  return { database, start, first, key, api: client(first.url, key.secret) };
 }
