@@ -3,8 +3,9 @@
 // Without an issue-date range the list is by creation, keyset on (created_at, id), on the
 // index of its filters: invoices_page, invoices_by_customer, invoices_by_status,
 // invoices_by_customer_status (the API's). With a range it is by issue, keyset on
-// (issued_at, id), a range of invoices_by_issue (or, with a customer, invoices_by_customer),
-// the status sifted. Numbers are found by prefix on invoices_number, an id by the primary key.
+// (issued_at, id), a range of invoices_revenue_by_issue (or, with a customer,
+// invoices_by_customer), the status sifted. Numbers are found by prefix on invoices_number, an
+// id by the primary key.
 import type { Queryable } from '../db/pool.ts';
 import { allRows } from '../db/rows.ts';
 import { pageReader, type PageRequest } from '../paging.ts';

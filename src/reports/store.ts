@@ -91,13 +91,13 @@ export interface TaxRow {
   total: string;
 }
 
-// The documents of the period: invoices by their issue date (index invoices_by_issue), less
-// credit notes by theirs (credit_notes_page). Void documents are left out, and so are the
-// credit notes of a void invoice: the pair is then as if never issued. Each document's frozen
-// breakdown gives the rows per rate; the rate's country and name are its current ones.
-// Category: the EN 16931 VAT category — reverse charge (AE) and exempt (E) customers by the
-// invoice's frozen customer, otherwise the breakdown's or the rate's own category, where they
-// carry one, else standard (S).
+// The documents of the period: invoices by their issue date (index
+// invoices_revenue_by_issue), less credit notes by theirs (credit_notes_page). Void documents
+// are left out, and so are the credit notes of a void invoice: the pair is then as if never
+// issued. Each document's frozen breakdown gives the rows per rate; the rate's country and
+// name are its current ones. Category: the EN 16931 VAT category — reverse charge (AE) and
+// exempt (E) customers by the invoice's frozen customer, otherwise the breakdown's or the
+// rate's own category, where they carry one, else standard (S).
 const TAX_SQL = `
   WITH documents AS (
     SELECT i.currency, 1 AS sign, i.tax_amounts, i.total_excluding_tax, i.tax, i.total,
