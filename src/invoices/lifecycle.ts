@@ -95,7 +95,8 @@ export async function issueInvoiceIn(
   const linked = { id, dueDate: frozen.due_date, issuedAt: issuedAt.toISOString() };
   const [issued, url] = await Promise.all([
     markIssued(tx, scope, id, { ...frozen, number, paid: totals.total === 0 }, totals),
-    links.make(tx, scope, linked, issuedAt),
+    // A draft has no hosted page: the issue makes its first link.
+    links.make(tx, scope, linked, issuedAt, { first: true }),
   ]);
   const invoice = invoiceFromRow(issued, lines, utcDateOf(issuedAt));
   if (settings.einvoice_required) assertIssuable(invoice, issued.seller_snapshot!);
