@@ -45,7 +45,7 @@ const CEILINGS: Record<string, Cost> = {
   'POST /v1/invoices/:id/payments (partial)': { statements: 6, roundTrips: 4 },
   'POST /v1/invoices/:id/pay': { statements: 7, roundTrips: 5 },
   'POST /v1/invoices/:id/void': { statements: 7, roundTrips: 6 },
-  'POST /v1/invoices/:id/send': { statements: 9, roundTrips: 9 },
+  'POST /v1/invoices/:id/send': { statements: 8, roundTrips: 8 },
   'POST /v1/credit-notes': { statements: 12, roundTrips: 11 },
 };
 
