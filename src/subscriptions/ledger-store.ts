@@ -34,20 +34,19 @@ export interface PendingLineRow {
   period_end: Date;
 }
 
+/** The pending lines of these subscriptions, each subscription's in the order they were made. */
 export async function selectPendingLines(
   db: Queryable,
   scope: TenantScope,
-  subscriptionId: string,
-): Promise<PendingLineRow[]> {
-  const { rows } = await ofSubscription<PendingLineRow>(
-    db,
-    scope,
-    subscriptionId,
-    `SELECT id, kind, subscription_item_id, price_id, description, quantity::float8 AS quantity,
-            amount::float8 AS amount, period_start, period_end
+  subscriptionIds: readonly string[],
+): Promise<(PendingLineRow & { subscription_id: string })[]> {
+  const { rows } = await db.query<PendingLineRow & { subscription_id: string }>(
+    `SELECT subscription_id, id, kind, subscription_item_id, price_id, description,
+            quantity::float8 AS quantity, amount::float8 AS amount, period_start, period_end
        FROM subscription_pending_lines
-      WHERE tenant_id = $1 AND environment = $2 AND subscription_id = $3
-      ORDER BY created_at, id`,
+      WHERE tenant_id = $1 AND environment = $2 AND subscription_id = ANY($3::text[])
+      ORDER BY subscription_id, created_at, id`,
+    [scope.tenantId, scope.environment, subscriptionIds],
   );
   return rows;
 }

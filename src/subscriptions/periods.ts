@@ -8,6 +8,7 @@ import { resolveLocale } from '../documents/i18n.ts';
 import type { DocumentLocale } from '../documents/model.ts';
 import { getCustomerRow } from '../customers/service.ts';
 import { getSettingsRow } from '../settings/service.ts';
+import { priceItems, type BatchReads } from './batch-reads.ts';
 import { creditInstead } from './credits.ts';
 import type { AggregateUsage, PendingUsage } from './usage-lines.ts';
 import type { Queryable } from '../db/pool.ts';
@@ -44,6 +45,8 @@ export interface StepOptions extends Billing {
   now: Date;
   /** The tenant's invoiceGraceMinutes: how long an invoice stays a draft. */
   graceMinutes: number;
+  /** What the run's batch read once for all its subscriptions; absent: each step reads. */
+  reads?: BatchReads;
 }
 
 /** The options of a step at `now`, with the tenant's grace period. */
@@ -62,10 +65,11 @@ export async function lineLocale(
   db: Queryable,
   scope: TenantScope,
   row: Pick<SubscriptionRow, 'customer_id'>,
+  reads?: BatchReads,
 ): Promise<DocumentLocale> {
   const [customer, settings] = await Promise.all([
-    getCustomerRow(db, scope, row.customer_id),
-    getSettingsRow(db, scope),
+    reads?.invoices.customers.get(row.customer_id) ?? getCustomerRow(db, scope, row.customer_id),
+    reads?.invoices.settings.settings ?? getSettingsRow(db, scope),
   ]);
   return resolveLocale(customer.locale, resolveLocale(settings.locale));
 }
@@ -75,20 +79,17 @@ export async function pricedItems(
   db: Queryable,
   scope: TenantScope,
   subscriptionId: string,
+  reads?: BatchReads,
 ): Promise<PricedItem[]> {
+  const known = reads?.items(subscriptionId);
+  if (known) return known;
   const items = await selectItems(db, scope, [subscriptionId]);
   const prices = await getPricesWithProducts(
     db,
     scope,
     items.map((i) => i.price_id),
   );
-  return items.map((item) => ({
-    id: item.id,
-    quantity: item.quantity,
-    billedFull: item.billed_full,
-    meteredFrom: item.metered_from,
-    catalog: prices.get(item.price_id)!,
-  }));
+  return priceItems(items, prices);
 }
 
 /** What waits for the subscription's next invoice: proration lines, and spans of usage. */
@@ -107,12 +108,14 @@ export async function pendingLines(
   scope: TenantScope,
   row: SubscriptionRow,
   items: readonly PricedItem[],
+  reads?: BatchReads,
 ): Promise<Pending> {
-  const rows = await selectPendingLines(db, scope, row.id);
+  const rows = reads?.pending(row.id) ?? (await selectPendingLines(db, scope, [row.id]));
   const byPrice = new Map(items.map((i) => [i.catalog.price.id, i.catalog]));
-  const missing = rows.map((p) => p.price_id).filter((id) => !byPrice.has(id));
+  const known = (priceId: string) => byPrice.get(priceId) ?? reads?.price(priceId);
+  const missing = rows.map((p) => p.price_id).filter((id) => !known(id));
   const removed = await getPricesWithProducts(db, scope, missing);
-  const catalogOf = (priceId: string) => byPrice.get(priceId) ?? removed.get(priceId)!;
+  const catalogOf = (priceId: string) => known(priceId) ?? removed.get(priceId)!;
   const pending = rows.filter((p) => p.kind === 'proration');
   const usage = rows.filter((p) => p.kind === 'usage');
   return {
@@ -188,6 +191,7 @@ export async function makeInvoice(
   const { tx, actor: scope } = uow;
   const entry = { subscriptionId: row.id, ...key, testClockId: row.test_clock_id };
   if (!(await claimLedger(tx, scope, entry))) return { invoiceId: null, claimed: false };
+  options.reads?.pendingChanged(row.id);
   const lines = [...fresh, ...pending.lines].map((l) => invoiceLine(l, row.time_zone));
   if (lines.length === 0) return { invoiceId: null, claimed: true };
   if (linesBelowZero(lines, row.default_tax_rates)) {
@@ -206,6 +210,7 @@ export async function makeInvoice(
       lines,
     },
     options.now,
+    options.reads?.invoices,
   );
   await deletePendingLines(tx, scope, row.id, [...pending.ids, ...pending.usageIds]);
   // Made while paused: kept as a draft, or issued and then voided or marked uncollectible.
