@@ -92,12 +92,15 @@ export async function saveDraft(
 /**
  * Inserts a new draft with its lines, priced with the rates it names and its customer's tax
  * exemption (the customer must exist: 404 customerId); invoice.created. Rates in `newlyUsed`
- * must be active; `param` is blamed for a mix of inclusive and exclusive rates. `reads`: what
+ * must be active; `param` is blamed for a mix of inclusive and exclusive rates. `draft.id`: the
+ * id its maker chose (a subscription's ledger names it first), else a new one; `reads`: what
  * the caller read for many drafts at once.
  */
 export async function insertNewDraft(
   uow: UnitOfWork,
-  draft: Pick<InvoiceRow, 'customer_id' | 'currency' | 'subscription_id' | 'billing_reason'>,
+  draft: Pick<InvoiceRow, 'customer_id' | 'currency' | 'subscription_id' | 'billing_reason'> & {
+    id?: string;
+  },
   fields: DraftFields,
   lines: readonly Omit<LineRow, 'invoice_id'>[],
   change: { newlyUsed: ReadonlySet<string>; param: string },
@@ -120,7 +123,14 @@ export async function insertNewDraft(
     customer.tax_exempt,
     change.param,
   );
-  const row = await insertDraft(tx, scope, { id: newId('inv'), ...draft }, fields, totals, lines);
+  const row = await insertDraft(
+    tx,
+    scope,
+    { ...draft, id: draft.id ?? newId('inv') },
+    fields,
+    totals,
+    lines,
+  );
   const lineRows = lines.map((l) => ({ ...l, invoice_id: row.id }));
   const shown = invoiceFromRow(row, lineRows, utcDateOf(now));
   const invoice = await withReadiness(tx, scope, shown, now, customer, settings);

@@ -57,6 +57,8 @@ export interface PricedLine {
 }
 
 export interface SubscriptionDraft {
+  /** The id the subscription's ledger holds for it; absent: a new one. */
+  id?: string;
   customerId: string;
   currency: string;
   subscriptionId: string;
@@ -166,6 +168,7 @@ export function createSubscriptionDraft(
     purchase_order: null,
   };
   const invoice = {
+    id: draft.id,
     customer_id: draft.customerId,
     currency: draft.currency,
     subscription_id: draft.subscriptionId,

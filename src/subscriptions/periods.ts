@@ -13,6 +13,7 @@ import { creditInstead } from './credits.ts';
 import type { AggregateUsage, PendingUsage } from './usage-lines.ts';
 import type { Queryable } from '../db/pool.ts';
 import { createSubscriptionDraft, linesBelowZero } from '../invoices/service.ts';
+import { newId } from '../ids.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { Period } from './calendar.ts';
 import {
@@ -25,12 +26,7 @@ import {
 } from './lines.ts';
 import { periodFrom } from './model.ts';
 import type { BillingReason } from './schemas.ts';
-import {
-  claimLedger,
-  deletePendingLines,
-  recordLedgerInvoice,
-  selectPendingLines,
-} from './ledger-store.ts';
+import { claimLedger, deletePendingLines, selectPendingLines } from './ledger-store.ts';
 import { selectItems, type SubscriptionRow } from './store.ts';
 
 /** What billing needs beyond the database: numbers for credit notes, and usage measured. */
@@ -189,18 +185,31 @@ export async function makeInvoice(
   options: StepOptions,
 ): Promise<InvoiceMade> {
   const { tx, actor: scope } = uow;
-  const entry = { subscriptionId: row.id, ...key, testClockId: row.test_clock_id };
-  if (!(await claimLedger(tx, scope, entry))) return { invoiceId: null, claimed: false };
-  options.reads?.pendingChanged(row.id);
   const lines = [...fresh, ...pending.lines].map((l) => invoiceLine(l, row.time_zone));
-  if (lines.length === 0) return { invoiceId: null, claimed: true };
-  if (linesBelowZero(lines, row.default_tax_rates)) {
-    await creditInstead(uow, row, fresh, pending, options);
-    return { invoiceId: null, claimed: true };
-  }
-  const invoice = await createSubscriptionDraft(
+  const credit = lines.length > 0 && linesBelowZero(lines, row.default_tax_rates);
+  const invoiceId = lines.length === 0 || credit ? null : newId('inv');
+  // Made while paused: kept as a draft, or issued and then voided or marked uncollectible.
+  const paused = row.status === 'paused' ? row.pause_behavior : null;
+  const issued = invoiceId !== null && paused !== 'keep_as_draft';
+  const issueAt = new Date(options.now.getTime() + options.graceMinutes * 60_000);
+  // The ledger is claimed with what the key comes to (the invoice about to be made, and the
+  // run's work on it) by the statement that claims it.
+  const entry = { subscriptionId: row.id, ...key, testClockId: row.test_clock_id, invoiceId };
+  const claimed = await claimLedger(
+    tx,
+    scope,
+    entry,
+    issued ? { work: 'issue', at: issueAt } : null,
+    issued ? paused : null,
+  );
+  if (!claimed) return { invoiceId: null, claimed: false };
+  options.reads?.pendingChanged(row.id);
+  if (credit) await creditInstead(uow, row, fresh, pending, options);
+  if (invoiceId === null) return { invoiceId: null, claimed: true };
+  await createSubscriptionDraft(
     uow,
     {
+      id: invoiceId,
       customerId: row.customer_id,
       currency: row.currency,
       subscriptionId: row.id,
@@ -213,15 +222,5 @@ export async function makeInvoice(
     options.reads?.invoices,
   );
   await deletePendingLines(tx, scope, row.id, [...pending.ids, ...pending.usageIds]);
-  // Made while paused: kept as a draft, or issued and then voided or marked uncollectible.
-  const paused = row.status === 'paused' ? row.pause_behavior : null;
-  const issueAt = new Date(options.now.getTime() + options.graceMinutes * 60_000);
-  await recordLedgerInvoice(
-    tx,
-    scope,
-    { ...entry, invoiceId: invoice.id },
-    paused === 'keep_as_draft' ? null : { work: 'issue', at: issueAt },
-    paused === 'keep_as_draft' ? null : paused,
-  );
-  return { invoiceId: invoice.id, claimed: true };
+  return { invoiceId, claimed: true };
 }

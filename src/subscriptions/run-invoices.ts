@@ -25,7 +25,7 @@ import {
 import { operator } from '../tenancy.ts';
 import { claimDueWork, selectInvoicing, type BatchSource } from './due-store.ts';
 import { NumberBlock } from '../documents/service.ts';
-import { setLedgerWork, type InvoiceWork, type WorkRow } from './ledger-store.ts';
+import { finishLedgerWork, setLedgerWork, type InvoiceWork, type WorkRow } from './ledger-store.ts';
 import type { Billing } from './periods.ts';
 import { allOrFirstFailure, BATCH, inBatch, type BatchOutcome } from './run-boundaries.ts';
 
@@ -38,6 +38,8 @@ export interface InvoiceWorkDeps extends Billing {
 interface WorkBatch {
   numbers: NumberBlock;
   reads: SharedReads;
+  /** The rows whose work is done, recorded in the ledger together at the batch's end. */
+  finished: WorkRow[];
 }
 
 /**
@@ -59,7 +61,12 @@ async function doWorkIn(
     (next: InvoiceWork | null): AlsoInTransaction =>
     (u) =>
       setLedgerWork(u.tx, u.actor, work, next === null ? null : { work: next, at: now });
-  const finish = moveOn(null);
+  // The work is done: recorded now, or with the rest of the batch at its end.
+  const finish: AlsoInTransaction = batch
+    ? async () => {
+        batch.finished.push(work);
+      }
+    : moveOn(null);
   const id = work.invoice_id;
   const reads = batch?.reads;
   let step: InvoiceWork | null = work.work;
@@ -103,6 +110,7 @@ export async function workBatch(
         // The batch's numbers in one block, taken once every issue has come to its number.
         numbers: new NumberBlock('invoice', claimed.filter((w) => w.work === 'issue').length),
         reads: await readShared(uow.tx, scope, customers),
+        finished: [],
       };
       // Their statements are pipelined on the transaction's one connection.
       await allOrFirstFailure(
@@ -117,6 +125,7 @@ export async function workBatch(
           }),
         ),
       );
+      await finishLedgerWork(uow.tx, scope, batch.finished);
       return claimed.length;
     },
     (row) => workAlone(deps, row, now),

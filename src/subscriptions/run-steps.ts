@@ -18,8 +18,8 @@ import { shown } from './reading.ts';
 import { usageUntil } from './usage-lines.ts';
 import type { BatchReads } from './batch-reads.ts';
 import {
-  replaceItems,
   saveSubscription,
+  updateItemBilling,
   type SubscriptionFields,
   type SubscriptionRow,
 } from './store.ts';
@@ -58,24 +58,22 @@ export async function startPeriod(
   const key = { periodStart: start, reason };
   const made = await makeInvoice(uow, row, key, [...lines, ...usage], pending, options);
   // What each item is billed at for the new period; a new period's metered usage counts at the
-  // current price from its start.
+  // current price from its start. Nothing else of the items changes here, and an item billed
+  // as it was is not written.
   const next = items.map((item) => ({
     ...item,
     billedFull: billed.get(item.id) ?? 0,
     meteredFrom: null,
   }));
-  await replaceItems(
+  await updateItemBilling(
     tx,
     scope,
     row.id,
-    next.map((item, i) => ({
-      id: item.id,
-      price_id: item.catalog.price.id,
-      quantity: item.quantity,
-      position: i + 1,
-      billed_full: item.billedFull,
-      metered_from: null,
-    })),
+    next
+      .filter(
+        (item, i) => item.billedFull !== items[i]!.billedFull || items[i]!.meteredFrom !== null,
+      )
+      .map((item) => ({ id: item.id, billed_full: item.billedFull, metered_from: null })),
   );
   reads?.itemsWritten(row.id, next);
   return saveWithNextAction(uow, row, {
