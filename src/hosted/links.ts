@@ -89,21 +89,24 @@ export class HostedLinks {
 
   /**
    * Makes the invoice's link, replacing the one it had, in the caller's transaction (which
-   * holds the invoice's row lock); returns the new URL.
+   * holds the invoice's row lock); returns the new URL. `first`: the invoice is being issued
+   * and has none yet (nothing to replace, nothing read).
    */
   async make(
     tx: Queryable,
     scope: TenantScope,
     invoice: LinkedInvoice,
     now = this.#clock.now(),
+    { first = false }: { first?: boolean } = {},
   ): Promise<string> {
     const token = randomBytes(TOKEN_BYTES).toString('base64url');
-    await upsertLink(tx, scope, {
+    const link = {
       invoiceId: invoice.id,
       tokenHash: hashToken(token),
       tokenSealed: this.#secrets.seal(token, context(scope, invoice.id)),
       expiresAt: linkExpiry(invoice.dueDate, invoice.issuedAt ?? now.toISOString(), now),
-    });
+    };
+    await upsertLink(tx, scope, link, first);
     return this.url(token);
   }
 

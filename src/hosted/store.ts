@@ -18,13 +18,34 @@ export interface NewLink {
   expiresAt: Date;
 }
 
+const INSERT_LOOKUP = `INSERT INTO hosted_invoice_link_lookup
+    (token_hash, tenant_id, environment, invoice_id) VALUES ($1, $2, $3, $4)`;
+
 /**
  * Makes or replaces the invoice's link, and swaps its look-up row in the caller's transaction,
- * so the old link stops working when it commits.
+ * so the old link stops working when it commits. `first`: the invoice is being issued, and
+ * has no link to replace (a draft has no page): the link is only inserted, and one already
+ * there is a conflict rather than replaced.
  * The caller holds the invoice's row lock, so two replacements of one link do not interleave.
  */
-export async function upsertLink(db: Queryable, scope: TenantScope, link: NewLink): Promise<void> {
+export async function upsertLink(
+  db: Queryable,
+  scope: TenantScope,
+  link: NewLink,
+  first = false,
+): Promise<void> {
   const key = [scope.tenantId, scope.environment, link.invoiceId];
+  const values = [...key, link.tokenHash, link.tokenSealed, link.expiresAt];
+  const insert = `INSERT INTO hosted_invoice_links
+      (tenant_id, environment, invoice_id, token_hash, token_sealed, expires_at)
+    VALUES ($1, $2, $3, $4, $5, $6)`;
+  if (first) {
+    await Promise.all([
+      db.query(insert, values),
+      db.query(INSERT_LOOKUP, [link.tokenHash, ...key]),
+    ]);
+    return;
+  }
   // Sent at once, one round trip (the pool pipelines; they run in this order): the old link's
   // hash read before the new one replaces it, the new link and its look-up row. Then the old
   // look-up row goes: two statements rather than a delete with a sub-select, because on a
@@ -37,19 +58,12 @@ export async function upsertLink(db: Queryable, scope: TenantScope, link: NewLin
       key,
     ),
     db.query(
-      `INSERT INTO hosted_invoice_links
-         (tenant_id, environment, invoice_id, token_hash, token_sealed, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6)
-       ON CONFLICT (tenant_id, environment, invoice_id) DO UPDATE
+      `${insert} ON CONFLICT (tenant_id, environment, invoice_id) DO UPDATE
          SET token_hash = EXCLUDED.token_hash, token_sealed = EXCLUDED.token_sealed,
              expires_at = EXCLUDED.expires_at, created_at = clock_timestamp()`,
-      [...key, link.tokenHash, link.tokenSealed, link.expiresAt],
+      values,
     ),
-    db.query(
-      `INSERT INTO hosted_invoice_link_lookup (token_hash, tenant_id, environment, invoice_id)
-       VALUES ($1, $2, $3, $4)`,
-      [link.tokenHash, ...key],
-    ),
+    db.query(INSERT_LOOKUP, [link.tokenHash, ...key]),
   ]);
   if (old[0]) {
     await db.query('DELETE FROM hosted_invoice_link_lookup WHERE token_hash = $1', [

@@ -9,18 +9,17 @@ import {
   type WriteRequest,
   type Written,
 } from '../db/unit-of-work.ts';
-import { getCustomerRow } from '../customers/service.ts';
 import { getTenant } from '../tenants/service.ts';
 import { formatAmount, formatDate, resolveLocale, t } from '../documents/i18n.ts';
 import type { IssuedDocuments, TakeNumber } from '../documents/service.ts';
 import type { HostedLinks } from '../hosted/links.ts';
-import { getSettingsWithTenantName } from '../settings/service.ts';
 import { INVOICE_EMAIL } from './mail.ts';
 import { assertIssuable } from './einvoice-readiness.ts';
 import { invoiceFromRow, lockInvoiceFor, withLines } from './model.ts';
 import { shownByWrite } from './hosted-link.ts';
 import { priceInvoice, ratesForInvoice } from './pricing.ts';
 import type { Invoice } from './schemas.ts';
+import { customerOf, settingsOf, type SharedReads } from './shared-reads.ts';
 import { frozenAtIssue } from './snapshots.ts';
 import { markIssued } from './draft-store.ts';
 import { selectLines } from './lines-store.ts';
@@ -55,6 +54,14 @@ export async function issueInvoice(
   return written;
 }
 
+/** What a caller issuing many invoices in one transaction gives each issue (the run's batch). */
+export interface BatchIssue {
+  /** How the issue takes its number (a share of the batch's NumberBlock). */
+  takeNumber?: TakeNumber;
+  /** What the batch read once for all its invoices (./shared-reads.ts). */
+  reads?: SharedReads;
+}
+
 /**
  * The issue of one draft inside the caller's unit of work: the billing run issues a batch of
  * its invoices in one (src/subscriptions/run-invoices.ts), each by this same code; the numbers
@@ -68,22 +75,24 @@ export async function issueInvoiceIn(
   links: HostedLinks,
   id: string,
   also?: AlsoInTransaction,
-  takeNumber: TakeNumber = (tx, scope, prefix) =>
-    documents.nextNumber(tx, scope, 'invoice', prefix),
+  batch: BatchIssue = {},
 ): Promise<Invoice> {
   const { tx, actor: scope } = uow;
+  const { reads } = batch;
+  const takeNumber: TakeNumber =
+    batch.takeNumber ?? ((t, s, prefix) => documents.nextNumber(t, s, 'invoice', prefix));
   // Sent at once, one round trip each (the pool pipelines): the row, locked first, so that
   // what the other reads find of it is what the lock holds, its lines and the settings; then
   // its customer and the rates its lines name.
   const [row, lines, { settings, tenantName }] = await Promise.all([
     lockInvoiceFor(tx, scope, id, 'issue'),
     selectLines(tx, scope, [id]),
-    getSettingsWithTenantName(tx, scope),
+    settingsOf(tx, scope, reads),
   ]);
   const change = { newlyUsed: new Set<string>(), param: 'lines' };
   const [customer, rates] = await Promise.all([
-    getCustomerRow(tx, scope, row.customer_id),
-    ratesForInvoice(tx, scope, row.default_tax_rates, lines, change),
+    customerOf(tx, scope, row.customer_id, reads),
+    ratesForInvoice(tx, scope, row.default_tax_rates, lines, change, reads?.taxRates),
   ]);
   const totals = priceInvoice(lines, row.default_tax_rates, rates, customer.tax_exempt, 'lines');
   const issuedAt = clock.now();
@@ -95,7 +104,8 @@ export async function issueInvoiceIn(
   const linked = { id, dueDate: frozen.due_date, issuedAt: issuedAt.toISOString() };
   const [issued, url] = await Promise.all([
     markIssued(tx, scope, id, { ...frozen, number, paid: totals.total === 0 }, totals),
-    links.make(tx, scope, linked, issuedAt),
+    // A draft has no hosted page: the issue makes its first link.
+    links.make(tx, scope, linked, issuedAt, { first: true }),
   ]);
   const invoice = invoiceFromRow(issued, lines, utcDateOf(issuedAt));
   if (settings.einvoice_required) assertIssuable(invoice, issued.seller_snapshot!);
@@ -162,7 +172,11 @@ export function sendInvoice(
   return unitOfWork(db, request, (uow) => sendInvoiceIn(uow, clock, documents, links, id, also));
 }
 
-/** The e-mail of sendInvoice queued inside the caller's unit of work (the run's batches). */
+/**
+ * The e-mail of sendInvoice queued inside the caller's unit of work (the run's batches, which
+ * give what they read for all their invoices, and the hosted URL of the invoice they have just
+ * issued in it).
+ */
 export async function sendInvoiceIn(
   uow: UnitOfWork,
   clock: Clock,
@@ -170,12 +184,15 @@ export async function sendInvoiceIn(
   links: HostedLinks,
   id: string,
   also?: AlsoInTransaction,
+  batch: { reads?: SharedReads; hostedUrl?: string | null } = {},
 ): Promise<Invoice> {
   const { tx, actor: scope } = uow;
   const row = await lockInvoiceFor(tx, scope, id, 'send');
-  const customer = await getCustomerRow(tx, scope, row.customer_id);
+  const customer = await customerOf(tx, scope, row.customer_id, batch.reads);
   const today = todayUtcOf(clock);
-  const invoice = await withLines(tx, scope, row, today);
+  // An issued invoice's lines do not change: read once, for the e-mail and the answer.
+  const lines = await selectLines(tx, scope, [id]);
+  const invoice = invoiceFromRow(row, lines, today);
   // In the language of the invoice's documents, from the seller it was issued by.
   const { name: seller, email: replyTo } = row.seller_snapshot ?? {
     name: (await getTenant(tx, scope.tenantId)).name,
@@ -198,5 +215,6 @@ export async function sendInvoiceIn(
     body: `${t(locale, 'email.invoice.body', values)}\n\n${t(locale, 'email.signature', values)}`,
   });
   await also?.(uow);
-  return shownByWrite(uow, links, await withLines(tx, scope, queued, today));
+  const hostedUrl = batch.hostedUrl ?? undefined;
+  return shownByWrite(uow, links, invoiceFromRow(queued, lines, today), hostedUrl);
 }

@@ -10,7 +10,6 @@ import {
   type Written,
 } from '../db/unit-of-work.ts';
 import { getCustomerRow } from '../customers/service.ts';
-import { getSettingsWithTenantName } from '../settings/service.ts';
 import { ParameterInvalidError, ResourceMissingError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { TenantScope } from '../tenancy.ts';
@@ -21,6 +20,7 @@ import type { Invoice } from './schemas.ts';
 import { invoiceFromRow, lockInvoiceFor } from './model.ts';
 import { insertDraft, updateDraft } from './draft-store.ts';
 import { deleteLine, insertLines, selectLines, type LineRow } from './lines-store.ts';
+import { customerOf, settingsOf, type SharedReads } from './shared-reads.ts';
 import type { DraftFields, InvoiceRow } from './store.ts';
 
 /** What a line added through the API has none of: it is priced by its unitAmount alone. */
@@ -92,24 +92,29 @@ export async function saveDraft(
 /**
  * Inserts a new draft with its lines, priced with the rates it names and its customer's tax
  * exemption (the customer must exist: 404 customerId); invoice.created. Rates in `newlyUsed`
- * must be active; `param` is blamed for a mix of inclusive and exclusive rates.
+ * must be active; `param` is blamed for a mix of inclusive and exclusive rates. `draft.id`: the
+ * id its maker chose (a subscription's ledger names it first), else a new one; `reads`: what
+ * the caller read for many drafts at once.
  */
 export async function insertNewDraft(
   uow: UnitOfWork,
-  draft: Pick<InvoiceRow, 'customer_id' | 'currency' | 'subscription_id' | 'billing_reason'>,
+  draft: Pick<InvoiceRow, 'customer_id' | 'currency' | 'subscription_id' | 'billing_reason'> & {
+    id?: string;
+  },
   fields: DraftFields,
   lines: readonly Omit<LineRow, 'invoice_id'>[],
   change: { newlyUsed: ReadonlySet<string>; param: string },
   now: Date,
+  reads?: SharedReads,
 ): Promise<Invoice> {
   const { tx, actor: scope } = uow;
   // Three reads sent at once, one round trip (the pool pipelines; a refusal is the first
   // read's to fail): the customer, which matters to the price by its tax exemption and must
   // exist (404 customerId); the rates the draft names; the settings its readiness needs.
   const [customer, rates, settings] = await Promise.all([
-    getCustomerRow(tx, scope, draft.customer_id),
-    ratesForInvoice(tx, scope, fields.default_tax_rates, lines, change),
-    getSettingsWithTenantName(tx, scope),
+    customerOf(tx, scope, draft.customer_id, reads),
+    ratesForInvoice(tx, scope, fields.default_tax_rates, lines, change, reads?.taxRates),
+    settingsOf(tx, scope, reads),
   ]);
   const totals = priceInvoice(
     lines,
@@ -118,7 +123,14 @@ export async function insertNewDraft(
     customer.tax_exempt,
     change.param,
   );
-  const row = await insertDraft(tx, scope, { id: newId('inv'), ...draft }, fields, totals, lines);
+  const row = await insertDraft(
+    tx,
+    scope,
+    { ...draft, id: draft.id ?? newId('inv') },
+    fields,
+    totals,
+    lines,
+  );
   const lineRows = lines.map((l) => ({ ...l, invoice_id: row.id }));
   const shown = invoiceFromRow(row, lineRows, utcDateOf(now));
   const invoice = await withReadiness(tx, scope, shown, now, customer, settings);

@@ -5,7 +5,7 @@ import { ParameterInvalidError } from '../errors.ts';
 import { isSafeAmount, lineAmount, MAX_AMOUNT } from '../money/amount.ts';
 import { computeTaxBreakdown, MixedTaxBehaviourError, type TaxExempt } from '../taxes/breakdown.ts';
 import { percentageToNumber } from '../taxes/percentage.ts';
-import { getTaxRatesForUse, type RateForInvoice } from '../taxes/service.ts';
+import { getTaxRatesForUse, type RateForInvoice, type TaxRateReads } from '../taxes/service.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { Totals } from './store.ts';
 
@@ -97,13 +97,17 @@ export function priceInvoice(
   };
 }
 
-/** The rates an invoice names, looked up in its tenant and environment (see priceWithRates). */
+/**
+ * The rates an invoice names, looked up in its tenant and environment (see priceWithRates);
+ * `reads`: by the caller's shared reads of rates (./shared-reads.ts).
+ */
 export function ratesForInvoice(
   db: Queryable,
   scope: TenantScope,
   defaultTaxRates: readonly string[],
   lines: readonly TaxableLine[],
   change: { newlyUsed: ReadonlySet<string>; param: string },
+  reads?: TaxRateReads,
 ): Promise<Map<string, RateForInvoice>> {
   return getTaxRatesForUse(
     db,
@@ -113,6 +117,7 @@ export function ratesForInvoice(
       ...lines.map((l) => ({ ids: l.tax_rates ?? [], param: change.param })),
     ],
     change.newlyUsed,
+    reads,
   );
 }
 

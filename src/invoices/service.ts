@@ -32,7 +32,9 @@ export {
   transitionInvoice,
   transitionInvoiceIn,
   type AlsoInTransaction,
+  type BatchIssue,
 } from './lifecycle.ts';
+export { readShared, type SharedReads } from './shared-reads.ts';
 export { addInvoiceLine, removeInvoiceLine } from './lines.ts';
 export { lineQuantity, type LineQuantity } from './exact-quantity.ts';
 export {

@@ -23,6 +23,7 @@ import {
   type LineRow,
 } from './lines-store.ts';
 import type { BillingReason, Invoice } from './schemas.ts';
+import type { SharedReads } from './shared-reads.ts';
 import type { DraftFields } from './store.ts';
 
 /** A line as a subscription prices it. */
@@ -56,6 +57,8 @@ export interface PricedLine {
 }
 
 export interface SubscriptionDraft {
+  /** The id the subscription's ledger holds for it; absent: a new one. */
+  id?: string;
   customerId: string;
   currency: string;
   subscriptionId: string;
@@ -137,14 +140,15 @@ const NONE_NEWLY_USED = { newlyUsed: new Set<string>(), param: 'lines' };
 
 /**
  * Makes a draft invoice inside the caller's unit of work (same transaction as the
- * subscription's change), priced like any draft (rates, the customer's exemption), emitting
- * invoice.created; returns the API shape. Lines that add up below 0 (in all, or under one tax
- * rate) are refused with 400 parameter_invalid (param `lines`): see linesBelowZero.
+ * subscription's change), priced like any draft (rates, the customer's exemption, `reads` if
+ * given), emitting invoice.created; returns the API shape. Lines that add up below 0 (in all,
+ * or under one tax rate) are refused with 400 parameter_invalid (param `lines`).
  */
 export function createSubscriptionDraft(
   uow: UnitOfWork,
   draft: SubscriptionDraft,
   now: Date,
+  reads?: SharedReads,
 ): Promise<Invoice> {
   if (!isCurrency(draft.currency)) {
     throw new ParameterInvalidError('currency', `Unknown currency '${draft.currency}'.`);
@@ -164,12 +168,13 @@ export function createSubscriptionDraft(
     purchase_order: null,
   };
   const invoice = {
+    id: draft.id,
     customer_id: draft.customerId,
     currency: draft.currency,
     subscription_id: draft.subscriptionId,
     billing_reason: draft.billingReason,
   };
-  return insertNewDraft(uow, invoice, fields, lines, NONE_NEWLY_USED, now);
+  return insertNewDraft(uow, invoice, fields, lines, NONE_NEWLY_USED, now, reads);
 }
 
 /**

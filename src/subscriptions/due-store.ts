@@ -69,18 +69,18 @@ export const claimDueSubscriptions = claimer<SubscriptionRow>(CLAIM_SUBSCRIPTION
 /** Rows of invoice work due at `now`, locked. */
 export const claimDueWork = claimer<WorkRow>(CLAIM_WORK);
 
-/** Which of the subscriptions send their invoices by e-mail when issued (autoSend). */
-export async function selectAutoSend(
+/** Of each of the subscriptions: its customer, and whether it e-mails its invoices (autoSend). */
+export async function selectInvoicing(
   db: Queryable,
   scope: TenantScope,
   ids: readonly string[],
-): Promise<Set<string>> {
-  const { rows } = await db.query<{ id: string }>(
-    `SELECT id FROM subscriptions
-      WHERE tenant_id = $1 AND environment = $2 AND id = ANY($3::text[]) AND auto_send`,
+): Promise<Map<string, { customerId: string; autoSend: boolean }>> {
+  const { rows } = await db.query<{ id: string; customer_id: string; auto_send: boolean }>(
+    `SELECT id, customer_id, auto_send FROM subscriptions
+      WHERE tenant_id = $1 AND environment = $2 AND id = ANY($3::text[])`,
     [scope.tenantId, scope.environment, ids],
   );
-  return new Set(rows.map((r) => r.id));
+  return new Map(rows.map((r) => [r.id, { customerId: r.customer_id, autoSend: r.auto_send }]));
 }
 
 /**

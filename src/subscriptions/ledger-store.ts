@@ -4,6 +4,7 @@
 // across tenants (indexes subscriptions_due and subscription_invoices_work_due).
 import type { QueryResultRow } from 'pg';
 import type { Queryable } from '../db/pool.ts';
+import { arraysInStep } from '../db/row-writes.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { BillingReason } from './schemas.ts';
 
@@ -34,20 +35,19 @@ export interface PendingLineRow {
   period_end: Date;
 }
 
+/** The pending lines of these subscriptions, each subscription's in the order they were made. */
 export async function selectPendingLines(
   db: Queryable,
   scope: TenantScope,
-  subscriptionId: string,
-): Promise<PendingLineRow[]> {
-  const { rows } = await ofSubscription<PendingLineRow>(
-    db,
-    scope,
-    subscriptionId,
-    `SELECT id, kind, subscription_item_id, price_id, description, quantity::float8 AS quantity,
-            amount::float8 AS amount, period_start, period_end
+  subscriptionIds: readonly string[],
+): Promise<(PendingLineRow & { subscription_id: string })[]> {
+  const { rows } = await db.query<PendingLineRow & { subscription_id: string }>(
+    `SELECT subscription_id, id, kind, subscription_item_id, price_id, description,
+            quantity::float8 AS quantity, amount::float8 AS amount, period_start, period_end
        FROM subscription_pending_lines
-      WHERE tenant_id = $1 AND environment = $2 AND subscription_id = $3
-      ORDER BY created_at, id`,
+      WHERE tenant_id = $1 AND environment = $2 AND subscription_id = ANY($3::text[])
+      ORDER BY subscription_id, created_at, id`,
+    [scope.tenantId, scope.environment, subscriptionIds],
   );
   return rows;
 }
@@ -113,49 +113,37 @@ export interface LedgerEntry {
 export type InvoiceWork = 'issue' | 'send' | 'void' | 'mark_uncollectible';
 
 /**
- * Claims (subscription, period, reason) for an invoice: true when this transaction is the first
- * to, false when the row exists (the invoice was made, or decided against, already).
+ * Claims (subscription, period, reason) with what it comes to — its invoice (null: none, or a
+ * credit instead), the run's work on it and what follows its issue — in one statement: true
+ * when this transaction is the first to, false when the row exists (the invoice was made, or
+ * decided against, already), and then nothing is written.
  */
 export async function claimLedger(
   db: Queryable,
   scope: TenantScope,
-  entry: Omit<LedgerEntry, 'invoiceId'>,
+  entry: LedgerEntry,
+  work: { work: InvoiceWork; at: Date } | null,
+  afterIssue: 'void' | 'mark_uncollectible' | null,
 ): Promise<boolean> {
   const { rowCount } = await ofSubscription(
     db,
     scope,
     entry.subscriptionId,
     `INSERT INTO subscription_invoices
-       (tenant_id, environment, subscription_id, period_start, reason, test_clock_id)
-     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-    [entry.periodStart, entry.reason, entry.testClockId],
-  );
-  return rowCount === 1;
-}
-
-export async function recordLedgerInvoice(
-  db: Queryable,
-  scope: TenantScope,
-  entry: Pick<LedgerEntry, 'subscriptionId' | 'periodStart' | 'reason' | 'invoiceId'>,
-  work: { work: InvoiceWork; at: Date } | null,
-  afterIssue: 'void' | 'mark_uncollectible' | null,
-): Promise<void> {
-  await ofSubscription(
-    db,
-    scope,
-    entry.subscriptionId,
-    `UPDATE subscription_invoices SET invoice_id = $6, work = $7, work_at = $8, after_issue = $9
-      WHERE tenant_id = $1 AND environment = $2 AND subscription_id = $3 AND period_start = $4
-        AND reason = $5`,
+       (tenant_id, environment, subscription_id, period_start, reason, test_clock_id, invoice_id,
+        work, work_at, after_issue)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING`,
     [
       entry.periodStart,
       entry.reason,
+      entry.testClockId,
       entry.invoiceId,
       work?.work ?? null,
       work?.at ?? null,
       afterIssue,
     ],
   );
+  return rowCount === 1;
 }
 
 /** A row the run has something to do with, and when. */
@@ -263,6 +251,30 @@ export async function selectClockNextDue(
     [scope.tenantId, scope.environment, clockId],
   );
   return rows[0]!.at;
+}
+
+/**
+ * Marks the work of these rows done, each only if it is still at its step `work`: the rows of
+ * a batch of the run, done in its transaction, in one statement.
+ */
+export async function finishLedgerWork(
+  db: Queryable,
+  scope: TenantScope,
+  rows: readonly Pick<WorkRow, 'subscription_id' | 'period_start' | 'reason' | 'work'>[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  await db.query(
+    `UPDATE subscription_invoices s SET work = NULL, work_at = NULL
+       FROM unnest($3::text[], $4::timestamptz[], $5::text[], $6::text[])
+            AS w(subscription_id, period_start, reason, work)
+      WHERE s.tenant_id = $1 AND s.environment = $2 AND s.subscription_id = w.subscription_id
+        AND s.period_start = w.period_start AND s.reason = w.reason AND s.work = w.work`,
+    [
+      scope.tenantId,
+      scope.environment,
+      ...arraysInStep(rows, ['subscription_id', 'period_start', 'reason', 'work']),
+    ],
+  );
 }
 
 /**

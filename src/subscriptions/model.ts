@@ -73,7 +73,7 @@ const iso = (at: Date | null) => (at === null ? null : at.toISOString());
 
 export function subscriptionFromRow(
   row: SubscriptionRow,
-  items: readonly ItemRow[],
+  items: readonly Pick<ItemRow, 'id' | 'price_id' | 'quantity'>[],
   prices: ReadonlyMap<string, CatalogPrice>,
 ): Subscription {
   return {

@@ -8,10 +8,12 @@ import { resolveLocale } from '../documents/i18n.ts';
 import type { DocumentLocale } from '../documents/model.ts';
 import { getCustomerRow } from '../customers/service.ts';
 import { getSettingsRow } from '../settings/service.ts';
+import { priceItems, type BatchReads } from './batch-reads.ts';
 import { creditInstead } from './credits.ts';
 import type { AggregateUsage, PendingUsage } from './usage-lines.ts';
 import type { Queryable } from '../db/pool.ts';
 import { createSubscriptionDraft, linesBelowZero } from '../invoices/service.ts';
+import { newId } from '../ids.ts';
 import type { TenantScope } from '../tenancy.ts';
 import type { Period } from './calendar.ts';
 import {
@@ -24,12 +26,7 @@ import {
 } from './lines.ts';
 import { periodFrom } from './model.ts';
 import type { BillingReason } from './schemas.ts';
-import {
-  claimLedger,
-  deletePendingLines,
-  recordLedgerInvoice,
-  selectPendingLines,
-} from './ledger-store.ts';
+import { claimLedger, deletePendingLines, selectPendingLines } from './ledger-store.ts';
 import { selectItems, type SubscriptionRow } from './store.ts';
 
 /** What billing needs beyond the database: numbers for credit notes, and usage measured. */
@@ -44,6 +41,8 @@ export interface StepOptions extends Billing {
   now: Date;
   /** The tenant's invoiceGraceMinutes: how long an invoice stays a draft. */
   graceMinutes: number;
+  /** What the run's batch read once for all its subscriptions; absent: each step reads. */
+  reads?: BatchReads;
 }
 
 /** The options of a step at `now`, with the tenant's grace period. */
@@ -62,10 +61,11 @@ export async function lineLocale(
   db: Queryable,
   scope: TenantScope,
   row: Pick<SubscriptionRow, 'customer_id'>,
+  reads?: BatchReads,
 ): Promise<DocumentLocale> {
   const [customer, settings] = await Promise.all([
-    getCustomerRow(db, scope, row.customer_id),
-    getSettingsRow(db, scope),
+    reads?.invoices.customers.get(row.customer_id) ?? getCustomerRow(db, scope, row.customer_id),
+    reads?.invoices.settings.settings ?? getSettingsRow(db, scope),
   ]);
   return resolveLocale(customer.locale, resolveLocale(settings.locale));
 }
@@ -75,20 +75,17 @@ export async function pricedItems(
   db: Queryable,
   scope: TenantScope,
   subscriptionId: string,
+  reads?: BatchReads,
 ): Promise<PricedItem[]> {
+  const known = reads?.items(subscriptionId);
+  if (known) return known;
   const items = await selectItems(db, scope, [subscriptionId]);
   const prices = await getPricesWithProducts(
     db,
     scope,
     items.map((i) => i.price_id),
   );
-  return items.map((item) => ({
-    id: item.id,
-    quantity: item.quantity,
-    billedFull: item.billed_full,
-    meteredFrom: item.metered_from,
-    catalog: prices.get(item.price_id)!,
-  }));
+  return priceItems(items, prices);
 }
 
 /** What waits for the subscription's next invoice: proration lines, and spans of usage. */
@@ -107,12 +104,14 @@ export async function pendingLines(
   scope: TenantScope,
   row: SubscriptionRow,
   items: readonly PricedItem[],
+  reads?: BatchReads,
 ): Promise<Pending> {
-  const rows = await selectPendingLines(db, scope, row.id);
+  const rows = reads?.pending(row.id) ?? (await selectPendingLines(db, scope, [row.id]));
   const byPrice = new Map(items.map((i) => [i.catalog.price.id, i.catalog]));
-  const missing = rows.map((p) => p.price_id).filter((id) => !byPrice.has(id));
+  const known = (priceId: string) => byPrice.get(priceId) ?? reads?.price(priceId);
+  const missing = rows.map((p) => p.price_id).filter((id) => !known(id));
   const removed = await getPricesWithProducts(db, scope, missing);
-  const catalogOf = (priceId: string) => byPrice.get(priceId) ?? removed.get(priceId)!;
+  const catalogOf = (priceId: string) => known(priceId) ?? removed.get(priceId)!;
   const pending = rows.filter((p) => p.kind === 'proration');
   const usage = rows.filter((p) => p.kind === 'usage');
   return {
@@ -186,17 +185,31 @@ export async function makeInvoice(
   options: StepOptions,
 ): Promise<InvoiceMade> {
   const { tx, actor: scope } = uow;
-  const entry = { subscriptionId: row.id, ...key, testClockId: row.test_clock_id };
-  if (!(await claimLedger(tx, scope, entry))) return { invoiceId: null, claimed: false };
   const lines = [...fresh, ...pending.lines].map((l) => invoiceLine(l, row.time_zone));
-  if (lines.length === 0) return { invoiceId: null, claimed: true };
-  if (linesBelowZero(lines, row.default_tax_rates)) {
-    await creditInstead(uow, row, fresh, pending, options);
-    return { invoiceId: null, claimed: true };
-  }
-  const invoice = await createSubscriptionDraft(
+  const credit = lines.length > 0 && linesBelowZero(lines, row.default_tax_rates);
+  const invoiceId = lines.length === 0 || credit ? null : newId('inv');
+  // Made while paused: kept as a draft, or issued and then voided or marked uncollectible.
+  const paused = row.status === 'paused' ? row.pause_behavior : null;
+  const issued = invoiceId !== null && paused !== 'keep_as_draft';
+  const issueAt = new Date(options.now.getTime() + options.graceMinutes * 60_000);
+  // The ledger is claimed with what the key comes to (the invoice about to be made, and the
+  // run's work on it) by the statement that claims it.
+  const entry = { subscriptionId: row.id, ...key, testClockId: row.test_clock_id, invoiceId };
+  const claimed = await claimLedger(
+    tx,
+    scope,
+    entry,
+    issued ? { work: 'issue', at: issueAt } : null,
+    issued ? paused : null,
+  );
+  if (!claimed) return { invoiceId: null, claimed: false };
+  options.reads?.pendingChanged(row.id);
+  if (credit) await creditInstead(uow, row, fresh, pending, options);
+  if (invoiceId === null) return { invoiceId: null, claimed: true };
+  await createSubscriptionDraft(
     uow,
     {
+      id: invoiceId,
       customerId: row.customer_id,
       currency: row.currency,
       subscriptionId: row.id,
@@ -206,17 +219,8 @@ export async function makeInvoice(
       lines,
     },
     options.now,
+    options.reads?.invoices,
   );
   await deletePendingLines(tx, scope, row.id, [...pending.ids, ...pending.usageIds]);
-  // Made while paused: kept as a draft, or issued and then voided or marked uncollectible.
-  const paused = row.status === 'paused' ? row.pause_behavior : null;
-  const issueAt = new Date(options.now.getTime() + options.graceMinutes * 60_000);
-  await recordLedgerInvoice(
-    tx,
-    scope,
-    { ...entry, invoiceId: invoice.id },
-    paused === 'keep_as_draft' ? null : { work: 'issue', at: issueAt },
-    paused === 'keep_as_draft' ? null : paused,
-  );
-  return { invoiceId: invoice.id, claimed: true };
+  return { invoiceId, claimed: true };
 }

@@ -4,6 +4,7 @@ import type { Db, Queryable } from '../db/pool.ts';
 import { ResourceMissingError } from '../errors.ts';
 import type { PageRequest } from '../paging.ts';
 import type { TenantScope } from '../tenancy.ts';
+import type { BatchReads } from './batch-reads.ts';
 import { subscriptionFromRow } from './model.ts';
 import type { Subscription } from './schemas.ts';
 import {
@@ -13,11 +14,23 @@ import {
   type SubscriptionRow,
 } from './store.ts';
 
+/** The subscription as the API shows it; its items as the run's batch holds them, if it does. */
 export async function shown(
   db: Queryable,
   scope: TenantScope,
   row: SubscriptionRow,
+  reads?: BatchReads,
 ): Promise<Subscription> {
+  const known = reads?.items(row.id);
+  if (known) {
+    const prices = new Map(known.map((item) => [item.catalog.price.id, item.catalog]));
+    const items = known.map((i) => ({
+      id: i.id,
+      price_id: i.catalog.price.id,
+      quantity: i.quantity,
+    }));
+    return subscriptionFromRow(row, items, prices);
+  }
   const items = await selectItems(db, scope, [row.id]);
   const prices = await getPricesWithProducts(
     db,

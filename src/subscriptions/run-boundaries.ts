@@ -11,6 +11,7 @@
 import type { Db } from '../db/pool.ts';
 import { unitOfWork, writtenValue, type UnitOfWork } from '../db/unit-of-work.ts';
 import { operator } from '../tenancy.ts';
+import { BatchReads } from './batch-reads.ts';
 import { claimDueSubscriptions, type BatchSource } from './due-store.ts';
 import { stepOptions, type Billing, type StepOptions } from './periods.ts';
 import { stepSubscription } from './run-steps.ts';
@@ -93,7 +94,10 @@ export function stepBatch(
     source,
     (uow) => claimDueSubscriptions(uow.tx, source, now, BATCH),
     async (uow, claimed) => {
-      const options = await stepOptions(uow.tx, source.scope, now, deps);
+      // What every step would read again, read once for the batch (./batch-reads.ts).
+      const reads = await BatchReads.read(uow.tx, source.scope, claimed);
+      const { settings } = reads.invoices.settings;
+      const options = { ...deps, now, graceMinutes: settings.invoice_grace_minutes, reads };
       // Their statements are pipelined on the transaction's one connection.
       const steps = await allOrFirstFailure(claimed.map((row) => stepUntilDone(uow, row, options)));
       return steps.reduce((a, b) => a + b, 0);

@@ -16,14 +16,16 @@ import { EinvoiceIncompleteError, ResourceMissingError, StateInvalidError } from
 import type { HostedLinks } from '../hosted/links.ts';
 import {
   issueInvoiceIn,
+  readShared,
   sendInvoiceIn,
   transitionInvoiceIn,
   type AlsoInTransaction,
+  type SharedReads,
 } from '../invoices/service.ts';
 import { operator } from '../tenancy.ts';
-import { claimDueWork, selectAutoSend, type BatchSource } from './due-store.ts';
+import { claimDueWork, selectInvoicing, type BatchSource } from './due-store.ts';
 import { NumberBlock } from '../documents/service.ts';
-import { setLedgerWork, type InvoiceWork, type WorkRow } from './ledger-store.ts';
+import { finishLedgerWork, setLedgerWork, type InvoiceWork, type WorkRow } from './ledger-store.ts';
 import type { Billing } from './periods.ts';
 import { allOrFirstFailure, BATCH, inBatch, type BatchOutcome } from './run-boundaries.ts';
 
@@ -32,38 +34,57 @@ export interface InvoiceWorkDeps extends Billing {
   links: HostedLinks;
 }
 
+/** What the invoices of one batch share: its block of numbers, what it read once for all. */
+interface WorkBatch {
+  numbers: NumberBlock;
+  reads: SharedReads;
+  /** The rows whose work is done, recorded in the ledger together at the batch's end. */
+  finished: WorkRow[];
+}
+
 /**
  * Does the row's work at `now` inside `uow`; `autoSend`: whether the subscription e-mails its
- * invoices. `chained`: what follows an issue (send, void, mark uncollectible) is done in the
- * same transaction, so the ledger's work is done when it commits; otherwise the ledger says
- * what follows, for the next pass.
+ * invoices. In a `batch`, what follows an issue (send, void, mark uncollectible) is done in the
+ * same transaction, so the ledger's work is done when it commits; alone, the ledger says what
+ * follows, for the next pass.
  */
 async function doWorkIn(
   deps: InvoiceWorkDeps,
   uow: UnitOfWork,
   work: WorkRow,
-  options: { autoSend: boolean; now: Date; chained: boolean; numbers?: NumberBlock },
+  options: { autoSend: boolean; now: Date; batch?: WorkBatch },
 ): Promise<void> {
   const { documents, links } = deps;
-  const { now, chained } = options;
+  const { now, batch } = options;
   const clock = fixedClock(now);
   const moveOn =
     (next: InvoiceWork | null): AlsoInTransaction =>
     (u) =>
       setLedgerWork(u.tx, u.actor, work, next === null ? null : { work: next, at: now });
+  // The work is done: recorded now, or with the rest of the batch at its end.
+  const finish: AlsoInTransaction = batch
+    ? async () => {
+        batch.finished.push(work);
+      }
+    : moveOn(null);
   const id = work.invoice_id;
+  const reads = batch?.reads;
   let step: InvoiceWork | null = work.work;
+  let hostedUrl: string | null = null;
   if (step === 'issue') {
     // What follows: the pause's rule for an invoice made while paused, else autoSend.
     const next = work.after_issue ?? (options.autoSend ? 'send' : null);
-    const also = chained ? undefined : moveOn(next);
-    await issueInvoiceIn(uow, clock, documents, links, id, also, options.numbers?.take);
-    if (!chained) return;
+    const also = batch ? undefined : moveOn(next);
+    const issue = { takeNumber: batch?.numbers.take, reads };
+    const issued = await issueInvoiceIn(uow, clock, documents, links, id, also, issue);
+    if (!batch) return;
     step = next;
+    hostedUrl = issued.hostedInvoiceUrl;
   }
-  if (step === 'send') await sendInvoiceIn(uow, clock, documents, links, id, moveOn(null));
-  else if (step === null) await moveOn(null)(uow);
-  else await transitionInvoiceIn(uow, clock, links, id, step, moveOn(null));
+  if (step === 'send') {
+    await sendInvoiceIn(uow, clock, documents, links, id, finish, { reads, hostedUrl });
+  } else if (step === null) await finish(uow);
+  else await transitionInvoiceIn(uow, clock, links, id, step, finish);
 }
 
 /** Claims and does one batch of the source's due invoice work. */
@@ -72,29 +93,39 @@ export async function workBatch(
   source: BatchSource,
   now: Date,
 ): Promise<BatchOutcome> {
+  const { scope } = source;
   const outcome = await inBatch(
     deps.db,
     source,
     (uow) => claimDueWork(uow.tx, source, now, BATCH),
     async (uow, claimed) => {
-      const issuing = claimed.filter((w) => w.work === 'issue').map((w) => w.subscription_id);
-      const autoSend = await selectAutoSend(uow.tx, source.scope, issuing);
-      // The batch's numbers in one block, taken once every issue has come to its number.
-      const numbers = new NumberBlock('invoice', issuing.length);
+      const subscriptions = await selectInvoicing(
+        uow.tx,
+        scope,
+        claimed.map((w) => w.subscription_id),
+      );
+      // What each issue and e-mail would read again, read once for the batch.
+      const customers = [...subscriptions.values()].map((s) => s.customerId);
+      const batch: WorkBatch = {
+        // The batch's numbers in one block, taken once every issue has come to its number.
+        numbers: new NumberBlock('invoice', claimed.filter((w) => w.work === 'issue').length),
+        reads: await readShared(uow.tx, scope, customers),
+        finished: [],
+      };
       // Their statements are pipelined on the transaction's one connection.
       await allOrFirstFailure(
         claimed.map((w) =>
           doWorkIn(deps, uow, w, {
-            autoSend: autoSend.has(w.subscription_id),
+            autoSend: subscriptions.get(w.subscription_id)?.autoSend ?? false,
             now,
-            chained: true,
-            numbers,
+            batch,
           }).catch((error: unknown) => {
-            numbers.fail(error);
+            batch.numbers.fail(error);
             throw error;
           }),
         ),
       );
+      await finishLedgerWork(uow.tx, scope, batch.finished);
       return claimed.length;
     },
     (row) => workAlone(deps, row, now),
@@ -115,8 +146,9 @@ export async function workAlone(deps: InvoiceWorkDeps, work: WorkRow, now: Date)
   const request = { actor: operator(scope.tenantId, scope.environment) };
   try {
     await unitOfWork(db, request, async (uow) => {
-      const autoSend = await selectAutoSend(uow.tx, scope, [work.subscription_id]);
-      await doWorkIn(deps, uow, work, { autoSend: autoSend.size > 0, now, chained: false });
+      const subscription = await selectInvoicing(uow.tx, scope, [work.subscription_id]);
+      const autoSend = subscription.get(work.subscription_id)?.autoSend ?? false;
+      await doWorkIn(deps, uow, work, { autoSend, now });
     }).then(writtenValue);
   } catch (error) {
     // The invoice was moved by someone else (issued, deleted or voided through the API), or

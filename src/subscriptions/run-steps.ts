@@ -16,9 +16,10 @@ import {
 import type { BillingReason } from './schemas.ts';
 import { shown } from './reading.ts';
 import { usageUntil } from './usage-lines.ts';
+import type { BatchReads } from './batch-reads.ts';
 import {
-  replaceItems,
   saveSubscription,
+  updateItemBilling,
   type SubscriptionFields,
   type SubscriptionRow,
 } from './store.ts';
@@ -48,27 +49,33 @@ export async function startPeriod(
   options: StepOptions,
 ): Promise<SubscriptionRow> {
   const { tx, actor: scope } = uow;
-  const items = await pricedItems(tx, scope, row.id);
+  const { reads } = options;
+  const items = await pricedItems(tx, scope, row.id, reads);
   const { period, lines, billed } = linesOfPeriod(row, items, start);
-  const pending = await pendingLines(tx, scope, row, items);
+  const pending = await pendingLines(tx, scope, row, items, reads);
   // Metered items in arrears: the period that ends here.
   const usage = await usageUntil(tx, scope, options.aggregate, row, items, start, pending.usage);
   const key = { periodStart: start, reason };
   const made = await makeInvoice(uow, row, key, [...lines, ...usage], pending, options);
-  await replaceItems(
+  // What each item is billed at for the new period; a new period's metered usage counts at the
+  // current price from its start. Nothing else of the items changes here, and an item billed
+  // as it was is not written.
+  const next = items.map((item) => ({
+    ...item,
+    billedFull: billed.get(item.id) ?? 0,
+    meteredFrom: null,
+  }));
+  await updateItemBilling(
     tx,
     scope,
     row.id,
-    items.map((item, i) => ({
-      id: item.id,
-      price_id: item.catalog.price.id,
-      quantity: item.quantity,
-      position: i + 1,
-      billed_full: billed.get(item.id) ?? 0,
-      // A new period: metered usage counts at the current price from its start.
-      metered_from: null,
-    })),
+    next
+      .filter(
+        (item, i) => item.billedFull !== items[i]!.billedFull || items[i]!.meteredFrom !== null,
+      )
+      .map((item) => ({ id: item.id, billed_full: item.billedFull, metered_from: null })),
   );
+  reads?.itemsWritten(row.id, next);
   return saveWithNextAction(uow, row, {
     status: row.status === 'paused' || row.status === 'past_due' ? row.status : 'active',
     current_period_start: period.start,
@@ -78,12 +85,17 @@ export async function startPeriod(
 }
 
 /** The credit for the unused part of the current period from `at`, per licensed item. */
-async function unusedCredit(uow: UnitOfWork, row: SubscriptionRow, at: Date) {
+async function unusedCredit(
+  uow: UnitOfWork,
+  row: SubscriptionRow,
+  at: Date,
+  reads: BatchReads | undefined,
+) {
   const basis = currentBasis(row);
   if (basis === null || at >= basis.end) return [];
   const [items, locale] = await Promise.all([
-    pricedItems(uow.tx, uow.actor, row.id),
-    lineLocale(uow.tx, uow.actor, row),
+    pricedItems(uow.tx, uow.actor, row.id, reads),
+    lineLocale(uow.tx, uow.actor, row, reads),
   ]);
   return items
     .filter((item) => isLicensed(item.catalog))
@@ -100,9 +112,12 @@ export async function endSubscription(
   let latest = row.latest_invoice_id;
   if (row.cancel_invoice_now) {
     const { tx, actor: scope } = uow;
-    const credit: ProposedLine[] = row.cancel_prorate ? await unusedCredit(uow, row, at) : [];
-    const items = await pricedItems(tx, scope, row.id);
-    const pending = await pendingLines(tx, scope, row, items);
+    const { reads } = options;
+    const credit: ProposedLine[] = row.cancel_prorate
+      ? await unusedCredit(uow, row, at, reads)
+      : [];
+    const items = await pricedItems(tx, scope, row.id, reads);
+    const pending = await pendingLines(tx, scope, row, items, reads);
     const usage = await usageUntil(tx, scope, options.aggregate, row, items, at, pending.usage);
     const key = { periodStart: at, reason: 'subscription_cancel' as const };
     const made = await makeInvoice(uow, row, key, [...usage, ...credit], pending, options);
@@ -118,7 +133,7 @@ export async function endSubscription(
     pause_resumes_at: null,
     latest_invoice_id: latest,
   });
-  uow.event('subscription.canceled', await shown(uow.tx, uow.actor, ended));
+  uow.event('subscription.canceled', await shown(uow.tx, uow.actor, ended, options.reads));
   return ended;
 }
 
@@ -152,7 +167,7 @@ export async function stepSubscription(
   } else if (row.status === 'trialing') {
     if (!row.trial_will_end_sent && at.getTime() === trialWarningAt(row).getTime()) {
       next = await saveWithNextAction(uow, row, { trial_will_end_sent: true });
-      uow.event('subscription.trial_will_end', await shown(tx, scope, next));
+      uow.event('subscription.trial_will_end', await shown(tx, scope, next, options.reads));
       return next;
     }
     if (row.cancel_at_period_end) return endSubscription(uow, row, at, options);
@@ -163,13 +178,13 @@ export async function stepSubscription(
       pause_behavior: null,
       pause_resumes_at: null,
     });
-    uow.event('subscription.resumed', await shown(tx, scope, next));
+    uow.event('subscription.resumed', await shown(tx, scope, next, options.reads));
     return next;
   } else if (row.cancel_at_period_end) {
     return endSubscription(uow, row, at, options);
   } else {
     next = await startPeriod(uow, row, at, 'subscription_cycle', options);
   }
-  uow.event('subscription.updated', await shown(tx, scope, next));
+  uow.event('subscription.updated', await shown(tx, scope, next, options.reads));
   return next;
 }

@@ -2,6 +2,7 @@
 // pending proration lines and the ledger of invoices are in ./ledger-store.ts.
 import type { Queryable } from '../db/pool.ts';
 import { rowById } from '../db/row-by-id.ts';
+import { arraysInStep } from '../db/row-writes.ts';
 import { pageReader } from '../paging.ts';
 import type { TenantScope } from '../tenancy.ts';
 
@@ -177,6 +178,31 @@ export async function replaceItems(
       items.map((i) => i.position),
       items.map((i) => i.billed_full),
       items.map((i) => i.metered_from),
+    ],
+  );
+}
+
+/**
+ * Sets what these items of the subscription are billed at (billed_full, metered_from), nothing
+ * else of them, in one statement; no items, no statement.
+ */
+export async function updateItemBilling(
+  db: Queryable,
+  scope: TenantScope,
+  subscriptionId: string,
+  items: readonly Pick<ItemRow, 'id' | 'billed_full' | 'metered_from'>[],
+): Promise<void> {
+  if (items.length === 0) return;
+  await db.query(
+    `UPDATE subscription_items i
+        SET billed_full = b.billed_full, metered_from = b.metered_from
+       FROM unnest($4::text[], $5::bigint[], $6::timestamptz[]) AS b(id, billed_full, metered_from)
+      WHERE i.tenant_id = $1 AND i.environment = $2 AND i.subscription_id = $3 AND i.id = b.id`,
+    [
+      scope.tenantId,
+      scope.environment,
+      subscriptionId,
+      ...arraysInStep(items, ['id', 'billed_full', 'metered_from']),
     ],
   );
 }

@@ -204,21 +204,49 @@ export function updateTaxRate(
 /** One page of tax rates, newest first, active or not if asked (the store's page reader). */
 export const listTaxRates = selectTaxRatePage;
 
+/** How rates are read: the rows of those of `ids` that exist (in one tenant and environment). */
+export type TaxRateReads = (ids: readonly string[]) => Promise<TaxRateRow[]>;
+
+/**
+ * Reads of rates shared by the many invoices one transaction prices (a batch of the billing
+ * run): each rate is read once, by the first invoice that names it, and the invoices that name
+ * it too, at the same time or later, take that row.
+ */
+export function sharedTaxRateReads(db: Queryable, scope: TenantScope): TaxRateReads {
+  const read = new Map<string, Promise<TaxRateRow | undefined>>();
+  return async (ids) => {
+    const unique = [...new Set(ids)];
+    const missing = unique.filter((id) => !read.has(id));
+    if (missing.length > 0) {
+      const rows = selectTaxRates(db, scope, missing).then((r) => new Map(r.map((x) => [x.id, x])));
+      for (const id of missing)
+        read.set(
+          id,
+          rows.then((byId) => byId.get(id)),
+        );
+    }
+    const rows = await Promise.all(unique.map((id) => read.get(id)!));
+    return rows.filter((row) => row !== undefined);
+  };
+}
+
 /**
  * The rates an invoice names, from this tenant and environment only: an id of another tenant
  * or environment is as unknown as a made-up one (404 resource_missing, `param` names where).
  * Rates in `newlyUsed` must be active: an inactive rate stays on the documents that already
- * carry it but is refused for new use (400 parameter_invalid).
+ * carry it but is refused for new use (400 parameter_invalid). `reads`: read by the caller's
+ * shared reads (sharedTaxRateReads) rather than here.
  */
 export async function getTaxRatesForUse(
   db: Queryable,
   scope: TenantScope,
   uses: readonly { ids: readonly string[]; param: string }[],
   newlyUsed: ReadonlySet<string>,
+  reads: TaxRateReads = (ids) => selectTaxRates(db, scope, ids),
 ): Promise<Map<string, RateForInvoice>> {
   const wanted = [...new Set(uses.flatMap((u) => u.ids))];
   // No rates named (the common untaxed draft): no query.
-  const found = await selectTaxRates(db, scope, wanted);
+  const found = await reads(wanted);
   const rows = new Map(found.map((r) => [r.id, r]));
   for (const use of uses) {
     for (const id of use.ids) {

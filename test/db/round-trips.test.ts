@@ -40,12 +40,12 @@ const CEILINGS: Record<string, Cost> = {
   'POST /v1/invoices (3 lines, Idempotency-Key)': { statements: 8, roundTrips: 4 },
   'GET /v1/invoices/:id (draft)': { statements: 1, roundTrips: 1 },
   'GET /v1/invoices (first page of 25)': { statements: 3, roundTrips: 3 },
-  'POST /v1/invoices/:id/issue': { statements: 13, roundTrips: 6 },
+  'POST /v1/invoices/:id/issue': { statements: 12, roundTrips: 6 },
   'GET /v1/invoices/:id (open)': { statements: 1, roundTrips: 1 },
   'POST /v1/invoices/:id/payments (partial)': { statements: 6, roundTrips: 4 },
   'POST /v1/invoices/:id/pay': { statements: 7, roundTrips: 5 },
   'POST /v1/invoices/:id/void': { statements: 7, roundTrips: 6 },
-  'POST /v1/invoices/:id/send': { statements: 9, roundTrips: 9 },
+  'POST /v1/invoices/:id/send': { statements: 8, roundTrips: 8 },
   'POST /v1/credit-notes': { statements: 12, roundTrips: 11 },
 };
 

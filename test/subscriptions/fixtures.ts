@@ -118,3 +118,72 @@ export async function crashScene() {
   const key = await createTenantWithKey(database.db);
   return { database, start, first, key, api: client(first.url, key.secret) };
 }
+
+export const BOUNDARY = '2027-02-01T00:00:00.000Z';
+/** An hour past BOUNDARY: the run has made the boundary's invoices and, with no grace, issued them. */
+export const PAST_BOUNDARY = '2027-02-01T01:00:00.000Z';
+
+/**
+ * A boundary of the billing run as the benchmark makes it (bench/README.md, "Billing run"):
+ * `count` subscriptions on one test clock of its own, anchored on BOUNDARY with a free stub
+ * until then, of four kinds in turn — a base price; the base and 3 seats; the base and metered
+ * calls; 12 seats and calls — half of them sending their invoices by e-mail (autoSend), the
+ * products taxed at 19 % VAT, no grace period. Advancing the clock to PAST_BOUNDARY makes and
+ * issues one invoice per subscription.
+ */
+export async function boundaryScene(api: Api, count: number): Promise<{ clockId: string }> {
+  const settings = await api.patch('/v1/settings', { invoiceGraceMinutes: 0 });
+  assert.equal(settings.status, 200, settings.text);
+  const vat = await api.post('/v1/tax-rates', {
+    displayName: 'VAT',
+    inclusive: false,
+    percentage: 19,
+  });
+  assert.equal(vat.status, 201, vat.text);
+  const taxRates = [vat.body.id as string];
+  const base = await createPrice(api, { unitAmount: 2500, name: 'Base', taxRates });
+  const seats = await createPrice(api, { unitAmount: 900, name: 'Seats', taxRates });
+  const meter = await api.post('/v1/meters', {
+    eventName: 'api_call',
+    aggregation: 'sum',
+    valueProperty: 'calls',
+    displayName: 'API calls',
+  });
+  assert.equal(meter.status, 201, meter.text);
+  const callsProduct = await api.post('/v1/products', { name: 'API calls', taxRates });
+  const calls = await api.post('/v1/prices', {
+    productId: callsProduct.body.id,
+    currency: 'eur',
+    type: 'recurring',
+    recurring: { interval: 'month', usage: 'metered', meterId: meter.body.id },
+    billingScheme: 'per_unit',
+    unitAmountDecimal: '0.25',
+  });
+  assert.equal(calls.status, 201, calls.text);
+  const kinds = [
+    [{ priceId: base.id }],
+    [{ priceId: base.id }, { priceId: seats.id, quantity: 3 }],
+    [{ priceId: base.id }, { priceId: calls.body.id }],
+    [{ priceId: seats.id, quantity: 12 }, { priceId: calls.body.id }],
+  ];
+  const clock = await createClock(api, '2027-01-20T00:00:00.000Z');
+  const subscribe = async (i: number) => {
+    const customer = await clockCustomer(api, clock.id, {
+      name: `Customer ${i}`,
+      email: `customer${i}@example.com`,
+    });
+    const sub = await api.post('/v1/subscriptions', {
+      customerId: customer.id,
+      items: kinds[i % kinds.length],
+      billingCycleAnchor: BOUNDARY,
+      prorationBehavior: 'none',
+      autoSend: Math.floor(i / kinds.length) % 2 === 1,
+    });
+    assert.equal(sub.status, 201, sub.text);
+    assert.equal(sub.body.latestInvoiceId, null);
+  };
+  for (let i = 0; i < count; i += 50) {
+    await Promise.all(Array.from({ length: Math.min(50, count - i) }, (_, j) => subscribe(i + j)));
+  }
+  return { clockId: clock.id };
+}
