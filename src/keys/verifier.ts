@@ -42,6 +42,11 @@ function isActive(key: VerifiedKey, now: number): boolean {
 
 export class KeyVerifier {
   private readonly cache = new Map<string, CacheEntry>();
+  /**
+   * Look-ups under way, by digest: the requests that find a key's entry expired at the same
+   * moment (every connection of a busy client, once a second) share one query.
+   */
+  private readonly pending = new Map<string, Promise<CacheEntry>>();
   /** keyId → the minute it was last seen, waiting to be written (off the hot path). */
   private readonly lastUsed = new Map<string, { tenantId: string; minute: number }>();
   private readonly written = new Map<string, number>();
@@ -147,7 +152,15 @@ export class KeyVerifier {
       // Format and checksum before the database: a mistyped key costs no look-up. (Every
       // cached entry passed this check when it was made, so a hit needs no second one.)
       if (parseSecret(secret) === null) throw new ApiKeyInvalidError('The API key is not valid.');
-      entry = { key: await this.lookUp(Buffer.from(cacheKey, 'base64')), fetchedAt: now };
+      // Dated by when the look-up began, for whoever joins it: no answer is older than it says.
+      let lookUp = this.pending.get(cacheKey);
+      if (lookUp === undefined) {
+        lookUp = this.lookUp(Buffer.from(cacheKey, 'base64'))
+          .then((key) => ({ key, fetchedAt: now }))
+          .finally(() => this.pending.delete(cacheKey));
+        this.pending.set(cacheKey, lookUp);
+      }
+      entry = await lookUp;
       if (this.cache.size >= MAX_CACHE_ENTRIES) this.cache.clear();
       this.cache.set(cacheKey, entry);
     }
