@@ -152,17 +152,21 @@ export class KeyVerifier {
       // Format and checksum before the database: a mistyped key costs no look-up. (Every
       // cached entry passed this check when it was made, so a hit needs no second one.)
       if (parseSecret(secret) === null) throw new ApiKeyInvalidError('The API key is not valid.');
-      // Dated by when the look-up began, for whoever joins it: no answer is older than it says.
       let lookUp = this.pending.get(cacheKey);
       if (lookUp === undefined) {
+        // Cached once, for every request that joins it, and dated by when the look-up began:
+        // no answer is older than it says.
         lookUp = this.lookUp(Buffer.from(cacheKey, 'base64'))
-          .then((key) => ({ key, fetchedAt: now }))
+          .then((key) => {
+            const fetched = { key, fetchedAt: now };
+            if (this.cache.size >= MAX_CACHE_ENTRIES) this.cache.clear();
+            this.cache.set(cacheKey, fetched);
+            return fetched;
+          })
           .finally(() => this.pending.delete(cacheKey));
         this.pending.set(cacheKey, lookUp);
       }
       entry = await lookUp;
-      if (this.cache.size >= MAX_CACHE_ENTRIES) this.cache.clear();
-      this.cache.set(cacheKey, entry);
     }
     const key = entry.key;
     if (!key) throw new ApiKeyInvalidError('The API key is not valid.');

@@ -135,25 +135,21 @@ describe('authentication errors', () => {
   it('makes one database look-up for a key that many requests present at once', async () => {
     // The server's clock stands still: the key's cache entry cannot expire during the test.
     const timed = await startTestServer(url, {}, undefined, drivenClock());
-    try {
-      const key = await createTenantWithKey(db);
-      const unknown = generateSecret('test');
-      const before = timed.verifier.lookups;
-      const answers = await Promise.all(
-        [key.secret, unknown].flatMap((secret) =>
-          Array.from({ length: 16 }, () =>
-            call(timed.url, 'GET', '/v1/auth/whoami', { key: secret }),
-          ),
+    const key = await createTenantWithKey(db);
+    const unknown = generateSecret('test');
+    const before = timed.verifier.lookups;
+    const answers = await Promise.all(
+      [key.secret, unknown].flatMap((secret) =>
+        Array.from({ length: 16 }, () =>
+          call(timed.url, 'GET', '/v1/auth/whoami', { key: secret }),
         ),
-      );
-      assert.deepEqual(
-        answers.map((a) => a.status),
-        [...Array(16).fill(200), ...Array(16).fill(401)],
-      );
-      assert.equal(timed.verifier.lookups - before, 2, 'one look-up per key, shared');
-    } finally {
-      await timed.close();
-    }
+      ),
+    );
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [...Array(16).fill(200), ...Array(16).fill(401)],
+    );
+    assert.equal(timed.verifier.lookups - before, 2, 'one look-up per key, shared');
   });
 
   it('refuses a mistyped key without a database look-up', async () => {
