@@ -2,6 +2,7 @@
 // Time-ordered ids keep index inserts local and make `id` a natural tie-breaker after
 // createdAt in keyset paging.
 import { randomInt } from 'node:crypto';
+import { systemClock } from './clock.ts';
 
 export const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -68,11 +69,11 @@ function incremented(digits: string): string {
 }
 
 export function newId(prefix: IdPrefix): string {
-  // The wall clock, deliberately not the Clock (src/clock.ts): the time prefix only orders ids
-  // (and spreads index inserts), it means no business time. An id made under a test clock set
-  // years ahead would otherwise sort after every id made later in real time, and ids are
-  // cursors (src/paging.ts) that must follow the order rows were written in.
-  const now = Date.now();
+  // The system clock, deliberately not the Clock a service is given (src/clock.ts): the time
+  // prefix only orders ids (and spreads index inserts), it means no business time. An id made
+  // under a test clock set years ahead would otherwise sort after every id made later in real
+  // time, and ids are cursors (src/paging.ts) that must follow the order rows were written in.
+  const now = systemClock.nowMs();
   if (now > lastMs) {
     lastMs = now;
     lastRandom = randomBase62(14);
