@@ -231,9 +231,19 @@ export async function measureIngestion(context: Context): Promise<IngestionResul
   const histograms: string[] = [];
   const idleRounds: Round[] = [];
   const loadedRounds: Round[] = [];
+  // The WAL a run writes: its volume, full-page images (a page's first change after a
+  // checkpoint) and records.
+  const walStats = async () =>
+    (
+      await queryOnce<{ fpi: string; bytes: string; records: string }>(
+        context.serverUrl,
+        'SELECT wal_fpi AS fpi, wal_bytes AS bytes, wal_records AS records FROM pg_stat_wal',
+      )
+    )[0]!;
   for (let run = 0; run < RUNS; run++) {
     const idle = await mix(MIX_SECONDS);
     idleRounds.push(idle);
+    const wal0 = await walStats();
     const [api0, pg0] = [await processCpu(apiPid), await pgCpu()];
     const [figures, loaded] = await Promise.all([
       send({
@@ -254,6 +264,11 @@ export async function measureIngestion(context: Context): Promise<IngestionResul
       sleep(2000).then(() => mix(SECONDS - 4)),
     ]);
     const [api1, pg1] = [await processCpu(apiPid), await pgCpu()];
+    const wal1 = await walStats();
+    log(
+      `ingestion run ${run + 1}: WAL ${((Number(wal1.bytes) - Number(wal0.bytes)) / 2 ** 20).toFixed(0)} MB, ` +
+        `${Number(wal1.fpi) - Number(wal0.fpi)} full-page images, ${Number(wal1.records) - Number(wal0.records)} records`,
+    );
     loadedRounds.push(loaded);
     histograms.push(figures.histogram);
     const { histogram, ...rest } = figures;
@@ -280,6 +295,18 @@ export async function measureIngestion(context: Context): Promise<IngestionResul
           : (idle.postgresCpu / idleSummary.requests) * loadedSummary.requests,
     };
     runs.push(entry);
+    const idleP99 = new Map(idleSummary.operations.map((o) => [o.op, o.p99]));
+    log(
+      `ingestion run ${run + 1}, the mix's slowest operations (p99 alone → during, ms): ` +
+        [...loadedSummary.operations]
+          .sort((a, b) => b.p99 - a.p99)
+          .slice(0, 6)
+          .map(
+            (o) =>
+              `${o.name} ${idleP99.get(o.op)?.toFixed(1)} → ${o.p99.toFixed(1)} (${o.requests})`,
+          )
+          .join('; '),
+    );
     log(
       `ingestion run ${run + 1}: ${fmt(entry.eventsPerSecond)} events/s, batch p50 ` +
         `${batch.p50} ms p99 ${batch.p99} ms, late ${figures.late}, outcomes ` +
