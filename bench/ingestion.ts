@@ -240,10 +240,19 @@ export async function measureIngestion(context: Context): Promise<IngestionResul
         'SELECT wal_fpi AS fpi, wal_bytes AS bytes, wal_records AS records FROM pg_stat_wal',
       )
     )[0]!;
+  const rollupWrites = async () =>
+    (
+      await queryOnce<{ ins: string; upd: string; read: string; hit: string }>(
+        withDatabase(context.serverUrl, api.database),
+        `SELECT n_tup_ins AS ins, n_tup_upd AS upd, d.blks_read AS read, d.blks_hit AS hit
+           FROM pg_stat_user_tables, pg_stat_database d
+          WHERE relname = 'usage_rollups' AND d.datname = current_database()`,
+      )
+    )[0]!;
   for (let run = 0; run < RUNS; run++) {
     const idle = await mix(MIX_SECONDS);
     idleRounds.push(idle);
-    const wal0 = await walStats();
+    const [wal0, rollups0] = [await walStats(), await rollupWrites()];
     const [api0, pg0] = [await processCpu(apiPid), await pgCpu()];
     const [figures, loaded] = await Promise.all([
       send({
@@ -264,7 +273,12 @@ export async function measureIngestion(context: Context): Promise<IngestionResul
       sleep(2000).then(() => mix(SECONDS - 4)),
     ]);
     const [api1, pg1] = [await processCpu(apiPid), await pgCpu()];
-    const wal1 = await walStats();
+    const [wal1, rollups1] = [await walStats(), await rollupWrites()];
+    log(
+      `ingestion run ${run + 1}: rollup rows inserted ${Number(rollups1.ins) - Number(rollups0.ins)}, ` +
+        `updated ${Number(rollups1.upd) - Number(rollups0.upd)}; pages read into the buffers ` +
+        `${Number(rollups1.read) - Number(rollups0.read)}, found there ${Number(rollups1.hit) - Number(rollups0.hit)}`,
+    );
     log(
       `ingestion run ${run + 1}: WAL ${((Number(wal1.bytes) - Number(wal0.bytes)) / 2 ** 20).toFixed(0)} MB, ` +
         `${Number(wal1.fpi) - Number(wal0.fpi)} full-page images, ${Number(wal1.records) - Number(wal0.records)} records`,

@@ -56,39 +56,57 @@ function rollUp(measured: string): string {
 
 // One statement for the whole batch: the events, in id order (concurrent batches sharing ids
 // take their row locks in one order), each kept only if its id is new; and, from exactly the
-// rows kept, their meters' rollups. ON CONFLICT DO NOTHING waits for a concurrent insert of
-// the same id to commit or roll back, so an id is kept by one batch only, and kept by one if
-// the first to try rolls back.
+// rows kept, their meters' rollups. ON CONFLICT waits for a concurrent insert of the same id
+// to commit or roll back, so an id is kept by one batch only, and kept by one if the first to
+// try rolls back. An id kept before is answered by the same statement, from the row as
+// committed (which a later statement would have to look up): its row is locked, and returned
+// only when its stored content differs (the no-op update that returns it leaves the event as
+// it was); an id neither kept nor returned is kept with the same content.
 const INSERT_EVENTS = `
   WITH sent AS (
-    SELECT s.* FROM ROWS FROM (unnest($3::text[]), unnest($4::text[]), unnest($5::text[]),
-                              unnest($6::timestamptz[]), jsonb_array_elements($7::jsonb),
-                              unnest($8::text[]))
-                    AS s(id, event_name, customer_id, occurred_at, properties, content_hash)
+    SELECT s.id, s.event_name, s.customer_id, s.occurred_at, s.properties,
+           decode(s.hash_hex, 'hex') AS content_hash
+      FROM ROWS FROM (unnest($3::text[]), unnest($4::text[]), unnest($5::text[]),
+                      unnest($6::timestamptz[]), jsonb_array_elements($7::jsonb),
+                      unnest($8::text[]))
+           AS s(id, event_name, customer_id, occurred_at, properties, hash_hex)
+  ),
+  written AS (
+    INSERT INTO usage_events AS u (tenant_id, environment, id, event_name, customer_id,
+                                   occurred_at, properties, content_hash)
+    SELECT $1, $2, id, event_name, customer_id, occurred_at, properties, content_hash
+      FROM sent ORDER BY id COLLATE "C"
+    ON CONFLICT (tenant_id, environment, id) DO UPDATE SET content_hash = u.content_hash
+     WHERE u.content_hash <> excluded.content_hash
+    RETURNING u.id, u.event_name, u.customer_id, u.occurred_at, u.properties, u.content_hash
   ),
   inserted AS (
-    INSERT INTO usage_events (tenant_id, environment, id, event_name, customer_id, occurred_at,
-                              properties, content_hash)
-    SELECT $1, $2, id, event_name, customer_id, occurred_at, properties,
-           decode(content_hash, 'hex')
-      FROM sent ORDER BY id COLLATE "C"
-    ON CONFLICT DO NOTHING
-    RETURNING id, event_name, customer_id, occurred_at, properties
+    SELECT w.* FROM written w JOIN sent s ON s.id = w.id WHERE w.content_hash = s.content_hash
   ),
   rolled AS (${rollUp(`
     SELECT m.id AS meter_id, m.aggregation, m.value_property, i.customer_id, i.occurred_at,
            i.properties
       FROM inserted i
       JOIN meters m ON m.tenant_id = $1 AND m.environment = $2 AND m.event_name = i.event_name`)})
-  SELECT id FROM inserted`;
+  SELECT id, content_hash FROM written`;
 
-/** Keeps the events whose ids are new, with their rollups; returns the ids kept. */
+/** What a batch's insert did: the ids it kept, and the ids kept before with other content. */
+export interface InsertedEvents {
+  kept: Set<string>;
+  /** The stored content hash of each id that was kept before with other content. */
+  otherContent: Map<string, Buffer>;
+}
+
+/**
+ * Keeps the events whose ids are new, with their rollups. An id of `events` in neither of the
+ * answer's sets was kept before with the same content.
+ */
 export async function insertUsageEvents(
   db: Queryable,
   scope: TenantScope,
   events: readonly UsageEventRecord[],
-): Promise<Set<string>> {
-  const { rows } = await db.query<{ id: string }>({
+): Promise<InsertedEvents> {
+  const { rows } = await db.query<{ id: string; content_hash: Buffer }>({
     name: 'usage_events_insert',
     text: INSERT_EVENTS,
     values: [
@@ -103,15 +121,24 @@ export async function insertUsageEvents(
       events.map((e) => e.hash.toString('hex')),
     ],
   });
-  return new Set(rows.map((row) => row.id));
+  const sentHash = new Map(events.map((e) => [e.id, e.hash]));
+  const kept = new Set<string>();
+  const otherContent = new Map<string, Buffer>();
+  for (const row of rows) {
+    if (row.content_hash.equals(sentHash.get(row.id)!)) kept.add(row.id);
+    else otherContent.set(row.id, row.content_hash);
+  }
+  return { kept, otherContent };
 }
 
 /**
- * The content hashes kept under these ids; unknown ids are left out. One primary-key look-up
- * per id, kept apart by OFFSET 0: written as `id = ANY($3)`, a tenant whose events grew since
- * the table was last analysed looked small to the planner, which then read all of the
- * tenant's events through usage_events_by_customer and filtered them by id (24 ms a batch for
- * 50,000 events, growing with the tenant; 0.03 ms this way).
+ * The content hashes kept under these ids; unknown ids are left out. Asked only of ids whose
+ * every event in the batch was refused (a retry of an accepted event answers duplicate even
+ * once its time or meters would refuse it). One primary-key look-up per id, kept apart by
+ * OFFSET 0: written as `id = ANY($3)`, the planner read all of the tenant's events through
+ * usage_events_by_customer and filtered them by id. It may still, for a tenant whose events the
+ * table's statistics do not show yet (docs/usage.md, "Measured"), which is why the batch's own
+ * ids are answered by its insert instead.
  */
 export async function selectContentHashes(
   db: Queryable,
