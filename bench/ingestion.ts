@@ -231,28 +231,24 @@ export async function measureIngestion(context: Context): Promise<IngestionResul
   const histograms: string[] = [];
   const idleRounds: Round[] = [];
   const loadedRounds: Round[] = [];
-  // The WAL a run writes: its volume, full-page images (a page's first change after a
-  // checkpoint) and records.
-  const walStats = async () =>
+  // What a run wrote and read: WAL (bytes, full-page images, records), rollup rows inserted
+  // and updated, pages read into the buffers and found there; counters read before and after.
+  const runStats = async () =>
     (
-      await queryOnce<{ fpi: string; bytes: string; records: string }>(
-        context.serverUrl,
-        'SELECT wal_fpi AS fpi, wal_bytes AS bytes, wal_records AS records FROM pg_stat_wal',
-      )
-    )[0]!;
-  const rollupWrites = async () =>
-    (
-      await queryOnce<{ ins: string; upd: string; read: string; hit: string }>(
+      await queryOnce<
+        Record<'walBytes' | 'fpi' | 'records' | 'ins' | 'upd' | 'read' | 'hit', string>
+      >(
         withDatabase(context.serverUrl, api.database),
-        `SELECT n_tup_ins AS ins, n_tup_upd AS upd, d.blks_read AS read, d.blks_hit AS hit
-           FROM pg_stat_user_tables, pg_stat_database d
-          WHERE relname = 'usage_rollups' AND d.datname = current_database()`,
+        `SELECT w.wal_bytes AS "walBytes", w.wal_fpi AS fpi, w.wal_records AS records,
+                t.n_tup_ins AS ins, t.n_tup_upd AS upd, d.blks_read AS read, d.blks_hit AS hit
+           FROM pg_stat_wal w, pg_stat_user_tables t, pg_stat_database d
+          WHERE t.relname = 'usage_rollups' AND d.datname = current_database()`,
       )
     )[0]!;
   for (let run = 0; run < RUNS; run++) {
     const idle = await mix(MIX_SECONDS);
     idleRounds.push(idle);
-    const [wal0, rollups0] = [await walStats(), await rollupWrites()];
+    const stats0 = await runStats();
     const [api0, pg0] = [await processCpu(apiPid), await pgCpu()];
     const [figures, loaded] = await Promise.all([
       send({
@@ -273,15 +269,13 @@ export async function measureIngestion(context: Context): Promise<IngestionResul
       sleep(2000).then(() => mix(SECONDS - 4)),
     ]);
     const [api1, pg1] = [await processCpu(apiPid), await pgCpu()];
-    const [wal1, rollups1] = [await walStats(), await rollupWrites()];
+    const stats1 = await runStats();
+    const grew = (name: keyof typeof stats1) => Number(stats1[name]) - Number(stats0[name]);
     log(
-      `ingestion run ${run + 1}: rollup rows inserted ${Number(rollups1.ins) - Number(rollups0.ins)}, ` +
-        `updated ${Number(rollups1.upd) - Number(rollups0.upd)}; pages read into the buffers ` +
-        `${Number(rollups1.read) - Number(rollups0.read)}, found there ${Number(rollups1.hit) - Number(rollups0.hit)}`,
-    );
-    log(
-      `ingestion run ${run + 1}: WAL ${((Number(wal1.bytes) - Number(wal0.bytes)) / 2 ** 20).toFixed(0)} MB, ` +
-        `${Number(wal1.fpi) - Number(wal0.fpi)} full-page images, ${Number(wal1.records) - Number(wal0.records)} records`,
+      `ingestion run ${run + 1}: rollup rows inserted ${grew('ins')}, updated ${grew('upd')}; ` +
+        `pages read into the buffers ${grew('read')}, found there ${grew('hit')}; WAL ` +
+        `${(grew('walBytes') / 2 ** 20).toFixed(0)} MB, ${grew('fpi')} full-page images, ` +
+        `${grew('records')} records`,
     );
     loadedRounds.push(loaded);
     histograms.push(figures.histogram);

@@ -106,6 +106,7 @@ export async function insertUsageEvents(
   scope: TenantScope,
   events: readonly UsageEventRecord[],
 ): Promise<InsertedEvents> {
+  if (events.length === 0) return { kept: new Set(), otherContent: new Map() };
   const { rows } = await db.query<{ id: string; content_hash: Buffer }>({
     name: 'usage_events_insert',
     text: INSERT_EVENTS,

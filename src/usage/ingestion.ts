@@ -182,24 +182,16 @@ export function recordUsageEvents(
       if (j.event && !j.refusal && !firstOf.has(j.id)) firstOf.set(j.id, i);
     });
     const candidates = [...firstOf.values()].map((i) => judged[i]!.event!);
-    const inserted =
-      candidates.length === 0
-        ? { kept: new Set<string>(), otherContent: new Map<string, Buffer>() }
-        : await insertUsageEvents(tx, actor, candidates);
-    const { kept } = inserted;
+    const { kept, otherContent } = await insertUsageEvents(tx, actor, candidates);
     // What is stored under each id the batch did not keep: a candidate not kept is stored with
-    // its own content unless the insert said otherwise; an id all of whose events were refused
-    // is looked up.
+    // its own content unless the insert said otherwise; an id with no candidate (all of its
+    // events refused) is looked up.
     const keptBefore = new Map<string, Buffer>();
     for (const e of candidates) {
-      if (!kept.has(e.id)) keptBefore.set(e.id, inserted.otherContent.get(e.id) ?? e.hash);
+      if (!kept.has(e.id)) keptBefore.set(e.id, otherContent.get(e.id) ?? e.hash);
     }
     const refusedOnly = [
-      ...new Set(
-        judged.flatMap((j) =>
-          j.id !== null && !kept.has(j.id) && !keptBefore.has(j.id) ? [j.id] : [],
-        ),
-      ),
+      ...new Set(judged.flatMap((j) => (j.id !== null && !firstOf.has(j.id) ? [j.id] : []))),
     ];
     if (refusedOnly.length > 0) {
       for (const [id, hash] of await selectContentHashes(tx, actor, refusedOnly))
