@@ -116,7 +116,7 @@ export async function insertUsageEvents(
       events.map((e) => e.id),
       events.map((e) => e.eventName),
       events.map((e) => e.customerId),
-      events.map((e) => e.occurredAt.toISOString()),
+      events.map((e) => e.utcTimestamp),
       // One JSON array: PostgreSQL parses it once, with no array-literal escaping.
       JSON.stringify(events.map((e) => e.properties)),
       events.map((e) => e.hash.toString('hex')),

@@ -1,7 +1,7 @@
 // One usage event as a request gives it, checked on its own: a batch is taken event by event,
 // so an event that breaks a rule gets an outcome of its own instead of refusing the request.
 // Pure: what needs the database (customers, meters, time) is checked in ./ingestion.ts.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { canonicalJson } from '../canonical-json.ts';
 import { EVENT_ID_PATTERN, EVENT_NAME_PATTERN, type UsageEventErrorCode } from './schemas.ts';
 
@@ -11,6 +11,8 @@ export interface UsageEventRecord {
   eventName: string;
   customerId: string;
   occurredAt: Date;
+  /** The instant as ISO 8601 in UTC, to the millisecond: as hashed and as stored. */
+  utcTimestamp: string;
   properties: Record<string, unknown>;
   /** SHA-256 of its content as canonical JSON: what tells a duplicate from a reused id. */
   hash: Buffer;
@@ -34,7 +36,7 @@ const EVENT_ID = new RegExp(EVENT_ID_PATTERN);
 const EVENT_NAME = new RegExp(EVENT_NAME_PATTERN);
 const CUSTOMER_ID = /^[\x21-\x7e]{1,100}$/;
 const DATE_TIME =
-  /^(\d{4}-\d{2}-\d{2})[Tt]([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)$/;
+  /^(\d{4})-(\d{2})-(\d{2})[Tt]([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)$/;
 const MAX_PROPERTIES_JSON = 4096;
 // JSON text escapes NUL as \u0000 and a lone surrogate as \udXXX (PostgreSQL stores neither);
 // an escape preceded by an odd number of backslashes is one, an even number is literal text.
@@ -48,20 +50,24 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The instant of an RFC 3339 date-time with its offset, or null (Date.parse rolls Feb 30 over). */
+/**
+ * The instant of an RFC 3339 date-time with its offset, or null. Its calendar day must exist:
+ * Date.parse rolls Feb 30 over to March, so the day is checked on a date set to it.
+ */
 function instantOf(text: string): Date | null {
   const match = DATE_TIME.exec(text);
   if (!match) return null;
-  const day = match[1]!;
-  const date = new Date(`${day}T00:00:00Z`);
-  if (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== day) return null;
+  const [year, month, day] = [Number(match[1]), Number(match[2]) - 1, Number(match[3])];
+  const date = new Date(0);
+  date.setUTCFullYear(year, month, day);
+  if (date.getUTCMonth() !== month || date.getUTCDate() !== day) return null;
   return new Date(Date.parse(text));
 }
 
-function contentHash(event: Omit<UsageEventRecord, 'id' | 'hash'>): Buffer {
-  const { eventName, customerId, occurredAt, properties } = event;
-  const content = { eventName, customerId, timestamp: occurredAt.toISOString(), properties };
-  return createHash('sha256').update(canonicalJson(content)).digest();
+function contentHash(event: Omit<UsageEventRecord, 'id' | 'occurredAt' | 'hash'>): Buffer {
+  const { eventName, customerId, utcTimestamp, properties } = event;
+  const content = { eventName, customerId, timestamp: utcTimestamp, properties };
+  return hash('sha256', canonicalJson(content), 'buffer');
 }
 
 /** Checks one event of a batch: its fields, their shapes, and the size of its properties. */
@@ -103,6 +109,7 @@ export function checkEvent(sent: unknown): CheckedEvent {
       'properties contains a NUL character or an unpaired UTF-16 surrogate, which cannot be stored.',
     );
   }
-  const content = { eventName, customerId, occurredAt, properties };
-  return { sentId, id: sentId, event: { id: sentId, ...content, hash: contentHash(content) } };
+  const content = { eventName, customerId, utcTimestamp: occurredAt.toISOString(), properties };
+  const record = { id: sentId, ...content, occurredAt, hash: contentHash(content) };
+  return { sentId, id: sentId, event: record };
 }

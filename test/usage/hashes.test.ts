@@ -38,11 +38,13 @@ describe('a batch’s ids kept before', () => {
         );
         return Number(rows[0]!.other);
       };
+      const now = new Date();
       const event = (id: string, hash: Buffer): UsageEventRecord => ({
         id,
         eventName: 'api_call',
         customerId: 'cus_1',
-        occurredAt: new Date(),
+        occurredAt: now,
+        utcTimestamp: now.toISOString(),
         properties: {},
         hash,
       });
