@@ -1,5 +1,6 @@
 // The connection pool, and the read snapshot that reads which must agree with each other use.
 // Writes go through the unit of work (./unit-of-work.ts).
+import { hash } from 'node:crypto';
 import type { Socket } from 'node:net';
 import pg from 'pg';
 
@@ -55,7 +56,8 @@ export function createPool(url: string, max = 20, options: PoolOptions = {}): Db
     // process. The query in flight fails by itself (→ 503) and the pool drops the dead client
     // on release, so the event needs no handling of its own.
     client.on('error', () => undefined);
-    if (!preparedStatements) sendStatementsUnnamed(client);
+    if (preparedStatements) prepareOnce(client);
+    else sendStatementsUnnamed(client);
     sendTogether(client);
   });
   return pool;
@@ -88,6 +90,55 @@ function sendTogether(client: pg.PoolClient): void {
     return query(...args);
   };
   client.query = together as typeof client.query;
+}
+
+/** Names given to statements by their text (see prepareOnce); at most MAX_NAMED of them. */
+const statementNames = new Map<string, string>();
+const MAX_NAMED = 4096;
+
+function nameOf(text: string): string | undefined {
+  let name = statementNames.get(text);
+  if (name === undefined && statementNames.size < MAX_NAMED) {
+    name = `s_${hash('sha256', text, 'base64url').slice(0, 22)}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
+/**
+ * Makes `client` prepare each statement with parameters once per connection: it is given a
+ * name derived from its text, so PostgreSQL parses and plans it on first use and afterwards
+ * executes its plan (a parameter-dependent plan is still made per execution where PostgreSQL
+ * judges the generic one worse: plan_cache_mode auto). Parsing and planning were about a
+ * quarter of the server's CPU on the billing run's statements. A statement named by its
+ * caller keeps its name. Measured in docs/scaling.md ("Round trips").
+ */
+function prepareOnce(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  const named = (...args: unknown[]) => {
+    const [config, values] = args;
+    if (typeof config === 'string') {
+      if (Array.isArray(values) && values.length > 0) {
+        const name = nameOf(config);
+        if (name !== undefined) args[0] = { text: config, name };
+      }
+    } else if (
+      typeof config === 'object' &&
+      config !== null &&
+      !('submit' in config) &&
+      'text' in config &&
+      typeof config.text === 'string' &&
+      (!('name' in config) || config.name === undefined)
+    ) {
+      const given = 'values' in config ? config.values : values;
+      if (Array.isArray(given) && given.length > 0) {
+        const name = nameOf(config.text);
+        if (name !== undefined) args[0] = { ...config, name };
+      }
+    }
+    return query(...args);
+  };
+  client.query = named as typeof client.query;
 }
 
 /**
