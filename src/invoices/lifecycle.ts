@@ -15,15 +15,15 @@ import type { IssuedDocuments, TakeNumber } from '../documents/service.ts';
 import type { HostedLinks } from '../hosted/links.ts';
 import { INVOICE_EMAIL } from './mail.ts';
 import { assertIssuable } from './einvoice-readiness.ts';
-import { invoiceFromRow, lockInvoiceFor, withLines } from './model.ts';
+import { assertAllowed, invoiceFromRow, lockInvoiceFor, withLines } from './model.ts';
 import { shownByWrite } from './hosted-link.ts';
 import { priceInvoice, ratesForInvoice } from './pricing.ts';
 import type { Invoice } from './schemas.ts';
 import { customerOf, settingsOf, type SharedReads } from './shared-reads.ts';
 import { frozenAtIssue } from './snapshots.ts';
 import { markIssued } from './draft-store.ts';
-import { selectLines } from './lines-store.ts';
-import { applyTransition } from './store.ts';
+import { selectLines, type LineRow } from './lines-store.ts';
+import { applyTransition, type InvoiceRow } from './store.ts';
 
 /**
  * What a caller of the lifecycle records in the same transaction as the move (the subscription
@@ -60,6 +60,14 @@ export interface BatchIssue {
   takeNumber?: TakeNumber;
   /** What the batch read once for all its invoices (./shared-reads.ts). */
   reads?: SharedReads;
+  /** Told the issued row and its lines, for what the batch does next to it (its e-mail). */
+  issued?: (issued: IssuedRow) => void;
+}
+
+/** An invoice as its issue left it, in the transaction that holds its row locked. */
+export interface IssuedRow {
+  row: InvoiceRow;
+  lines: LineRow[];
 }
 
 /**
@@ -96,17 +104,24 @@ export async function issueInvoiceIn(
   ]);
   const totals = priceInvoice(lines, row.default_tax_rates, rates, customer.tax_exempt, 'lines');
   const issuedAt = clock.now();
+  const frozen = frozenAtIssue(row, customer, settings, tenantName, issuedAt);
+  // A draft has no hosted page: the issue makes its first link, whose expiry needs only the
+  // dates just frozen. Sent with the number's statement (one round trip), before it: the
+  // counter row, locked from the number until the transaction ends, is held for less.
+  const linked = { id, dueDate: frozen.due_date, issuedAt: issuedAt.toISOString() };
+  const linking = links.make(tx, scope, linked, issuedAt, { first: true });
+  linking.catch(() => undefined); // awaited below; a failure fails the issue there
   // Taken last: the counter row stays locked until this transaction ends.
   const number = await takeNumber(tx, scope, settings.invoice_prefix);
-  const frozen = frozenAtIssue(row, customer, settings, tenantName, issuedAt);
-  // The issue and its hosted link, sent at once (one round trip): the link's expiry needs
-  // only the dates just frozen.
-  const linked = { id, dueDate: frozen.due_date, issuedAt: issuedAt.toISOString() };
-  const [issued, url] = await Promise.all([
-    markIssued(tx, scope, id, { ...frozen, number, paid: totals.total === 0 }, totals),
-    // A draft has no hosted page: the issue makes its first link.
-    links.make(tx, scope, linked, issuedAt, { first: true }),
-  ]);
+  const issued = await markIssued(
+    tx,
+    scope,
+    id,
+    { ...frozen, number, paid: totals.total === 0 },
+    totals,
+  );
+  const url = await linking;
+  batch.issued?.({ row: issued, lines });
   const invoice = invoiceFromRow(issued, lines, utcDateOf(issuedAt));
   if (settings.einvoice_required) assertIssuable(invoice, issued.seller_snapshot!);
   uow.event('invoice.issued', invoice);
@@ -184,14 +199,18 @@ export async function sendInvoiceIn(
   links: HostedLinks,
   id: string,
   also?: AlsoInTransaction,
-  batch: { reads?: SharedReads; hostedUrl?: string | null } = {},
+  batch: { reads?: SharedReads; hostedUrl?: string | null; issued?: IssuedRow } = {},
 ): Promise<Invoice> {
   const { tx, actor: scope } = uow;
-  const row = await lockInvoiceFor(tx, scope, id, 'send');
+  // Right after its issue in the same transaction, the invoice is as the issue left it, and
+  // locked already.
+  const { issued } = batch;
+  if (issued) assertAllowed(issued.row, 'send');
+  const row = issued?.row ?? (await lockInvoiceFor(tx, scope, id, 'send'));
   const customer = await customerOf(tx, scope, row.customer_id, batch.reads);
   const today = todayUtcOf(clock);
   // An issued invoice's lines do not change: read once, for the e-mail and the answer.
-  const lines = await selectLines(tx, scope, [id]);
+  const lines = issued?.lines ?? (await selectLines(tx, scope, [id]));
   const invoice = invoiceFromRow(row, lines, today);
   // In the language of the invoice's documents, from the seller it was issued by.
   const { name: seller, email: replyTo } = row.seller_snapshot ?? {

@@ -33,6 +33,7 @@ export {
   transitionInvoiceIn,
   type AlsoInTransaction,
   type BatchIssue,
+  type IssuedRow,
 } from './lifecycle.ts';
 export { readShared, type SharedReads } from './shared-reads.ts';
 export { addInvoiceLine, removeInvoiceLine } from './lines.ts';

@@ -20,6 +20,7 @@ import {
   sendInvoiceIn,
   transitionInvoiceIn,
   type AlsoInTransaction,
+  type IssuedRow,
   type SharedReads,
 } from '../invoices/service.ts';
 import { operator } from '../tenancy.ts';
@@ -71,18 +72,24 @@ async function doWorkIn(
   const reads = batch?.reads;
   let step: InvoiceWork | null = work.work;
   let hostedUrl: string | null = null;
+  let issuedRow: IssuedRow | undefined;
   if (step === 'issue') {
     // What follows: the pause's rule for an invoice made while paused, else autoSend.
     const next = work.after_issue ?? (options.autoSend ? 'send' : null);
     const also = batch ? undefined : moveOn(next);
-    const issue = { takeNumber: batch?.numbers.take, reads };
+    const issue = {
+      takeNumber: batch?.numbers.take,
+      reads,
+      issued: (row: IssuedRow) => (issuedRow = row),
+    };
     const issued = await issueInvoiceIn(uow, clock, documents, links, id, also, issue);
     if (!batch) return;
     step = next;
     hostedUrl = issued.hostedInvoiceUrl;
   }
   if (step === 'send') {
-    await sendInvoiceIn(uow, clock, documents, links, id, finish, { reads, hostedUrl });
+    const sent = { reads, hostedUrl, issued: issuedRow };
+    await sendInvoiceIn(uow, clock, documents, links, id, finish, sent);
   } else if (step === null) await finish(uow);
   else await transitionInvoiceIn(uow, clock, links, id, step, finish);
 }
