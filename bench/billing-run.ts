@@ -114,15 +114,19 @@ export async function billingRun(ctx: BillingRunContext): Promise<BillingRunResu
   // counters since the advance (each issue takes one), and the renders still queued, counted
   // only once every invoice is issued. A count over the run's invoices was a parallel
   // sequential scan: about 0.6 s of a backend (and its workers) every 2 s at 100,000.
-  const numbered = async () =>
+  const counts = async (withRenders: boolean) =>
     (
-      await queryOnce<{ n: number }>(
+      await queryOnce<{ due: number; numbered: number; renders: number | null }>(
         url,
-        `SELECT coalesce(sum(last_number), 0)::int AS n FROM invoice_number_counters
-          WHERE tenant_id = ANY($1)`,
-        [ids],
+        `SELECT (SELECT count(*)::int FROM subscriptions
+                  WHERE tenant_id = ANY($1) AND environment = 'test' AND next_action_at <= $2) AS due,
+                (SELECT coalesce(sum(last_number), 0)::int FROM invoice_number_counters
+                  WHERE tenant_id = ANY($1)) AS numbered,
+                CASE WHEN $3 THEN (SELECT count(*)::int FROM document_renders
+                                    WHERE tenant_id = ANY($1)) END AS renders`,
+        [ids, ADVANCE_TO, withRenders],
       )
-    )[0]!.n;
+    )[0]!;
   // The run also issues the drafts there are at the advance (the templates' first invoices,
   // made at set-up): their numbers are not the boundary's.
   const drafts = (
@@ -132,22 +136,13 @@ export async function billingRun(ctx: BillingRunContext): Promise<BillingRunResu
       [ids],
     )
   )[0]!.n;
-  const numbered0 = (await numbered()) + drafts;
+  const numbered0 = (await counts(false)).numbered + drafts;
   const progress = async (withRenders: boolean) => {
-    const [row] = await queryOnce<{ due: number; numbered: number; renders: number | null }>(
-      url,
-      `SELECT (SELECT count(*)::int FROM subscriptions
-                WHERE tenant_id = ANY($1) AND environment = 'test' AND next_action_at <= $2) AS due,
-              (SELECT coalesce(sum(last_number), 0)::int FROM invoice_number_counters
-                WHERE tenant_id = ANY($1)) AS numbered,
-              CASE WHEN $3 THEN (SELECT count(*)::int FROM document_renders
-                                  WHERE tenant_id = ANY($1)) END AS renders`,
-      [ids, ADVANCE_TO, withRenders],
-    );
+    const row = await counts(withRenders);
     return {
-      made: expected - row!.due,
-      issued: Math.max(0, row!.numbered - numbered0),
-      renders: row!.renders,
+      made: expected - row.due,
+      issued: Math.max(0, row.numbered - numbered0),
+      renders: row.renders,
     };
   };
   const cpu = async () => ({
