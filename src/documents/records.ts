@@ -43,6 +43,12 @@ function rowsToDocuments(rows: readonly DocumentRow[]): Map<DocumentFormat, Stor
  * A render in progress elsewhere is waited for (`wait`: a reader) and what it stored is read,
  * or left to it (the worker): then null. Rendering is deterministic, so whoever renders, the
  * bytes are the same.
+ *
+ * The model is read first, before the transaction takes its connection: read inside it, on the
+ * pool, a render would hold one connection while it waited for a second, and as many renders
+ * as the pool has connections (the document worker's and the mail worker's together) would
+ * wait for each other until the pool's timeout. It is read from data frozen at issue, so
+ * reading it before the lock reads what the render under the lock would.
  */
 export async function renderOnce(
   db: Db,
@@ -52,6 +58,7 @@ export async function renderOnce(
   model: () => Promise<DocumentModel>,
   wait: boolean,
 ): Promise<DocumentRow[] | null> {
+  const built = await model();
   const written = await unitOfWork(
     db,
     { actor: operator(scope.tenantId, scope.environment) },
@@ -66,7 +73,7 @@ export async function renderOnce(
         await deleteQueuedRender(tx, scope, subjectId);
         return rows;
       }
-      const docs = await renderer.renderIssued(await model());
+      const docs = await renderer.renderIssued(built);
       const fresh = [
         documentRow(docs, 'pdf'),
         documentRow(docs, 'ubl'),
