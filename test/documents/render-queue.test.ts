@@ -265,7 +265,7 @@ describe('documents rendered off the request path', () => {
     await mail.stop();
   });
 
-  it('renders as many e-mails\' PDFs at once as its pool has connections, each render holding one', async () => {
+  it("renders as many e-mails' PDFs at once as its pool has connections, each render holding one", async () => {
     // Four e-mails sent at once by a worker with a pool of two connections, none of their PDFs
     // stored yet: each e-mail renders its PDF. A render that read its model on the pool while
     // its transaction held a connection waited for a second one; two of them held the pool
@@ -291,7 +291,10 @@ describe('documents rendered off the request path', () => {
       );
       return rows.length === ids.length || rows.some((r) => r.error) ? rows : undefined;
     }, 'the four e-mails');
-    assert.deepEqual(rows, ids.map(() => ({ status: 'sent', attempts: 1, error: null })));
+    assert.deepEqual(
+      rows,
+      ids.map(() => ({ status: 'sent', attempts: 1, error: null })),
+    );
     for (const id of ids) {
       assert.deepEqual(await state(plain, id), { formats: ['cii', 'pdf', 'ubl'], queued: [] });
     }
