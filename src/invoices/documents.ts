@@ -61,16 +61,16 @@ async function modelOfRow(
  * The issued invoice of `row`, as the issued-document service reads it: its model, should its
  * documents have to be rendered, is built from the row already read (what it froze at issue).
  */
-function issued(db: Db, scope: TenantScope, row: InvoiceRow, now: Date): IssuedSubject {
+function issued(scope: TenantScope, row: InvoiceRow, now: Date): IssuedSubject {
   return {
     id: row.id,
     number: row.number!,
-    model: async () => (await modelOfRow(db, scope, row, now)).model,
+    model: async (on) => (await modelOfRow(on, scope, row, now)).model,
   };
 }
 
 async function frozenModel(
-  db: Db,
+  db: Queryable,
   scope: TenantScope,
   id: string,
   now: Date,
@@ -96,7 +96,7 @@ export async function getInvoicePdf(
     const { model } = await modelOfRow(db, scope, row, now);
     return { filename: `${row.id}-draft.pdf`, pdf: await documents.preview(model) };
   }
-  return documents.pdf(db, scope, issued(db, scope, row, now));
+  return documents.pdf(db, scope, issued(scope, row, now));
 }
 
 /** The issued invoice's e-invoice (UBL or CII); 409 for drafts and for incomplete data. */
@@ -112,7 +112,7 @@ export async function getInvoiceEinvoice(
   if (row.status === 'draft') {
     throw new StateInvalidError('A draft has no e-invoice; issue it first.');
   }
-  return documents.einvoice(db, scope, issued(db, scope, row, now), format);
+  return documents.einvoice(db, scope, issued(scope, row, now), format);
 }
 
 /** Which documents of the issued invoice exist: the PDF, and the e-invoices its data allow. */
@@ -123,5 +123,5 @@ export function issuedInvoiceFormats(
   id: string,
   now: Date,
 ): Promise<Set<DocumentFormat>> {
-  return documents.formats(db, scope, { id, model: () => frozenModel(db, scope, id, now) });
+  return documents.formats(db, scope, { id, model: (on) => frozenModel(on, scope, id, now) });
 }
