@@ -136,11 +136,11 @@ export function createMailKinds({
 }
 
 /** An issued invoice's or credit note's document model, from what it froze (the worker's). */
-function issuedModel(db: Db, clock: Clock): ModelOf {
-  return async (kind, scope, id) =>
+function issuedModel(clock: Clock): ModelOf {
+  return async (on, kind, scope, id) =>
     kind === 'credit_note'
-      ? creditNoteModel(db, scope, id)
-      : (await invoiceModel(db, scope, id, clock.now())).model;
+      ? creditNoteModel(on, scope, id)
+      : (await invoiceModel(on, scope, id, clock.now())).model;
 }
 
 /** Every module's service, each made once from the foundation. */
@@ -161,7 +161,7 @@ export function createServices(foundation: Foundation) {
     consoleAging: (scope: TenantScope) => agingToday(db, clock, scope),
     consoleInvoices: consoleInvoiceReads(db),
     consoleDeliveries: consoleDeliveries(db),
-    issuedModel: issuedModel(db, clock),
+    issuedModel: issuedModel(clock),
     customers: bindDb(db, {
       create: createCustomer,
       get: getCustomer,

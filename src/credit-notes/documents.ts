@@ -38,11 +38,10 @@ export async function creditNoteModel(
 
 /** The credit note as the issued-document service reads it: its model from what it froze. */
 export function creditNoteSubject(
-  db: Db,
   scope: TenantScope,
   note: { id: string; number: string },
 ): IssuedSubject {
-  return { id: note.id, number: note.number, model: () => creditNoteModel(db, scope, note.id) };
+  return { id: note.id, number: note.number, model: (on) => creditNoteModel(on, scope, note.id) };
 }
 
 /**
@@ -54,7 +53,7 @@ export async function issuedCreditNote(
   scope: TenantScope,
   id: string,
 ): Promise<IssuedSubject> {
-  return creditNoteSubject(db, scope, await loadCreditNoteRow(db, scope, id));
+  return creditNoteSubject(scope, await loadCreditNoteRow(db, scope, id));
 }
 
 /** An issued (not void) credit note of an invoice, as the invoice's e-mail and page name it. */

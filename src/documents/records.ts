@@ -6,7 +6,7 @@
 // the first reader, whichever comes first. Renders of one subject are serialised by a lock, so
 // a document is rendered once; rendering is deterministic, so whoever renders it, its bytes
 // are those of the data frozen at issue.
-import type { Db } from '../db/pool.ts';
+import type { Db, Queryable } from '../db/pool.ts';
 import { unitOfWork, writtenValue } from '../db/unit-of-work.ts';
 import { operator, type TenantScope } from '../tenancy.ts';
 import type { DocumentModel } from './model.ts';
@@ -23,6 +23,12 @@ import {
 } from './store.ts';
 
 export type { DocumentFormat } from './store.ts';
+
+/**
+ * A subject's document model, from the data it froze at issue, read on `on` (a render reads it
+ * on its transaction's connection).
+ */
+export type ModelOn = (on: Queryable) => Promise<DocumentModel>;
 
 export type StoredDocument = { content: Buffer } | { missing: string[] };
 
@@ -43,13 +49,18 @@ function rowsToDocuments(rows: readonly DocumentRow[]): Map<DocumentFormat, Stor
  * A render in progress elsewhere is waited for (`wait`: a reader) and what it stored is read,
  * or left to it (the worker): then null. Rendering is deterministic, so whoever renders, the
  * bytes are the same.
+ *
+ * The model is read on the transaction's own connection (`model(tx)`), and only once the lock
+ * says this render is the one to do: read on the pool, a render would hold one connection while
+ * it waited for a second, and as many renders as the pool has connections (the document
+ * worker's and the mail worker's together) would wait for each other until the pool's timeout.
  */
 export async function renderOnce(
   db: Db,
   renderer: RenderPool,
   scope: TenantScope,
   subjectId: string,
-  model: () => Promise<DocumentModel>,
+  model: ModelOn,
   wait: boolean,
 ): Promise<DocumentRow[] | null> {
   const written = await unitOfWork(
@@ -66,7 +77,7 @@ export async function renderOnce(
         await deleteQueuedRender(tx, scope, subjectId);
         return rows;
       }
-      const docs = await renderer.renderIssued(await model());
+      const docs = await renderer.renderIssued(await model(tx));
       const fresh = [
         documentRow(docs, 'pdf'),
         documentRow(docs, 'ubl'),
@@ -100,7 +111,7 @@ export async function issuedDocuments(
   renderer: RenderPool,
   scope: TenantScope,
   subjectId: string,
-  model: () => Promise<DocumentModel>,
+  model: ModelOn,
 ): Promise<Map<DocumentFormat, StoredDocument>> {
   const rows = await selectDocuments(db, scope, subjectId);
   const documents = rowsToDocuments(rows);
@@ -113,7 +124,7 @@ export async function issuedDocuments(
       return documents;
     }
     const stored = new Map(rows.map((r) => [r.format, r.content]));
-    await repairDocuments(db, renderer, scope, subjectId, stored, broken, model);
+    await repairDocuments(db, renderer, scope, subjectId, stored, broken, () => model(db));
     return rowsToDocuments(await selectDocuments(db, scope, subjectId));
   }
   const rendered = await renderOnce(db, renderer, scope, subjectId, model, true);
@@ -127,7 +138,7 @@ export async function issuedDocument(
   scope: TenantScope,
   subjectId: string,
   format: DocumentFormat,
-  model: () => Promise<DocumentModel>,
+  model: ModelOn,
 ): Promise<StoredDocument> {
   return (await issuedDocuments(db, renderer, scope, subjectId, model)).get(format)!;
 }
@@ -141,7 +152,7 @@ export async function issuedDocumentFormats(
   renderer: RenderPool,
   scope: TenantScope,
   subjectId: string,
-  model: () => Promise<DocumentModel>,
+  model: ModelOn,
 ): Promise<Set<DocumentFormat>> {
   let rows = await selectDocumentFormats(db, scope, subjectId);
   if (!FORMATS.every((f) => rows.some((r) => r.format === f))) {

@@ -3,7 +3,7 @@
 // the e-mail and the hosted page find them stored. A reader that comes first renders them
 // itself; renders of one subject are serialised (./records.ts), so either way once.
 import type { Clock } from '../clock.ts';
-import type { Db } from '../db/pool.ts';
+import type { Db, Queryable } from '../db/pool.ts';
 import { Poller } from '../jobs/poller.ts';
 import type { DocumentModel } from './model.ts';
 import { renderOnce } from './records.ts';
@@ -12,7 +12,12 @@ import { claimDueRenders, type QueuedRender, type RenderKind } from './renders-s
 import type { TenantScope } from '../tenancy.ts';
 
 /** A subject's document model, from the data it froze (given by the composition root). */
-export type ModelOf = (kind: RenderKind, scope: TenantScope, id: string) => Promise<DocumentModel>;
+export type ModelOf = (
+  on: Queryable,
+  kind: RenderKind,
+  scope: TenantScope,
+  id: string,
+) => Promise<DocumentModel>;
 
 export interface RenderQueueOptions {
   renderer: RenderPool;
@@ -47,7 +52,7 @@ export class RenderQueue {
       claim: (limit) => claimDueRenders(db, limit, options.leaseSeconds ?? 30),
       handle: async (item) => {
         const scope: TenantScope = { tenantId: item.tenant_id, environment: item.environment };
-        const model = () => modelOf(item.kind, scope, item.subject_id);
+        const model = (on: Queryable) => modelOf(on, item.kind, scope, item.subject_id);
         // Another worker or a reader rendering it now: theirs is stored, nothing to do.
         await renderOnce(db, renderer, scope, item.subject_id, model, false);
       },

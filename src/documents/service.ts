@@ -21,7 +21,7 @@ import {
 import type { DocumentModel } from './model.ts';
 import { nextDocumentNumber } from './numbering.ts';
 import { einvoiceRefusal } from './readiness.ts';
-import { issuedDocument, issuedDocumentFormats } from './records.ts';
+import { issuedDocument, issuedDocumentFormats, type ModelOn } from './records.ts';
 import type { RenderPool } from './render-pool.ts';
 import type { DocumentFormat } from './store.ts';
 
@@ -41,8 +41,11 @@ export function documentFilename(number: string, suffix: string): string {
 export interface IssuedSubject {
   id: string;
   number: string;
-  /** Its document model, built from what it froze (called only when it must be rendered). */
-  model: () => Promise<DocumentModel>;
+  /**
+   * Its document model, built from what it froze, read on `on` (called only when it must be
+   * rendered: on the render's transaction).
+   */
+  model: ModelOn;
 }
 
 export interface IssuedDocumentsDeps {
@@ -94,7 +97,7 @@ export function createIssuedDocuments({ renderer, clock }: IssuedDocumentsDeps) 
       const stored = await issuedDocument(db, renderer, scope, subject.id, format, subject.model);
       if ('missing' in stored) {
         // Each field with the reason the rules give (an e-mail address is there, yet unroutable).
-        throw einvoiceRefusal(stored.missing, await subject.model(), { syntax: format });
+        throw einvoiceRefusal(stored.missing, await subject.model(db), { syntax: format });
       }
       return { filename: documentFilename(subject.number, `-${format}.xml`), xml: stored.content };
     },

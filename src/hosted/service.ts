@@ -40,7 +40,7 @@ export async function hostedInvoicePage(
   const formats = await issuedInvoiceFormats(deps.db, deps.documents, link.scope, invoice.id, now);
   const creditNotes = [];
   for (const note of await issuedCreditNotesOf(deps.db, link.scope, invoice.id)) {
-    const subject = creditNoteSubject(deps.db, link.scope, note);
+    const subject = creditNoteSubject(link.scope, note);
     const noteFormats = await deps.documents.formats(deps.db, link.scope, subject);
     creditNotes.push({ ...note, formats: noteFormats });
   }
@@ -106,7 +106,7 @@ export async function hostedCreditNoteDocument(
   const notes = await issuedCreditNotesOf(db, link.scope, link.invoiceId);
   const note = notes.find((n) => n.number === number);
   if (!note) return null;
-  const subject = creditNoteSubject(db, link.scope, note);
+  const subject = creditNoteSubject(link.scope, note);
   if (format === 'pdf') return pdfDocument(await documents.pdf(db, link.scope, subject));
   // What the page offers (./page.ts, creditNoteRows), and nothing more.
   const now = deps.clock.now();

@@ -18,6 +18,7 @@ import { getSettingsWithTenantName } from '../settings/service.ts';
 import type { TenantScope } from '../tenancy.ts';
 import { invoiceDocumentModel } from './document.ts';
 import { loadInvoiceRow, withLines } from './model.ts';
+import type { InvoiceRow } from './store.ts';
 import type { Invoice } from './schemas.ts';
 
 /**
@@ -31,7 +32,15 @@ export async function invoiceModel(
   id: string,
   now: Date,
 ): Promise<{ invoice: Invoice; model: DocumentModel }> {
-  const row = await loadInvoiceRow(db, scope, id);
+  return modelOfRow(db, scope, await loadInvoiceRow(db, scope, id), now);
+}
+
+async function modelOfRow(
+  db: Queryable,
+  scope: TenantScope,
+  row: InvoiceRow,
+  now: Date,
+): Promise<{ invoice: Invoice; model: DocumentModel }> {
   const invoice = await withLines(db, scope, row, utcDateOf(now));
   const draft = row.status === 'draft';
   // Invoices issued before sellers were frozen print the seller as it is now.
@@ -48,13 +57,20 @@ export async function invoiceModel(
   return { invoice, model };
 }
 
-/** The issued invoice `id` numbered `number`, as the issued-document service reads it. */
-function issued(db: Db, scope: TenantScope, id: string, number: string, now: Date): IssuedSubject {
-  return { id, number, model: () => frozenModel(db, scope, id, now) };
+/**
+ * The issued invoice of `row`, as the issued-document service reads it: its model, should its
+ * documents have to be rendered, is built from the row already read (what it froze at issue).
+ */
+function issued(scope: TenantScope, row: InvoiceRow, now: Date): IssuedSubject {
+  return {
+    id: row.id,
+    number: row.number!,
+    model: async (on) => (await modelOfRow(on, scope, row, now)).model,
+  };
 }
 
 async function frozenModel(
-  db: Db,
+  db: Queryable,
   scope: TenantScope,
   id: string,
   now: Date,
@@ -73,11 +89,14 @@ export async function getInvoicePdf(
   id: string,
   now: Date,
 ): Promise<AttachedPdf> {
-  const { invoice, model } = await invoiceModel(db, scope, id, now);
-  if (invoice.status === 'draft') {
-    return { filename: `${invoice.id}-draft.pdf`, pdf: await documents.preview(model) };
+  // An issued invoice's stored PDF needs only its number: its model is built if it must be
+  // rendered, not to serve what is stored.
+  const row = await loadInvoiceRow(db, scope, id);
+  if (row.status === 'draft') {
+    const { model } = await modelOfRow(db, scope, row, now);
+    return { filename: `${row.id}-draft.pdf`, pdf: await documents.preview(model) };
   }
-  return documents.pdf(db, scope, issued(db, scope, id, invoice.number!, now));
+  return documents.pdf(db, scope, issued(scope, row, now));
 }
 
 /** The issued invoice's e-invoice (UBL or CII); 409 for drafts and for incomplete data. */
@@ -93,7 +112,7 @@ export async function getInvoiceEinvoice(
   if (row.status === 'draft') {
     throw new StateInvalidError('A draft has no e-invoice; issue it first.');
   }
-  return documents.einvoice(db, scope, issued(db, scope, id, row.number!, now), format);
+  return documents.einvoice(db, scope, issued(scope, row, now), format);
 }
 
 /** Which documents of the issued invoice exist: the PDF, and the e-invoices its data allow. */
@@ -104,5 +123,5 @@ export function issuedInvoiceFormats(
   id: string,
   now: Date,
 ): Promise<Set<DocumentFormat>> {
-  return documents.formats(db, scope, { id, model: () => frozenModel(db, scope, id, now) });
+  return documents.formats(db, scope, { id, model: (on) => frozenModel(on, scope, id, now) });
 }

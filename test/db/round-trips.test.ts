@@ -46,6 +46,8 @@ const CEILINGS: Record<string, Cost> = {
   'POST /v1/invoices/:id/pay': { statements: 7, roundTrips: 5 },
   'POST /v1/invoices/:id/void': { statements: 7, roundTrips: 6 },
   'POST /v1/invoices/:id/send': { statements: 8, roundTrips: 8 },
+  'GET /v1/invoices/:id/pdf (first read: rendered and stored)': { statements: 9, roundTrips: 7 },
+  'GET /v1/invoices/:id/pdf (stored)': { statements: 2, roundTrips: 2 },
   'POST /v1/credit-notes': { statements: 12, roundTrips: 11 },
 };
 
@@ -236,6 +238,23 @@ const OPERATIONS: Operation[] = [
     prepare: async () => {
       const { id } = await newOpenInvoice();
       return () => api.post(`/v1/invoices/${id}/send`);
+    },
+  },
+  {
+    name: 'GET /v1/invoices/:id/pdf (first read: rendered and stored)',
+    status: 200,
+    prepare: async () => {
+      const { id } = await newOpenInvoice();
+      return () => api.get(`/v1/invoices/${id}/pdf`);
+    },
+  },
+  {
+    name: 'GET /v1/invoices/:id/pdf (stored)',
+    status: 200,
+    prepare: async () => {
+      const { id } = await newOpenInvoice();
+      await created(api.get(`/v1/invoices/${id}/pdf`), 200);
+      return () => api.get(`/v1/invoices/${id}/pdf`);
     },
   },
   {

@@ -262,5 +262,41 @@ describe('documents rendered off the request path', () => {
     });
     const read = await plainTenant.get(`/v1/invoices/${invoice.id}/pdf`);
     assert.equal(sha256(read.bytes), sha256(pdf));
+    await mail.stop();
+  });
+
+  it("renders as many e-mails' PDFs at once as its pool has connections, each render holding one", async () => {
+    // Four e-mails sent at once by a worker with a pool of two connections, none of their PDFs
+    // stored yet: each e-mail renders its PDF. A render that read its model on the pool while
+    // its transaction held a connection waited for a second one; two of them held the pool
+    // until its timeout, and their e-mails failed and waited for a retry.
+    const renderer = createRenderPool({ threads: 1 });
+    after(() => renderer.close());
+    const documents = createIssuedDocuments({ renderer, clock: plain.clock });
+    const pool = testPool(plain.databaseUrl, 2);
+    after(() => pool.end());
+    const mail = testMailWorker(pool, plain, smtp, documents);
+    const invoices = await Promise.all(Array.from({ length: 4 }, () => plainTenant.issue()));
+    for (const invoice of invoices) {
+      const sent = await plainTenant.api.post(`/v1/invoices/${invoice.id}/send`);
+      assert.equal(sent.status, 200, sent.text);
+    }
+    mail.start();
+    const ids = invoices.map((i) => i.id);
+    const rows = await waitFor(async () => {
+      const { rows } = await plain.db.query<{ status: string; attempts: number; error: string }>(
+        `SELECT status, attempts, last_error AS error FROM mail_outbox
+          WHERE subject_id = ANY($1) AND (status <> 'queued' OR last_error IS NOT NULL)`,
+        [ids],
+      );
+      return rows.length === ids.length || rows.some((r) => r.error) ? rows : undefined;
+    }, 'the four e-mails');
+    assert.deepEqual(
+      rows,
+      ids.map(() => ({ status: 'sent', attempts: 1, error: null })),
+    );
+    for (const id of ids) {
+      assert.deepEqual(await state(plain, id), { formats: ['cii', 'pdf', 'ubl'], queued: [] });
+    }
   });
 });
