@@ -284,7 +284,11 @@ describe('documents rendered off the request path', () => {
     mail.start();
     const ids = invoices.map((i) => i.id);
     const rows = await waitFor(async () => {
-      const { rows } = await plain.db.query<{ status: string; attempts: number; error: string }>(
+      const { rows } = await plain.db.query<{
+        status: string;
+        attempts: number;
+        error: string | null;
+      }>(
         `SELECT status, attempts, last_error AS error FROM mail_outbox
           WHERE subject_id = ANY($1) AND (status <> 'queued' OR last_error IS NOT NULL)`,
         [ids],
