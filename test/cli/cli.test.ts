@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { createServer, type AddressInfo } from 'node:net';
 import pg from 'pg';
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -8,6 +7,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
 import { call, createTestDatabase, databaseEnv, waitUntil } from '../helpers.ts';
+import { freePort } from '../reliability/databases.ts';
 import { billing } from './billing.ts';
 
 describe('billing CLI', () => {
@@ -186,15 +186,6 @@ describe('billing CLI', () => {
     assert.equal((await call(url, 'GET', '/readyz')).status, 200);
   });
 });
-
-/** A port nobody listens on now (the embedded PostgreSQL of this test takes it next). */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 describe('configuration', () => {
   it('names every wrong variable at start', () => {

@@ -41,8 +41,12 @@ export async function createScratchDatabase(adminUrl: string): Promise<ScratchDa
   };
 }
 
-/** A free TCP port on 127.0.0.1 in [from, to] (the reliability range is 55100–55999). */
-export async function freePort(from = 55100, to = 55999): Promise<number> {
+/**
+ * A free TCP port on 127.0.0.1 in [from, to]. The range lies below Linux's ephemeral ports
+ * (32768–60999), which the kernel hands to every listener on port 0 and every outgoing
+ * connection: a port from it could be taken between this probe and the caller's bind.
+ */
+export async function freePort(from = 21000, to = 29999): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
     const port = from + Math.floor(Math.random() * (to - from + 1));
     const free = await new Promise<boolean>((resolve) => {
@@ -65,11 +69,27 @@ export interface OwnedPostgres {
   destroy(): Promise<void>;
 }
 
+/**
+ * Test files run side by side, and another one may bind the probed port while this one
+ * initialises its cluster (seconds): then the start is tried again on another port.
+ */
+async function startOnFreePort(dataDir: string) {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    try {
+      return { port, server: await startEmbeddedDatabase(dataDir, port) };
+    } catch (error) {
+      if (attempt === 3 || !/Address already in use/.test(String(error))) throw error;
+    }
+  }
+}
+
 /** An embedded PostgreSQL in a temporary directory on a free port, owned by the caller. */
 export async function startOwnedPostgres(): Promise<OwnedPostgres> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'billing-rel-pg-'));
-  const port = await freePort();
-  let server: EmbeddedDatabase | undefined = await startEmbeddedDatabase(dataDir, port);
+  const first = await startOnFreePort(dataDir);
+  const port = first.port;
+  let server: EmbeddedDatabase | undefined = first.server;
   const url = server.url;
   return {
     url,
