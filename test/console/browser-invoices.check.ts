@@ -1,9 +1,9 @@
-// The invoices and events pages in Chromium (`npm run test:browser`): each page signed in as
-// each role, held to axe-core's WCAG 2.2 AA rules (no serious or critical violation); a payment
-// recorded through the invoice's form with JavaScript off; screenshots at desktop and mobile
-// width in English and German into ./data/screenshots/console/ (git-ignored). axe-core runs in
-// the page and waits forever where scripts are off, so the pages it checks are visited with
-// scripts on (the console has none to run).
+// The invoices and events pages in Chromium (`npm run test:browser`): each page signed in as each
+// role, held to axe-core's WCAG 2.2 AA rules (no serious or critical violation); a payment recorded
+// through the invoice's form with JavaScript off; screenshots in English at desktop width and
+// German at mobile width (VIEWS) into ./data/screenshots/console/ (git-ignored). axe-core runs in
+// the page and waits forever where scripts are off, so the pages it checks are visited with scripts
+// on (the console has none to run).
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -12,10 +12,15 @@ import type { Role } from '../../src/console/roles.ts';
 import { createCustomer, createInvoice, startInvoiceApp, tenantApi } from '../invoices/fixtures.ts';
 import { completeSeller, issuedInvoice } from '../hosted/fixtures.ts';
 import { consoleUser, screenshot } from './browser.ts';
-import { assertAccessible, chromiumForChecks, SCREENSHOTS, signInThroughForm } from './chromium.ts';
-
-const DESKTOP = { width: 1280, height: 900 };
-const MOBILE = { width: 375, height: 812 };
+import {
+  assertAccessible,
+  chromiumForChecks,
+  DESKTOP,
+  MOBILE,
+  SCREENSHOTS,
+  signInThroughForm,
+  VIEWS,
+} from './chromium.ts';
 
 const server = await startInvoiceApp();
 const { api, key } = await tenantApi(server);
@@ -71,22 +76,17 @@ async function firstEvent(page: Page): Promise<string> {
 }
 
 describe('invoices and events in Chromium', () => {
-  for (const locale of ['en', 'de'] as const) {
-    for (const [width, viewport] of [
-      ['desktop', DESKTOP],
-      ['mobile', MOBILE],
-    ] as const) {
-      it(`shows the pages in ${locale} at ${viewport.width} px, accessibly`, async () => {
-        const page = await signIn('admin', locale, viewport);
-        await checked(page, '/console/invoices', `invoices-${locale}-${width}`);
-        await checked(page, `/console/invoices/${invoice.id}`, `invoice-${locale}-${width}`);
-        await checked(page, `/console/invoices/${paid.id}`, `invoice-paid-${locale}-${width}`);
-        await checked(page, '/console/invoices?status=void', `invoices-empty-${locale}-${width}`);
-        await checked(page, '/console/events', `events-${locale}-${width}`);
-        await checked(page, await firstEvent(page), `event-${locale}-${width}`);
-        await page.context().close();
-      });
-    }
+  for (const { locale, width, viewport } of VIEWS) {
+    it(`shows the pages in ${locale} at ${viewport.width} px, accessibly`, async () => {
+      const page = await signIn('admin', locale, viewport);
+      await checked(page, '/console/invoices', `invoices-${locale}-${width}`);
+      await checked(page, `/console/invoices/${invoice.id}`, `invoice-${locale}-${width}`);
+      await checked(page, `/console/invoices/${paid.id}`, `invoice-paid-${locale}-${width}`);
+      await checked(page, '/console/invoices?status=void', `invoices-empty-${locale}-${width}`);
+      await checked(page, '/console/events', `events-${locale}-${width}`);
+      await checked(page, await firstEvent(page), `event-${locale}-${width}`);
+      await page.context().close();
+    });
   }
 
   for (const role of ['finance', 'viewer'] as const) {

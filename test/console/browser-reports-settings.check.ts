@@ -1,7 +1,7 @@
 // `npm run test:browser`: the reports, settings and API keys pages in Debian's Chromium, each
 // signed in as each role that may see it, held to axe-core's WCAG 2.2 AA rules (no serious or
-// critical violation; axe is a script in the page, so those visits have JavaScript on — the
-// console has none of its own), at desktop and mobile width in English and German, printed (no
+// critical violation; axe is a script in the page, so those visits have JavaScript on — the console
+// has none of its own), in English at desktop width and German at mobile width (VIEWS), printed (no
 // navigation), and a key made through the form with JavaScript off. Screenshots go to
 // ./data/screenshots/console/ (git-ignored).
 import assert from 'node:assert/strict';
@@ -13,12 +13,18 @@ import { createTenantWithKey, client } from '../helpers.ts';
 import { completeSeller, issuedInvoice } from '../hosted/fixtures.ts';
 import { startInvoiceApp } from '../invoices/fixtures.ts';
 import { consoleUser, screenshot } from './browser.ts';
-import { assertAccessible, chromiumForChecks, SCREENSHOTS, signInThroughForm } from './chromium.ts';
+import {
+  assertAccessible,
+  chromiumForChecks,
+  DESKTOP,
+  MOBILE,
+  SCREENSHOTS,
+  signInThroughForm,
+  VIEWS,
+} from './chromium.ts';
 
 /** Each visit's time limit: a page that hangs fails with its step rather than the whole run. */
 const LIMIT = { timeout: 180_000 };
-const DESKTOP = { width: 1280, height: 900 };
-const MOBILE = { width: 375, height: 812 };
 
 const server = await startInvoiceApp();
 const key = await createTenantWithKey(server.db, { environment: 'live' });
@@ -58,24 +64,19 @@ async function checked(page: Page, url: string, name: string, status = 200): Pro
 }
 
 describe('reports, settings and API keys in Chromium', () => {
-  for (const locale of ['en', 'de'] as const) {
-    for (const [width, viewport] of [
-      ['desktop', DESKTOP],
-      ['mobile', MOBILE],
-    ] as const) {
-      it(
-        `shows them to an admin in ${locale} at ${viewport.width} px, accessibly`,
-        LIMIT,
-        async () => {
-          const page = await signIn('admin', locale, viewport);
-          await checked(page, '/console/reports', `reports-${locale}-${width}`);
-          assert.equal(await page.locator('section.report table').count(), 3);
-          await checked(page, '/console/settings', `settings-${locale}-${width}`);
-          await checked(page, '/console/settings/api-keys', `api-keys-${locale}-${width}`);
-          await page.context().close();
-        },
-      );
-    }
+  for (const { locale, width, viewport } of VIEWS) {
+    it(
+      `shows them to an admin in ${locale} at ${viewport.width} px, accessibly`,
+      LIMIT,
+      async () => {
+        const page = await signIn('admin', locale, viewport);
+        await checked(page, '/console/reports', `reports-${locale}-${width}`);
+        assert.equal(await page.locator('section.report table').count(), 3);
+        await checked(page, '/console/settings', `settings-${locale}-${width}`);
+        await checked(page, '/console/settings/api-keys', `api-keys-${locale}-${width}`);
+        await page.context().close();
+      },
+    );
   }
 
   it('shows reports to finance and viewer, and refuses them settings and keys', LIMIT, async () => {

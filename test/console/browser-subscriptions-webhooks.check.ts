@@ -1,7 +1,7 @@
-// `npm run test:browser`: the subscription and webhook pages of the console in Debian's
-// Chromium with JavaScript off, as each role; axe-core's WCAG 2.2 AA rules (no serious or
-// critical violation); one action of each page done through its form; screenshots at desktop
-// and mobile width in English and German into ./data/screenshots/console/ (git-ignored).
+// `npm run test:browser`: the subscription and webhook pages of the console in Debian's Chromium
+// with JavaScript off, as each role; axe-core's WCAG 2.2 AA rules (no serious or critical
+// violation); one action of each page done through its form; screenshots in English at desktop
+// width and German at mobile width (VIEWS) into ./data/screenshots/console/ (git-ignored).
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -10,10 +10,15 @@ import type { Role } from '../../src/console/roles.ts';
 import { createCustomer, startInvoiceApp, tenantApi } from '../invoices/fixtures.ts';
 import { createPrice } from '../subscriptions/fixtures.ts';
 import { consoleUser, screenshot } from './browser.ts';
-import { assertAccessible, chromiumForChecks, SCREENSHOTS, signInThroughForm } from './chromium.ts';
-
-const DESKTOP = { width: 1280, height: 900 };
-const MOBILE = { width: 375, height: 812 };
+import {
+  assertAccessible,
+  chromiumForChecks,
+  DESKTOP,
+  MOBILE,
+  SCREENSHOTS,
+  signInThroughForm,
+  VIEWS,
+} from './chromium.ts';
 
 // No worker: the failed delivery stays as it is set below.
 const server = await startInvoiceApp({ webhooksAllowLoopback: true, runWorker: false });
@@ -103,17 +108,12 @@ describe('subscription and webhook pages in Chromium', () => {
     });
   }
 
-  for (const locale of ['en', 'de'] as const) {
-    for (const [width, viewport] of [
-      ['desktop', DESKTOP],
-      ['mobile', MOBILE],
-    ] as const) {
-      it(`shows every page to admin in ${locale} at ${viewport.width} px`, async () => {
-        const page = await signIn('admin', locale, viewport);
-        for (const [url, name] of PAGES) await checked(page, url, `${name}-${locale}-${width}`);
-        await page.context().close();
-      });
-    }
+  for (const { locale, width, viewport } of VIEWS) {
+    it(`shows every page to admin in ${locale} at ${viewport.width} px`, async () => {
+      const page = await signIn('admin', locale, viewport);
+      for (const [url, name] of PAGES) await checked(page, url, `${name}-${locale}-${width}`);
+      await page.context().close();
+    });
   }
 
   it('changes a quantity and retries a delivery through the forms, JavaScript off', async () => {

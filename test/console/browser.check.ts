@@ -1,10 +1,10 @@
-// `npm run test:browser` (with the hosted page's check): the console in Debian's Chromium,
-// driven by playwright-core. It signs in through the form, visits every page, holds each to
-// axe-core's WCAG 2.2 AA rules (no serious or critical violation), and takes screenshots at
-// desktop and mobile width in English and German into ./data/screenshots/console/
-// (git-ignored). axe-core is a script run in the page, so those visits have JavaScript on (the
-// console has none of its own: the pages are the same); a walk with JavaScript off signs in,
-// switches the environment, opens every page and sends a form.
+// `npm run test:browser` (with the hosted page's check): the console in Debian's Chromium, driven
+// by playwright-core. It signs in through the form, visits every page, holds each to axe-core's
+// WCAG 2.2 AA rules (no serious or critical violation), and takes screenshots in English at desktop
+// width and German at mobile width (VIEWS) into ./data/screenshots/console/ (git-ignored). axe-core
+// is a script run in the page, so those visits have JavaScript on (the console has none of its own:
+// the pages are the same); a walk with JavaScript off signs in, switches the environment, opens
+// every page and sends a form.
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -12,10 +12,15 @@ import type { Page } from 'playwright-core';
 import { createCustomer, startInvoiceApp, tenantApi } from '../invoices/fixtures.ts';
 import { completeSeller, issuedInvoice } from '../hosted/fixtures.ts';
 import { consoleUser, screenshot } from './browser.ts';
-import { assertAccessible, chromiumForChecks, SCREENSHOTS, signInThroughForm } from './chromium.ts';
-
-const DESKTOP = { width: 1280, height: 900 };
-const MOBILE = { width: 375, height: 812 };
+import {
+  assertAccessible,
+  chromiumForChecks,
+  DESKTOP,
+  MOBILE,
+  SCREENSHOTS,
+  signInThroughForm,
+  VIEWS,
+} from './chromium.ts';
 
 const server = await startInvoiceApp();
 const { api, key } = await tenantApi(server);
@@ -51,36 +56,31 @@ async function checked(page: Page, url: string, name: string): Promise<void> {
 }
 
 describe('the console in Chromium', () => {
-  for (const locale of ['en', 'de'] as const) {
-    for (const [width, viewport] of [
-      ['desktop', DESKTOP],
-      ['mobile', MOBILE],
-    ] as const) {
-      it(`signs in and shows every page in ${locale} at ${viewport.width} px, accessibly`, async () => {
-        const page = await signIn(locale, viewport);
-        assert.equal(await page.getAttribute('html', 'lang'), locale);
-        await checked(page, '/console', `overview-${locale}-${width}`);
-        assert.equal(await page.locator('svg rect.bar').count(), 12);
-        await checked(page, '/console/customers', `customers-${locale}-${width}`);
-        await checked(page, '/console/customers?q=gra', `search-${locale}-${width}`);
-        await checked(page, `/console/customers/${customer.id}`, `customer-${locale}-${width}`);
-        await checked(page, '/console/settings/users', `users-${locale}-${width}`);
-        // No horizontal scrolling of the page itself at 375 px.
-        const overflow = await page.evaluate(() => {
-          const width = document.documentElement.clientWidth;
-          const wider = [...document.querySelectorAll('body *')]
-            .filter((e) => e.getBoundingClientRect().right > width + 1)
-            .filter((e) => !e.closest('.table-scroll'))
-            .map((e) => `${e.tagName.toLowerCase()}.${e.className}`);
-          return { by: document.documentElement.scrollWidth - width, wider };
-        });
-        assert.ok(
-          overflow.by <= 0,
-          `the page scrolls sideways by ${overflow.by} px: ${overflow.wider.join(', ')}`,
-        );
-        await page.context().close();
+  for (const { locale, width, viewport } of VIEWS) {
+    it(`signs in and shows every page in ${locale} at ${viewport.width} px, accessibly`, async () => {
+      const page = await signIn(locale, viewport);
+      assert.equal(await page.getAttribute('html', 'lang'), locale);
+      await checked(page, '/console', `overview-${locale}-${width}`);
+      assert.equal(await page.locator('svg rect.bar').count(), 12);
+      await checked(page, '/console/customers', `customers-${locale}-${width}`);
+      await checked(page, '/console/customers?q=gra', `search-${locale}-${width}`);
+      await checked(page, `/console/customers/${customer.id}`, `customer-${locale}-${width}`);
+      await checked(page, '/console/settings/users', `users-${locale}-${width}`);
+      // No horizontal scrolling of the page itself at 375 px.
+      const overflow = await page.evaluate(() => {
+        const width = document.documentElement.clientWidth;
+        const wider = [...document.querySelectorAll('body *')]
+          .filter((e) => e.getBoundingClientRect().right > width + 1)
+          .filter((e) => !e.closest('.table-scroll'))
+          .map((e) => `${e.tagName.toLowerCase()}.${e.className}`);
+        return { by: document.documentElement.scrollWidth - width, wider };
       });
-    }
+      assert.ok(
+        overflow.by <= 0,
+        `the page scrolls sideways by ${overflow.by} px: ${overflow.wider.join(', ')}`,
+      );
+      await page.context().close();
+    });
   }
 
   it('works with JavaScript off: signs in, switches, shows every page, sends a form', async () => {
