@@ -67,13 +67,15 @@ export interface DocumentMessage {
 
 /**
  * Queues the document's e-mail to `customer`'s address; 400 parameter_missing when it has
- * none. Returns the document's row, its `email` queued.
+ * none. Returns the document's row, its `email` queued: `queuedRow` where the caller's own
+ * update of the row queued it already (an issue that sends next), else by an update here.
  */
 export async function queueDocumentMail<Row>(
   uow: UnitOfWork,
   mail: DocumentMail<Row>,
   customer: { email: string | null },
   message: DocumentMessage,
+  queuedRow?: Row,
 ): Promise<Row> {
   if (!customer.email) {
     throw new ParameterMissingError(
@@ -82,6 +84,7 @@ export async function queueDocumentMail<Row>(
     );
   }
   await queueMail(uow, { kind: mail.kind, to: customer.email, ...message });
+  if (queuedRow) return queuedRow;
   return mail.updateEmail(uow.tx, uow.actor, message.subjectId, {
     status: 'queued',
     attempts: 0,

@@ -117,8 +117,9 @@ export function createIssuedDocuments({ renderer, clock }: IssuedDocumentsDeps) 
       mail: DocumentMail<Row>,
       customer: { email: string | null },
       message: DocumentMessage,
+      queuedRow?: Row,
     ): Promise<Row> {
-      return queueDocumentMail(uow, mail, customer, message);
+      return queueDocumentMail(uow, mail, customer, message, queuedRow);
     },
 
     /** The outbox kind of the document's e-mail, attaching `pdfs` as it is sent (./mail.ts). */

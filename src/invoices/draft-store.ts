@@ -103,12 +103,16 @@ export async function updateDraft(
   return rows[0]!;
 }
 
-/** Issues a draft: number, frozen customer and breakdown, due date; paid at once when 0. */
+/**
+ * Issues a draft: number, frozen customer and breakdown, due date; paid at once when 0. With
+ * `emailQueued` (a batch that sends the invoice next), its e-mail is queued by this update too,
+ * rather than by a second update of the row.
+ */
 export async function markIssued(
   db: Queryable,
   scope: TenantScope,
   id: string,
-  issue: FrozenAtIssue & { number: string; paid: boolean },
+  issue: FrozenAtIssue & { number: string; paid: boolean; emailQueued: boolean },
   totals: Totals,
 ): Promise<InvoiceRow> {
   const { rows } = await db.query<InvoiceRow>(
@@ -119,7 +123,10 @@ export async function markIssued(
             supply_date = $9, buyer_reference = $10, seller_snapshot = $11,
             tax_inclusive = $12, subtotal = $13, tax = $14, total_excluding_tax = $15,
             total = $16, amount_remaining = $16 - amount_paid - amount_credited,
-            tax_amounts = $17, updated_at = $7::timestamptz
+            tax_amounts = $17, updated_at = $7::timestamptz,
+            email_status = CASE WHEN $18 THEN 'queued' ELSE email_status END,
+            email_attempts = CASE WHEN $18 THEN 0 ELSE email_attempts END,
+            email_last_error = CASE WHEN $18 THEN NULL ELSE email_last_error END
       WHERE tenant_id = $1 AND environment = $2 AND id = $3 AND status = 'draft'
       RETURNING ${COLUMNS}`,
     [
@@ -135,6 +142,7 @@ export async function markIssued(
       issue.buyer_reference,
       JSON.stringify(issue.seller_snapshot),
       ...totalsValues(totals),
+      issue.emailQueued,
     ],
   );
   return rows[0]!;

@@ -62,12 +62,19 @@ export interface BatchIssue {
   reads?: SharedReads;
   /** Told the issued row and its lines, for what the batch does next to it (its e-mail). */
   issued?: (issued: IssuedRow) => void;
+  /**
+   * The batch sends the invoice next: where its customer has an address, the issue's own
+   * update queues the e-mail's state, and the send only queues the message (IssuedRow).
+   */
+  thenSend?: boolean;
 }
 
 /** An invoice as its issue left it, in the transaction that holds its row locked. */
 export interface IssuedRow {
   row: InvoiceRow;
   lines: LineRow[];
+  /** The row's e-mail is queued already (BatchIssue.thenSend). */
+  emailQueued?: boolean;
 }
 
 /**
@@ -113,16 +120,27 @@ export async function issueInvoiceIn(
   linking.catch(() => undefined); // awaited below; a failure fails the issue there
   // Taken last: the counter row stays locked until this transaction ends.
   const number = await takeNumber(tx, scope, settings.invoice_prefix);
+  const emailQueued = batch.thenSend === true && customer.email !== null;
   const issued = await markIssued(
     tx,
     scope,
     id,
-    { ...frozen, number, paid: totals.total === 0 },
+    { ...frozen, number, paid: totals.total === 0, emailQueued },
     totals,
   );
   const url = await linking;
-  batch.issued?.({ row: issued, lines });
-  const invoice = invoiceFromRow(issued, lines, utcDateOf(issuedAt));
+  batch.issued?.({ row: issued, lines, emailQueued });
+  // The event says the invoice as issued, before its e-mail was queued, as an issue and a
+  // send one after the other do.
+  const asIssued = emailQueued
+    ? {
+        ...issued,
+        email_status: row.email_status,
+        email_attempts: row.email_attempts,
+        email_last_error: row.email_last_error,
+      }
+    : issued;
+  const invoice = invoiceFromRow(asIssued, lines, utcDateOf(issuedAt));
   if (settings.einvoice_required) assertIssuable(invoice, issued.seller_snapshot!);
   uow.event('invoice.issued', invoice);
   if (invoice.status === 'paid') uow.event('invoice.paid', invoice);
@@ -227,12 +245,14 @@ export async function sendInvoiceIn(
     amount: formatAmount(invoice.total, invoice.currency, locale),
     dueDate: invoice.dueDate ? formatDate(invoice.dueDate, locale) : '—',
   };
-  const queued = await documents.queueMail(uow, INVOICE_EMAIL, customer, {
+  const message = {
     subjectId: invoice.id,
     replyTo,
     subject: t(locale, 'email.invoice.subject', values),
     body: `${t(locale, 'email.invoice.body', values)}\n\n${t(locale, 'email.signature', values)}`,
-  });
+  };
+  const queuedByIssue = issued?.emailQueued ? issued.row : undefined;
+  const queued = await documents.queueMail(uow, INVOICE_EMAIL, customer, message, queuedByIssue);
   await also?.(uow);
   const hostedUrl = batch.hostedUrl ?? undefined;
   return shownByWrite(uow, links, invoiceFromRow(queued, lines, today), hostedUrl);

@@ -81,6 +81,8 @@ async function doWorkIn(
       takeNumber: batch?.numbers.take,
       reads,
       issued: (row: IssuedRow) => (issuedRow = row),
+      // In a batch the e-mail follows in this transaction, so the issue's update queues it.
+      thenSend: batch !== undefined && next === 'send',
     };
     const issued = await issueInvoiceIn(uow, clock, documents, links, id, also, issue);
     if (!batch) return;

@@ -83,6 +83,17 @@ describe('a subscription’s life', () => {
       [key.tenantId, subscription.latestInvoiceId],
     );
     assert.equal(rows[0].n, 1);
+    // The issue's own update queued the e-mail (one update of the row, not two); the event of
+    // the issue still says the invoice as issued, before its e-mail, as an issue and a send
+    // through the API do.
+    const invoice = (await api.get(`/v1/invoices/${subscription.latestInvoiceId}`)).body;
+    assert.equal(invoice.status, 'open');
+    assert.deepEqual(invoice.email, { status: 'queued', attempts: 0, lastError: null });
+    const events = (await api.get('/v1/events?type=invoice.issued&limit=100')).body.data;
+    const issued = events.find((e: any) => e.data.object.id === invoice.id);
+    assert.ok(issued, 'invoice.issued is recorded');
+    assert.equal(issued.data.object.email, null);
+    assert.equal(issued.data.object.number, invoice.number);
   });
 
   it('starts a scheduled subscription at startAt with its first invoice', async () => {

@@ -24,7 +24,7 @@ import { boundaryScene, PAST_BOUNDARY } from './fixtures.ts';
 /** Two batches on each side of the run (a batch is 100), with two workers. */
 const SUBSCRIPTIONS = 200;
 /** Statements per invoice, at most. */
-const CEILING = 12;
+const CEILING = 11;
 
 const url = await createTestDatabase();
 const wire = await startWireCounter(url);
