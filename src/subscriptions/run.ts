@@ -56,11 +56,13 @@ export type RunTarget = ClockTarget;
 /** Subscriptions whose standing is settled per read. */
 const STANDING_BATCH = 50;
 /**
- * Batches in flight at once in one process, each a transaction on a connection of its own:
- * two keep PostgreSQL and this process busy at the same time (one batch's statements run
- * while the other's results are computed) and leave the rest of the pool to the API.
+ * Batches in flight at once in one process, each a transaction on a connection of its own: one.
+ * Two kept PostgreSQL and this process busy at the same time (one batch's statements running
+ * while the other's results were computed) and issued 20,008 invoices 10–15 % sooner beside the
+ * mixed load, but left the other tenants' requests too little of two cores: their p99 during
+ * the run was 84–94 ms with two, 30–40 ms with one (bench/README.md, "One batch at a time").
  */
-const WORKERS = 2;
+const WORKERS = 1;
 /** Tenants with due rows looked at per pass on real time. */
 const TENANTS_PER_PASS = 1000;
 
