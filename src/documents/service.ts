@@ -8,7 +8,6 @@
 // the worker (./render-queue.ts) or the first reader (./records.ts).
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/pool.ts';
-import type { UnitOfWork } from '../db/unit-of-work.ts';
 import type { MailKind, MailRow } from '../mail/outbox.ts';
 import type { TenantScope } from '../tenancy.ts';
 import {
@@ -16,7 +15,6 @@ import {
   queueDocumentMail,
   type AttachedPdf,
   type DocumentMail,
-  type DocumentMessage,
 } from './mail.ts';
 import type { DocumentModel } from './model.ts';
 import { nextDocumentNumber } from './numbering.ts';
@@ -112,15 +110,7 @@ export function createIssuedDocuments({ renderer, clock }: IssuedDocumentsDeps) 
     },
 
     /** Queues the document's e-mail (./mail.ts); the document's row, its `email` queued. */
-    queueMail<Row>(
-      uow: UnitOfWork,
-      mail: DocumentMail<Row>,
-      customer: { email: string | null },
-      message: DocumentMessage,
-      queuedRow?: Row,
-    ): Promise<Row> {
-      return queueDocumentMail(uow, mail, customer, message, queuedRow);
-    },
+    queueMail: queueDocumentMail,
 
     /** The outbox kind of the document's e-mail, attaching `pdfs` as it is sent (./mail.ts). */
     mailKind<Row>(
