@@ -18,8 +18,8 @@ import {
   applyCreditToInvoice,
   lockInvoiceForCredit,
   reverseCreditOnInvoice,
+  type LockedForCredit,
 } from '../invoices/service.ts';
-import type { Invoice } from '../invoices/schemas.ts';
 import { sellerSnapshot } from '../documents/frozen.ts';
 import type { IssuedDocuments } from '../documents/service.ts';
 import { getSettingsWithTenantName } from '../settings/service.ts';
@@ -48,7 +48,7 @@ async function lockInvoice(
   scope: TenantScope,
   invoiceId: string,
   today: string,
-): Promise<Invoice> {
+): Promise<LockedForCredit> {
   try {
     return await lockInvoiceForCredit(tx, scope, invoiceId, today);
   } catch (error) {
@@ -90,17 +90,23 @@ export async function creditNoteInWork(
   cap = false,
 ): Promise<CreditNote | null> {
   const { tx, actor: scope } = uow;
-  const invoice = await lockInvoice(tx, scope, input.invoiceId, today);
+  const invoiceId = input.invoiceId;
+  // One round trip: what the plan reads goes out with the invoice's lock and runs after it.
+  const [locked, issued, byInvoiceLine, { settings, tenantName }] = await Promise.all([
+    lockInvoice(tx, scope, invoiceId, today),
+    selectIssuedCreditNotes(tx, scope, invoiceId),
+    input.lines?.some((l) => l.invoiceLineId !== undefined)
+      ? selectCreditedByInvoiceLine(tx, scope, invoiceId)
+      : new Map<string, number>(),
+    getSettingsWithTenantName(tx, scope),
+  ]);
+  const { invoice } = locked;
   // Checked before the amounts, so a draft or void invoice is always 409 (the hook checks too).
   if (invoice.status !== 'open' && invoice.status !== 'paid') {
     throw new StateInvalidError(
       `Credit notes are only for open or paid invoices; this invoice is ${invoice.status}.`,
     );
   }
-  const issued = await selectIssuedCreditNotes(tx, scope, invoice.id);
-  const byInvoiceLine = input.lines?.some((l) => l.invoiceLineId !== undefined)
-    ? await selectCreditedByInvoiceLine(tx, scope, invoice.id)
-    : new Map<string, number>();
   const plan = planCredit(
     invoice,
     {
@@ -116,11 +122,12 @@ export async function creditNoteInWork(
   const credit = plan.allocation;
   // Capped to nothing: there is nothing left to credit, and no credit note.
   if (cap && credit.total === 0) return null;
-  const { effect } = await applyCreditToInvoice(uow, invoice.id, credit.total, today);
-  const { settings, tenantName } = await getSettingsWithTenantName(tx, scope);
-  // Taken last: the counter row stays locked until this transaction ends. Credit notes have
-  // a series of their own (src/documents/numbering.ts).
-  const number = await documents.nextNumber(tx, scope, 'credit_note', settings.credit_note_prefix);
+  // The number goes out with the invoice's update, late: the counter row stays locked until
+  // this transaction ends. Credit notes have a series of their own (src/documents/numbering.ts).
+  const [{ effect }, number] = await Promise.all([
+    applyCreditToInvoice(uow, locked, credit.total, today),
+    documents.nextNumber(tx, scope, 'credit_note', settings.credit_note_prefix),
+  ]);
   const inclusive = isTaxInclusive(invoice);
   const rates = new Map(invoice.taxAmounts.map((t) => [t.taxRateId, t]));
   const capNote = plan.capped
@@ -182,7 +189,7 @@ export function voidCreditNote(
     const { tx, actor: scope } = uow;
     const found = await loadCreditNoteRow(tx, scope, id);
     const today = todayUtcOf(clock);
-    const invoice = await lockInvoiceForCredit(tx, scope, found.invoice_id, today);
+    const { invoice } = await lockInvoiceForCredit(tx, scope, found.invoice_id, today);
     const row = (await selectCreditNote(tx, scope, id, { forUpdate: true }))!;
     if (row.status === 'void') throw new StateInvalidError('This credit note is void already.');
     if (invoice.status === 'void') {

@@ -83,13 +83,17 @@ export async function queueDocumentMail<Row>(
       'The customer has no e-mail address; set one on the customer, then send again.',
     );
   }
-  await queueMail(uow, { kind: mail.kind, to: customer.email, ...message });
-  if (queuedRow) return queuedRow;
-  return mail.updateEmail(uow.tx, uow.actor, message.subjectId, {
-    status: 'queued',
-    attempts: 0,
-    lastError: null,
-  });
+  // The message and the document's e-mail state go out together: one round trip.
+  const [, row] = await Promise.all([
+    queueMail(uow, { kind: mail.kind, to: customer.email, ...message }),
+    queuedRow ??
+      mail.updateEmail(uow.tx, uow.actor, message.subjectId, {
+        status: 'queued',
+        attempts: 0,
+        lastError: null,
+      }),
+  ]);
+  return row;
 }
 
 /**

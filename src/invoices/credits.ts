@@ -8,10 +8,11 @@ import type { Tx } from '../db/pool.ts';
 import type { UnitOfWork } from '../db/unit-of-work.ts';
 import { ParameterInvalidError, StateInvalidError } from '../errors.ts';
 import type { TenantScope } from '../tenancy.ts';
-import { invoiceFromRow, loadInvoiceRow, withLines } from './model.ts';
+import { invoiceFromRow, loadInvoiceRow } from './model.ts';
 import type { Invoice } from './schemas.ts';
 import { updateCredits } from './balance-store.ts';
-import { selectLines } from './lines-store.ts';
+import { selectLines, type LineRow } from './lines-store.ts';
+import type { InvoiceRow } from './store.ts';
 
 /** Where a credit went; keep it with the credit note, and give it back to reverse it. */
 export interface CreditEffect {
@@ -31,23 +32,36 @@ export async function lockInvoiceForCredit(
   scope: TenantScope,
   invoiceId: string,
   today: string,
-): Promise<Invoice> {
-  const row = await loadInvoiceRow(tx, scope, invoiceId, { forUpdate: true });
-  return withLines(tx, scope, row, today);
+): Promise<LockedForCredit> {
+  // The lines go out with the lock, in its round trip.
+  const [row, lines] = await Promise.all([
+    loadInvoiceRow(tx, scope, invoiceId, { forUpdate: true }),
+    selectLines(tx, scope, [invoiceId]),
+  ]);
+  return { invoice: invoiceFromRow(row, lines, today), row, lines };
+}
+
+/** An invoice locked for the transaction: as the API shows it, and its row and lines. */
+export interface LockedForCredit {
+  invoice: Invoice;
+  row: InvoiceRow;
+  lines: LineRow[];
 }
 
 /**
- * Applies a credit note's total. 409 state_invalid unless the invoice is open or paid; 400
+ * Applies a credit note's total to the invoice `locked` in this transaction (its row is as
+ * read: nothing else can change it). 409 state_invalid unless the invoice is open or paid; 400
  * parameter_invalid (`amount`) when the credits would exceed the invoice's total.
  */
 export async function applyCreditToInvoice(
   uow: UnitOfWork,
-  invoiceId: string,
+  locked: LockedForCredit,
   creditTotal: number,
   today: string,
 ): Promise<{ invoice: Invoice; effect: CreditEffect }> {
   const { tx, actor: scope } = uow;
-  const row = await loadInvoiceRow(tx, scope, invoiceId, { forUpdate: true });
+  const { row, lines } = locked;
+  const invoiceId = row.id;
   if (row.status !== 'open' && row.status !== 'paid') {
     throw new StateInvalidError(
       `Credit notes are only for open or paid invoices; this invoice is ${row.status}.`,
@@ -67,7 +81,8 @@ export async function applyCreditToInvoice(
     ...effect,
     status: paysOff ? 'paid' : row.status,
   });
-  const invoice = invoiceFromRow(updated, await selectLines(tx, scope, [invoiceId]), today);
+  // An issued invoice's lines do not change.
+  const invoice = invoiceFromRow(updated, lines, today);
   uow.event(paysOff ? 'invoice.paid' : 'invoice.updated', invoice);
   return { invoice, effect };
 }

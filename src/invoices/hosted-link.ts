@@ -33,12 +33,15 @@ export async function withHostedUrls(
   return invoices.map((i) => ({ ...i, hostedInvoiceUrl: urls.get(i.id) ?? null }));
 }
 
-/** The invoice a write answers with, with its hosted URL; the answer is then the very key's. */
+/**
+ * The invoice a write answers with, with its hosted URL (`url`: the URL the write knows or read
+ * already, null for none; else read); the answer is then the very key's.
+ */
 export async function shownByWrite(
   uow: UnitOfWork,
   links: HostedLinks,
   invoice: Invoice,
-  url?: string,
+  url?: string | null,
 ): Promise<Invoice> {
   const [shown] =
     url === undefined

@@ -15,7 +15,7 @@ import type { IssuedDocuments, TakeNumber } from '../documents/service.ts';
 import type { HostedLinks } from '../hosted/links.ts';
 import { INVOICE_EMAIL } from './mail.ts';
 import { assertIssuable } from './einvoice-readiness.ts';
-import { assertAllowed, invoiceFromRow, lockInvoiceFor, withLines } from './model.ts';
+import { assertAllowed, invoiceFromRow, lockInvoiceFor } from './model.ts';
 import { shownByWrite } from './hosted-link.ts';
 import { priceInvoice, ratesForInvoice } from './pricing.ts';
 import type { Invoice } from './schemas.ts';
@@ -177,12 +177,19 @@ export async function transitionInvoiceIn(
   also?: AlsoInTransaction,
 ): Promise<Invoice> {
   const { tx, actor: scope } = uow;
-  await lockInvoiceFor(tx, scope, id, action);
-  const changed = await applyTransition(tx, scope, id, action);
-  const invoice = await withLines(tx, scope, changed, todayUtcOf(clock));
+  // One round trip: the move, the lines and the hosted link go out with the lock and run
+  // after it. The move changes nothing on an invoice it does not move from, and the lock's
+  // refusal (404, 409) is what is thrown.
+  const [, changed, lines, urls] = await Promise.all([
+    lockInvoiceFor(tx, scope, id, action),
+    applyTransition(tx, scope, id, action),
+    selectLines(tx, scope, [id]),
+    links.urls(tx, scope, [id]),
+  ]);
+  const invoice = invoiceFromRow(changed!, lines, todayUtcOf(clock));
   uow.event(TRANSITIONS[action], invoice);
   await also?.(uow);
-  return shownByWrite(uow, links, invoice);
+  return shownByWrite(uow, links, invoice, urls.get(id) ?? null);
 }
 
 /**
@@ -224,11 +231,17 @@ export async function sendInvoiceIn(
   // locked already.
   const { issued } = batch;
   if (issued) assertAllowed(issued.row, 'send');
-  const row = issued?.row ?? (await lockInvoiceFor(tx, scope, id, 'send'));
+  // Alone: the lines (an issued invoice's do not change: read once, for the e-mail and the
+  // answer) and the hosted link go out with the lock, in one round trip.
+  const [row, lines, urls] = issued
+    ? [issued.row, issued.lines, undefined]
+    : await Promise.all([
+        lockInvoiceFor(tx, scope, id, 'send'),
+        selectLines(tx, scope, [id]),
+        links.urls(tx, scope, [id]),
+      ]);
   const customer = await customerOf(tx, scope, row.customer_id, batch.reads);
   const today = todayUtcOf(clock);
-  // An issued invoice's lines do not change: read once, for the e-mail and the answer.
-  const lines = issued?.lines ?? (await selectLines(tx, scope, [id]));
   const invoice = invoiceFromRow(row, lines, today);
   // In the language of the invoice's documents, from the seller it was issued by.
   const { name: seller, email: replyTo } = row.seller_snapshot ?? {
@@ -254,6 +267,7 @@ export async function sendInvoiceIn(
   const queuedByIssue = issued?.emailQueued ? issued.row : undefined;
   const queued = await documents.queueMail(uow, INVOICE_EMAIL, customer, message, queuedByIssue);
   await also?.(uow);
-  const hostedUrl = batch.hostedUrl ?? undefined;
+  // The URL read with the lock; after the batch's issue, the one it made (else read).
+  const hostedUrl = urls ? (urls.get(id) ?? null) : (batch.hostedUrl ?? undefined);
   return shownByWrite(uow, links, invoiceFromRow(queued, lines, today), hostedUrl);
 }

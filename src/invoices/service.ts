@@ -75,6 +75,7 @@ export {
   lockInvoiceForCredit,
   reverseCreditOnInvoice,
   type CreditEffect,
+  type LockedForCredit,
 } from './credits.ts';
 
 function checkedDate(value: string | null | undefined, param: string): string | null {

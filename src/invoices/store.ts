@@ -12,7 +12,7 @@ import type { TaxAmount } from '../taxes/schemas.ts';
 import type { Payment } from '../payments/schemas.ts';
 import type { StoredTaxAmount } from '../taxes/service.ts';
 import type { BillingReason, CustomerSnapshot, SellerSnapshot } from './schemas.ts';
-import type { InvoiceStatus } from './state.ts';
+import { INVOICE_STATUSES, nextStatus, type InvoiceStatus } from './state.ts';
 import { ISO, LINES, type LineRow } from './lines-store.ts';
 
 /** An invoice as stored; its draft fields (DraftFields) are those a draft's edit changes. */
@@ -177,25 +177,36 @@ export async function updateMetadata(
   return rows[0]!;
 }
 
-// Each transition sets its status and timestamp; the service has checked the move first.
-// (Paying is a payment: see updatePaid.)
+// Each transition sets its status and timestamp. (Paying is a payment: see updatePaid.)
 const TRANSITION_SQL = {
   void: `status = 'void', voided_at = clock_timestamp()`,
   mark_uncollectible: `status = 'uncollectible', marked_uncollectible_at = clock_timestamp()`,
 };
 
+/** The statuses each transition moves from, by the state machine (./state.ts). */
+const TRANSITION_FROM = {
+  void: INVOICE_STATUSES.filter((s) => nextStatus(s, 'void') !== null),
+  mark_uncollectible: INVOICE_STATUSES.filter((s) => nextStatus(s, 'mark_uncollectible') !== null),
+};
+
+/**
+ * The transition, on an invoice in a status it moves from; else nothing is changed and the
+ * row is undefined. The service checks the move on the locked row first (a clear refusal);
+ * this statement may be sent before that check's answer and must then change nothing.
+ */
 export async function applyTransition(
   db: Queryable,
   scope: TenantScope,
   id: string,
   action: keyof typeof TRANSITION_SQL,
-): Promise<InvoiceRow> {
+): Promise<InvoiceRow | undefined> {
   const { rows } = await db.query<InvoiceRow>(
     `UPDATE invoices SET ${TRANSITION_SQL[action]}, updated_at = clock_timestamp()
-      WHERE tenant_id = $1 AND environment = $2 AND id = $3 RETURNING ${COLUMNS}`,
-    [scope.tenantId, scope.environment, id],
+      WHERE tenant_id = $1 AND environment = $2 AND id = $3 AND status = ANY($4::text[])
+      RETURNING ${COLUMNS}`,
+    [scope.tenantId, scope.environment, id, TRANSITION_FROM[action]],
   );
-  return rows[0]!;
+  return rows[0];
 }
 
 export interface InvoiceFilters {

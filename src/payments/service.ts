@@ -181,18 +181,22 @@ export function payInvoice(
 ) {
   const receivedAt = receivedAtOf(clock, input.receivedAt);
   return unitOfWork(db, request, async (uow) => {
-    const { invoice } = await recordPayment(
-      uow,
-      invoiceId,
-      {
-        amount: null,
-        method: input.method ?? 'other',
-        reference: input.reference ?? null,
-        receivedAt,
-      },
-      todayUtcOf(clock),
-    );
-    return shownByWrite(uow, links, invoice);
+    const [{ invoice }, urls] = await Promise.all([
+      recordPayment(
+        uow,
+        invoiceId,
+        {
+          amount: null,
+          method: input.method ?? 'other',
+          reference: input.reference ?? null,
+          receivedAt,
+        },
+        todayUtcOf(clock),
+      ),
+      // Sent right after the invoice's lock, in its round trip.
+      links.urls(uow.tx, uow.actor, [invoiceId]),
+    ]);
+    return shownByWrite(uow, links, invoice, urls.get(invoiceId) ?? null);
   });
 }
 

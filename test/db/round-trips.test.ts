@@ -43,12 +43,12 @@ const CEILINGS: Record<string, Cost> = {
   'POST /v1/invoices/:id/issue': { statements: 12, roundTrips: 6 },
   'GET /v1/invoices/:id (open)': { statements: 1, roundTrips: 1 },
   'POST /v1/invoices/:id/payments (partial)': { statements: 6, roundTrips: 4 },
-  'POST /v1/invoices/:id/pay': { statements: 7, roundTrips: 5 },
-  'POST /v1/invoices/:id/void': { statements: 7, roundTrips: 6 },
-  'POST /v1/invoices/:id/send': { statements: 8, roundTrips: 8 },
+  'POST /v1/invoices/:id/pay': { statements: 7, roundTrips: 4 },
+  'POST /v1/invoices/:id/void': { statements: 7, roundTrips: 3 },
+  'POST /v1/invoices/:id/send': { statements: 8, roundTrips: 5 },
   'GET /v1/invoices/:id/pdf (first read: rendered and stored)': { statements: 9, roundTrips: 7 },
   'GET /v1/invoices/:id/pdf (stored)': { statements: 2, roundTrips: 2 },
-  'POST /v1/credit-notes': { statements: 12, roundTrips: 11 },
+  'POST /v1/credit-notes': { statements: 10, roundTrips: 5 },
 };
 
 // The database the run would give the server (PgBouncer's URL under npm run test:pgbouncer),

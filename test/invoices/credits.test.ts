@@ -36,6 +36,16 @@ const inUnit = async <T>(work: (uow: UnitOfWork) => Promise<T>, on: TenantScope 
   writtenValue(await unitOfWork(server.db, { actor: operator(on.tenantId, on.environment) }, work));
 const inTx = <T>(work: (tx: Tx) => Promise<T>, on: TenantScope = scope) =>
   inUnit((uow) => work(uow.tx), on);
+/** A credit of `amount` on the invoice, locked first in the same unit of work (as the service does). */
+const credit = (invoiceId: string, amount: number) =>
+  inUnit(async (uow) =>
+    applyCreditToInvoice(
+      uow,
+      await lockInvoiceForCredit(uow.tx, scope, invoiceId, today),
+      amount,
+      today,
+    ),
+  );
 
 async function openInvoice(unitAmount = 10000) {
   const draft = await createInvoice(api, {
@@ -59,7 +69,9 @@ const lastEvent = async (id: string) =>
 describe('credits on invoices', () => {
   it('locks an invoice and returns it with its lines and frozen tax breakdown', async () => {
     const invoice = await openInvoice();
-    const locked = await inTx((tx) => lockInvoiceForCredit(tx, scope, invoice.id, today));
+    const { invoice: locked } = await inTx((tx) =>
+      lockInvoiceForCredit(tx, scope, invoice.id, today),
+    );
     // The invoice as stored and as events carry it: without its hosted link.
     assert.deepEqual(locked, { ...invoice, hostedInvoiceUrl: null });
     assert.equal(locked.taxAmounts[0]!.amount, 1900);
@@ -72,14 +84,14 @@ describe('credits on invoices', () => {
 
   it('lowers what an open invoice owes, and pays it when nothing remains', async () => {
     const invoice = await openInvoice(); // total 119.00
-    const first = await inUnit((uow) => applyCreditToInvoice(uow, invoice.id, 1900, today));
+    const first = await credit(invoice.id, 1900);
     assert.deepEqual(first.effect, { credited: 1900, outOfBand: 0 });
     assert.equal(first.invoice.status, 'open');
     assert.equal(first.invoice.amountCredited, 1900);
     assert.equal(first.invoice.amountRemaining, 10000);
     assert.equal(await lastEvent(invoice.id), 'invoice.updated');
 
-    const rest = await inUnit((uow) => applyCreditToInvoice(uow, invoice.id, 10000, today));
+    const rest = await credit(invoice.id, 10000);
     assert.equal(rest.invoice.status, 'paid');
     assert.ok(rest.invoice.paidAt);
     assert.equal(rest.invoice.amountRemaining, 0);
@@ -91,9 +103,7 @@ describe('credits on invoices', () => {
   it('records a credit on a paid invoice as refunded outside the API', async () => {
     const invoice = await openInvoice();
     await api.post(`/v1/invoices/${invoice.id}/pay`);
-    const { invoice: after, effect } = await inUnit((uow) =>
-      applyCreditToInvoice(uow, invoice.id, 5000, today),
-    );
+    const { invoice: after, effect } = await credit(invoice.id, 5000);
     assert.deepEqual(effect, { credited: 0, outOfBand: 5000 });
     assert.equal(after.status, 'paid');
     assert.equal(after.outOfBandAmount, 5000);
@@ -108,8 +118,8 @@ describe('credits on invoices', () => {
 
   it('returns an invoice to open when the credit that paid it is reversed', async () => {
     const invoice = await openInvoice();
-    const half = await inUnit((uow) => applyCreditToInvoice(uow, invoice.id, 5950, today));
-    const other = await inUnit((uow) => applyCreditToInvoice(uow, invoice.id, 5950, today));
+    const half = await credit(invoice.id, 5950);
+    const other = await credit(invoice.id, 5950);
     assert.equal(other.invoice.status, 'paid');
     const reopened = await inUnit((uow) =>
       reverseCreditOnInvoice(uow, invoice.id, other.effect, today),
@@ -130,16 +140,13 @@ describe('credits on invoices', () => {
     const invoice = await openInvoice();
     for (const amount of [0, -1, 11901, 1.5]) {
       await assert.rejects(
-        inUnit((uow) => applyCreditToInvoice(uow, invoice.id, amount, today)),
+        credit(invoice.id, amount),
         (e: any) => e.code === 'parameter_invalid' && e.param === 'amount',
         String(amount),
       );
     }
-    await inUnit((uow) => applyCreditToInvoice(uow, invoice.id, 11000, today));
-    await assert.rejects(
-      inUnit((uow) => applyCreditToInvoice(uow, invoice.id, 901, today)),
-      (e: any) => e.code === 'parameter_invalid',
-    );
+    await credit(invoice.id, 11000);
+    await assert.rejects(credit(invoice.id, 901), (e: any) => e.code === 'parameter_invalid');
     const draft = await createInvoice(api, {
       customerId: customer.id,
       lines: [{ description: 'x', unitAmount: 100 }],
@@ -149,10 +156,7 @@ describe('credits on invoices', () => {
     const bad = await openInvoice();
     await api.post(`/v1/invoices/${bad.id}/mark-uncollectible`);
     for (const id of [draft.id, voided.id, bad.id]) {
-      await assert.rejects(
-        inUnit((uow) => applyCreditToInvoice(uow, id, 1, today)),
-        (e: any) => e.code === 'state_invalid',
-      );
+      await assert.rejects(credit(id, 1), (e: any) => e.code === 'state_invalid');
     }
   });
 
@@ -164,10 +168,12 @@ describe('credits on invoices', () => {
     };
     const credits: CreditAllocation[] = [];
     for (const amount of [1000, 1, 2965]) {
-      const locked = await inTx((tx) => lockInvoiceForCredit(tx, scope, invoice.id, today));
+      const { invoice: locked } = await inTx((tx) =>
+        lockInvoiceForCredit(tx, scope, invoice.id, today),
+      );
       assert.equal(locked.status, 'open');
       const allocation = allocateCredit(amount, remainingCreditable(breakdown, credits));
-      await inUnit((uow) => applyCreditToInvoice(uow, invoice.id, allocation.total, today));
+      await credit(invoice.id, allocation.total);
       credits.push(allocation);
     }
     assert.equal(
