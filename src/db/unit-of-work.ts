@@ -1,7 +1,8 @@
 // The one write path. Every change, whichever door it comes through (HTTP, the CLI, the
-// worker), runs as a unit of work: begin and claim the Idempotency-Key, if the request has one
-// (one round trip); do the work; write the events it recorded (the outbox), what follows them
-// (webhook deliveries, document renders) and the kept result, and commit (one round trip). A
+// worker), runs as a unit of work: begin and claim the Idempotency-Key, if the request has one,
+// with the work's first statements behind them (one round trip); do the rest of the work;
+// write the events it recorded (the outbox), what follows them (webhook deliveries, document
+// renders) and the kept result, and commit (one round trip). A
 // crash therefore leaves the change, its events, their deliveries and its kept result all
 // together or none.
 //
@@ -197,13 +198,32 @@ export async function unitOfWork<T>(
     }
     const { tenantId, environment } = request.actor;
     const slot: KeySlot = { tenantId, environment, key: idempotency.key };
-    if (await claim(unit, idempotency, slot, false)) {
+    // The work's first statements go out with BEGIN and the key's claim, in their round trip,
+    // and run behind them in the transaction. Should the claim find the key in use or its
+    // result kept, whatever the work did is rolled back with the transaction, once the work
+    // has settled: every statement it sent is answered before the transaction ends and the
+    // connection goes back to the pool.
+    const claiming = claim(unit, idempotency, slot, false);
+    const working = work(unit);
+    const settled = working.then(
+      () => undefined,
+      () => undefined,
+    );
+    let replayed: boolean;
+    try {
+      replayed = await claiming;
+    } catch (error) {
+      await settled;
+      throw error;
+    }
+    if (replayed) {
+      await settled;
       await tx.query('ROLLBACK');
       return { replayed: true };
     }
     let value: T;
     try {
-      value = await work(unit);
+      value = await working;
     } catch (error) {
       const refusal = idempotency.keepRefusal(error, slot);
       if (refusal === undefined) throw error;
