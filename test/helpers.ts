@@ -365,3 +365,20 @@ export async function waitFor<T>(
   if (!seen) throw new Error(`timed out waiting for ${what}`);
   return value as NonNullable<T>;
 }
+
+/**
+ * Runs a test's DDL (a trigger made or dropped) beside the server's own work. On a partitioned
+ * table the DDL locks the partitions one by one, and a reader that the document worker or
+ * another test runs at the same moment can lock them in the other order: PostgreSQL then
+ * cancels one of the two (deadlock detected). The DDL is idempotent and tried again.
+ */
+export async function ddlBesideWork(db: Db, sql: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db.query(sql);
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== '40P01' || attempt === 5) throw error;
+    }
+  }
+}

@@ -6,6 +6,7 @@ import {
   client,
   createTenantWithKey,
   createTestDatabase,
+  ddlBesideWork,
   rotateKey,
   startTestServer,
 } from '../helpers.ts';
@@ -97,7 +98,8 @@ describe('idempotency keys', () => {
     const api = client(first.url, k.secret);
     await db.query(`CREATE OR REPLACE FUNCTION fail_boom() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN IF NEW.name = 'Boom' THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN NEW; END $$`);
-    await db.query(
+    await ddlBesideWork(
+      db,
       'CREATE TRIGGER fail_boom BEFORE INSERT ON customers FOR EACH ROW EXECUTE FUNCTION fail_boom()',
     );
     const headers = { 'idempotency-key': 'retry-after-failure' };
@@ -112,7 +114,7 @@ describe('idempotency keys', () => {
       );
       assert.equal(stored.rows[0].n, 0);
     } finally {
-      await db.query('DROP TRIGGER fail_boom ON customers');
+      await ddlBesideWork(db, 'DROP TRIGGER fail_boom ON customers');
     }
     const retried = await api.post('/v1/customers', { name: 'Boom' }, headers);
     assert.equal(retried.status, 201);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { setSettings, waitFor } from '../helpers.ts';
+import { ddlBesideWork, setSettings, waitFor } from '../helpers.ts';
 import { describe, it } from 'node:test';
 import {
   assertError,
@@ -293,7 +293,9 @@ describe('invoice numbers', () => {
       });
     // A test-only trigger makes the issuing UPDATE of one invoice fail after its number was
     // taken from the counter.
-    await server.db.query(`
+    await ddlBesideWork(
+      server.db,
+      `
       CREATE OR REPLACE FUNCTION test_fail_issue() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         IF NEW.number IS NOT NULL AND NEW.memo = 'fail this issue' THEN
@@ -303,7 +305,8 @@ describe('invoice numbers', () => {
       END $$;
       DROP TRIGGER IF EXISTS test_fail_issue ON invoices;
       CREATE TRIGGER test_fail_issue BEFORE UPDATE ON invoices
-        FOR EACH ROW EXECUTE FUNCTION test_fail_issue();`);
+        FOR EACH ROW EXECUTE FUNCTION test_fail_issue();`,
+    );
     try {
       const first = await own.post(`/v1/invoices/${(await draft()).id}/issue`);
       const failing = await draft('fail this issue');
@@ -324,7 +327,7 @@ describe('invoice numbers', () => {
         .sort((a, b) => a - b);
       assert.deepEqual(numbers, [1, 2, 3, 4]);
     } finally {
-      await server.db.query('DROP TRIGGER IF EXISTS test_fail_issue ON invoices');
+      await ddlBesideWork(server.db, 'DROP TRIGGER IF EXISTS test_fail_issue ON invoices');
     }
     const { rows } = await server.db.query(
       `SELECT number FROM invoices WHERE tenant_id = $1 AND number IS NOT NULL ORDER BY number`,
