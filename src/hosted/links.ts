@@ -129,6 +129,11 @@ export class HostedLinks {
     return urls;
   }
 
+  /** The URL of one invoice's link that works now (null: none), as `urls` gives it. */
+  async urlFor(db: Queryable, scope: TenantScope, invoiceId: string): Promise<string | null> {
+    return (await this.urls(db, scope, [invoiceId])).get(invoiceId) ?? null;
+  }
+
   /**
    * The URL of a working link from its sealed token, read with the invoice (null: none). A
    * token sealed under a key that is gone has none: the link still works for whoever holds

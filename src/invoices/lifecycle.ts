@@ -180,16 +180,16 @@ export async function transitionInvoiceIn(
   // One round trip: the move, the lines and the hosted link go out with the lock and run
   // after it. The move changes nothing on an invoice it does not move from, and the lock's
   // refusal (404, 409) is what is thrown.
-  const [, changed, lines, urls] = await Promise.all([
+  const [, changed, lines, url] = await Promise.all([
     lockInvoiceFor(tx, scope, id, action),
     applyTransition(tx, scope, id, action),
     selectLines(tx, scope, [id]),
-    links.urls(tx, scope, [id]),
+    links.urlFor(tx, scope, id),
   ]);
   const invoice = invoiceFromRow(changed!, lines, todayUtcOf(clock));
   uow.event(TRANSITIONS[action], invoice);
   await also?.(uow);
-  return shownByWrite(uow, links, invoice, urls.get(id) ?? null);
+  return shownByWrite(uow, links, invoice, url);
 }
 
 /**
@@ -233,12 +233,12 @@ export async function sendInvoiceIn(
   if (issued) assertAllowed(issued.row, 'send');
   // Alone: the lines (an issued invoice's do not change: read once, for the e-mail and the
   // answer) and the hosted link go out with the lock, in one round trip.
-  const [row, lines, urls] = issued
+  const [row, lines, url] = issued
     ? [issued.row, issued.lines, undefined]
     : await Promise.all([
         lockInvoiceFor(tx, scope, id, 'send'),
         selectLines(tx, scope, [id]),
-        links.urls(tx, scope, [id]),
+        links.urlFor(tx, scope, id),
       ]);
   const customer = await customerOf(tx, scope, row.customer_id, batch.reads);
   const today = todayUtcOf(clock);
@@ -268,6 +268,6 @@ export async function sendInvoiceIn(
   const queued = await documents.queueMail(uow, INVOICE_EMAIL, customer, message, queuedByIssue);
   await also?.(uow);
   // The URL read with the lock; after the batch's issue, the one it made (else read).
-  const hostedUrl = urls ? (urls.get(id) ?? null) : (batch.hostedUrl ?? undefined);
+  const hostedUrl = url !== undefined ? url : (batch.hostedUrl ?? undefined);
   return shownByWrite(uow, links, invoiceFromRow(queued, lines, today), hostedUrl);
 }

@@ -135,8 +135,8 @@ export async function hostedLinkText(
   locale: DocumentLocale,
 ): Promise<string | null> {
   const scope = operator(mail.tenant_id, mail.environment);
-  const url = (await links.urls(db, scope, [mail.subject_id])).get(mail.subject_id);
-  return url === undefined ? null : t(locale, 'email.viewOnline', { url });
+  const url = await links.urlFor(db, scope, mail.subject_id);
+  return url === null ? null : t(locale, 'email.viewOnline', { url });
 }
 
 export function invoiceMail(

@@ -181,7 +181,7 @@ export function payInvoice(
 ) {
   const receivedAt = receivedAtOf(clock, input.receivedAt);
   return unitOfWork(db, request, async (uow) => {
-    const [{ invoice }, urls] = await Promise.all([
+    const [{ invoice }, url] = await Promise.all([
       recordPayment(
         uow,
         invoiceId,
@@ -194,9 +194,9 @@ export function payInvoice(
         todayUtcOf(clock),
       ),
       // Sent right after the invoice's lock, in its round trip.
-      links.urls(uow.tx, uow.actor, [invoiceId]),
+      links.urlFor(uow.tx, uow.actor, invoiceId),
     ]);
-    return shownByWrite(uow, links, invoice, urls.get(invoiceId) ?? null);
+    return shownByWrite(uow, links, invoice, url);
   });
 }
 
