@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { client, createTenantWithKey, startTestApp } from '../helpers.ts';
+import { inSnapshot } from '../../src/db/pool.ts';
 
 const server = await startTestApp();
 const db = server.db;
@@ -156,21 +157,15 @@ describe('keyset paging', () => {
     // At this test's few dozen rows the planner may find a bitmap scan and a sort cheaper,
     // depending on when the table was last analysed; with both off, only an index that gives
     // the page's order can make a plan without a sort.
-    const client = await db.connect();
-    let rows: Record<string, string>[];
-    try {
-      await client.query('BEGIN');
-      await client.query('SET LOCAL enable_bitmapscan = off');
-      await client.query('SET LOCAL enable_sort = off');
-      ({ rows } = await client.query(
+    const { rows } = await inSnapshot(db, async (tx) => {
+      await tx.query('SET LOCAL enable_bitmapscan = off');
+      await tx.query('SET LOCAL enable_sort = off');
+      return tx.query(
         `EXPLAIN SELECT * FROM customers WHERE tenant_id = $1 AND environment = 'test'
            AND (created_at, id) < ($2, $3) ORDER BY created_at DESC, id DESC LIMIT 26`,
         [owner.tenantId, new Date('2026-01-01T00:00:00.010Z'), 'cus_walk0030'],
-      ));
-      await client.query('ROLLBACK');
-    } finally {
-      client.release();
-    }
+      );
+    });
     const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
     // Newest first: the ascending index read backwards (migration 0009).
     // On a table partitioned by tenant, the partition's copy of it (customers_page_p3).
