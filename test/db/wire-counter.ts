@@ -6,11 +6,15 @@
 // Counted per connection, after its start-up (the first ReadyForQuery), so a connection the
 // pool opens mid-request adds one to `connections` but nothing to the other two:
 // - statements: frontend Query ('Q', the simple protocol) and Execute ('E', the extended one);
-// - round trips: a batch the client sends while it waits for no answer. `pending` is the
-//   Syncs and Queries sent less the ReadyForQuery ('Z') received; the first message sent when
-//   nothing is pending and no batch is open starts a round trip, and it stays open until
-//   `pending` is back at 0. Messages sent while it is open (the Bind, Execute and Sync after a
-//   Parse, or a pipelined query) join it. Terminate ('X') expects no answer and is not one.
+// - round trips: a batch the client sends without having read an answer in between. `pending`
+//   is the Syncs and Queries sent less the ReadyForQuery ('Z') received. The first message
+//   sent when nothing is pending, or the first sent after an answer came back (the client read
+//   it before sending), starts a round trip; it stays open until `pending` is back at 0 or the
+//   next one starts. Messages sent while it is open and nothing came back (the Bind, Execute
+//   and Sync after a Parse, or a pipelined query) join it. So two pipelined answers that
+//   arrive apart, with the next statement sent between them, still make it a round trip of its
+//   own, as when they arrive together: the count does not depend on how the answers were cut
+//   into packets. Terminate ('X') expects no answer and is not one.
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
 export interface WireCounts {
@@ -152,6 +156,8 @@ class Connection {
     this.listener = listener;
   }
   private open = false;
+  /** An answer (ReadyForQuery) came back since the open round trip began. */
+  private answered = false;
   private ready = false;
   /** The server's one-byte answer to an SSL or GSS request is due. */
   private answerByte = false;
@@ -194,9 +200,15 @@ class Connection {
     if (!this.ready) return;
     const code = String.fromCharCode(type);
     if (code === 'X') return;
+    if (this.open && this.answered) {
+      // The client read an answer and sent again while others were still due.
+      this.open = false;
+      this.listener.roundTrip(false);
+    }
     if (!this.open) {
       this.counts.roundTrips++;
       this.open = true;
+      this.answered = false;
       this.listener.roundTrip(true);
     }
     const [first = '', second = ''] = head.toString('utf8').split('\0');
@@ -223,6 +235,7 @@ class Connection {
       return;
     }
     this.pending = Math.max(0, this.pending - 1);
+    this.answered = true;
     if (this.pending === 0 && this.open) {
       this.open = false;
       this.listener.roundTrip(false);
