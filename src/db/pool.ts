@@ -3,6 +3,7 @@
 import { hash } from 'node:crypto';
 import type { Socket } from 'node:net';
 import pg from 'pg';
+import './row-shapes.ts';
 
 // bigint columns (counts, money sums) arrive as strings unless told otherwise; money never
 // leaves JavaScript's safe integers (checked when written), so parse them as numbers here.
