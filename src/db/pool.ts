@@ -3,7 +3,7 @@
 import { hash } from 'node:crypto';
 import type { Socket } from 'node:net';
 import pg from 'pg';
-import './row-shapes.ts';
+import { describeOnce } from './row-shapes.ts';
 
 // bigint columns (counts, money sums) arrive as strings unless told otherwise; money never
 // leaves JavaScript's safe integers (checked when written), so parse them as numbers here.
@@ -59,6 +59,8 @@ export function createPool(url: string, max = 20, options: PoolOptions = {}): Db
     client.on('error', () => undefined);
     if (preparedStatements) prepareOnce(client);
     else sendStatementsUnnamed(client);
+    // A prepared statement's columns are asked once (./row-shapes.ts), not behind a pooler.
+    if (preparedStatements && !pooler) describeOnce(client);
     sendTogether(client);
   });
   return pool;

@@ -7,9 +7,10 @@
 // execute it if a schema change would change them ("cached plan must not change result type").
 // So the first execution of a named statement on a connection is described as before, and
 // later ones on that connection are sent without the Describe, their parsers set up from the
-// columns kept. A statement that fails forgets its columns and is described again. Unnamed
-// statements (behind a transaction pooler, ./pool.ts) are described every time: a server
-// connection may parse them afresh against a changed schema.
+// columns kept. A statement that fails forgets its columns and is described again. Only on
+// connections straight to PostgreSQL (./pool.ts, `describeOnce`): behind a transaction pooler
+// a statement may be parsed afresh on another server connection, against a changed schema, so
+// it is described every time.
 import pg from 'pg';
 
 interface Field {
@@ -24,6 +25,12 @@ interface Connection {
 
 /** Columns of the named statements prepared on each connection, by statement name. */
 const shapes = new WeakMap<Connection, Map<string, Field[]>>();
+
+/** Describes each named statement once on `client`'s connection (one straight to PostgreSQL). */
+export function describeOnce(client: pg.PoolClient): void {
+  const { connection } = client as unknown as { connection: Connection };
+  shapes.set(connection, new Map());
+}
 const MAX_SHAPES = 4096;
 
 /** The parts of pg's Query this module works with (pg 8: lib/query.js). */
@@ -66,12 +73,11 @@ const result = pg.Result.prototype as unknown as ResultInternals;
 
 const prepare = query.prepare;
 query.prepare = function (this: QueryInternals, connection: Connection) {
-  if (!this.name || this.rows) {
+  const kept = shapes.get(connection);
+  if (kept === undefined || !this.name || this.rows) {
     prepare.call(this, connection);
     return;
   }
-  let kept = shapes.get(connection);
-  if (kept === undefined) shapes.set(connection, (kept = new Map()));
   this._shapes = kept;
   const known = kept.get(this.name);
   if (known === undefined) {

@@ -13,8 +13,8 @@ const db = createPool(direct, 2);
 after(() => db.end());
 
 /** A client of the pool whose Describe messages are counted. */
-async function counted() {
-  const client = await db.connect();
+async function counted(pool = db) {
+  const client = await pool.connect();
   const connection = (client as unknown as { connection: { describe: (m: unknown) => void } })
     .connection;
   const describe = connection.describe.bind(connection);
@@ -99,6 +99,20 @@ describe('columns of a prepared statement', () => {
       assert.equal(describes(), 2);
     } finally {
       client.release();
+    }
+  });
+
+  it('describes every execution behind a pooler, where the server connection may change', async () => {
+    const pooled = createPool(direct, 1, { pooler: true, preparedStatements: true });
+    const { client, describes } = await counted(pooled);
+    try {
+      const sql = 'SELECT $1::int AS n';
+      assert.equal((await client.query(sql, [1])).rows[0].n, 1);
+      assert.equal((await client.query(sql, [2])).rows[0].n, 2);
+      assert.equal(describes(), 2);
+    } finally {
+      client.release();
+      await pooled.end();
     }
   });
 });
