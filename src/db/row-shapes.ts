@@ -1,8 +1,8 @@
 // The columns a prepared statement answers with, asked once per connection rather than with
 // every execution. `pg` sends a Describe with each statement it executes, and builds the
 // result's column parsers again from the RowDescription that answers it: under the mixed load
-// that was 3 % of the main thread's time and a seventh of what it allocated, and a read of one
-// row cost a third more instructions with it (bench/README.md, "Lighter requests"). A named
+// that was 3 % of the main thread's time and a seventh of what it allocated. Kept, a read of
+// one customer takes 0.62 of the instructions (bench/README.md, "Lighter requests"). A named
 // statement's columns are fixed once it is prepared on a connection: PostgreSQL refuses to
 // execute it if a schema change would change them ("cached plan must not change result type").
 // So the first execution of a named statement on a connection is described as before, and
@@ -31,6 +31,8 @@ export function describeOnce(client: pg.PoolClient): void {
   const { connection } = client as unknown as { connection: Connection };
   shapes.set(connection, new Map());
 }
+
+/** At most this many statements' columns kept per connection. */
 const MAX_SHAPES = 4096;
 
 /** The parts of pg's Query this module works with (pg 8: lib/query.js). */
@@ -41,6 +43,7 @@ interface QueryInternals {
   _shapes?: Map<string, Field[]>;
   /** The Describe was sent: its answer is kept (set by prepare). */
   _shapeAsked?: boolean;
+  /** A RowDescription or the statement's end came back (what was asked is answered). */
   _shapeSeen?: boolean;
   prepare(connection: Connection): void;
   handleRowDescription(message: { fields: Field[] }): void;
