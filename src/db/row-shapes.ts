@@ -62,10 +62,11 @@ interface ResultInternals {
 
 /** The columns of a statement that answers with no rows. */
 const NONE: Field[] = [];
-/** The column arrays `shapes` holds (what addFields builds from them is kept too). */
-const keptFields = new WeakSet<Field[]>();
 
-/** What addFields builds from the kept columns, by their array and the query's type parsers. */
+/**
+ * What addFields builds from the columns `shapes` holds, by their array (an entry for each
+ * such array) and the query's type parsers.
+ */
 const built = new WeakMap<
   Field[],
   Map<unknown, Pick<ResultInternals, '_parsers' | '_prebuiltEmptyResultObject'>>
@@ -99,22 +100,24 @@ query.prepare = function (this: QueryInternals, connection: Connection) {
   }
 };
 
+/** Keeps the columns of the first answer to a statement that was described. */
+function keep(query: QueryInternals, fields: Field[]): void {
+  if (query._shapeAsked && !query._shapeSeen && query._shapes!.size < MAX_SHAPES) {
+    query._shapes!.set(query.name!, fields);
+    if (fields !== NONE) built.set(fields, new Map());
+  }
+  query._shapeSeen = true;
+}
+
 const handleRowDescription = query.handleRowDescription;
 query.handleRowDescription = function (this: QueryInternals, message: { fields: Field[] }) {
-  if (this._shapeAsked && !this._shapeSeen && this._shapes!.size < MAX_SHAPES) {
-    this._shapes!.set(this.name!, message.fields);
-    keptFields.add(message.fields);
-  }
-  this._shapeSeen = true;
+  keep(this, message.fields);
   handleRowDescription.call(this, message);
 };
 
 const handleCommandComplete = query.handleCommandComplete;
 query.handleCommandComplete = function (this: QueryInternals, message, connection) {
-  if (this._shapeAsked && !this._shapeSeen && this._shapes!.size < MAX_SHAPES) {
-    this._shapes!.set(this.name!, NONE);
-  }
-  this._shapeSeen = true;
+  keep(this, NONE);
   handleCommandComplete.call(this, message, connection);
 };
 
@@ -126,13 +129,11 @@ query.handleError = function (this: QueryInternals, error, connection) {
 
 const addFields = result.addFields;
 result.addFields = function (this: ResultInternals, fields: Field[]) {
-  const kept = built.get(fields)?.get(this._types);
+  const byTypes = built.get(fields);
+  const kept = byTypes?.get(this._types);
   if (kept === undefined) {
     addFields.call(this, fields);
-    if (!keptFields.has(fields)) return;
-    let byTypes = built.get(fields);
-    if (byTypes === undefined) built.set(fields, (byTypes = new Map()));
-    byTypes.set(this._types, {
+    byTypes?.set(this._types, {
       _parsers: this._parsers,
       _prebuiltEmptyResultObject: this._prebuiltEmptyResultObject,
     });
