@@ -6,10 +6,10 @@
 // exactly what the record says, now escaped; the record itself does not change. The replaced
 // row keeps when it was replaced and the SHA-256 of what it replaced (docs/einvoices.md).
 import { createHash } from 'node:crypto';
+import { SaxesParser } from 'saxes';
 import type { Db } from '../db/pool.ts';
 import { unitOfWork, writtenValue } from '../db/unit-of-work.ts';
 import { operator, type TenantScope } from '../tenancy.ts';
-import { isWellFormed } from './einvoice/xml.ts';
 import type { RenderedDocuments } from './issued.ts';
 import type { DocumentModel } from './model.ts';
 import type { RenderPool } from './render-pool.ts';
@@ -146,4 +146,25 @@ export async function repairStoredDocuments(
     }
   }
   return counts;
+}
+
+/**
+ * Whether `xml` is well-formed XML 1.0 with namespaces, as a strict parser reads it: how a
+ * document stored before every text was escaped is told from a good one. It is here, not
+ * beside the XML builder (./einvoice/xml.ts), so that the API's process, which reads stored
+ * documents but writes no XML, does not load the builder: some 175 modules, a fifth of what
+ * the server loads at start.
+ */
+export function isWellFormed(xml: string): boolean {
+  const parser = new SaxesParser({ xmlns: true });
+  // The first error ends the reading: the handler throws, and that is the answer.
+  parser.on('error', (error) => {
+    throw error;
+  });
+  try {
+    parser.write(xml).close();
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -31,7 +31,7 @@ import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import type { Config } from '../config.ts';
 import type { Environment } from '../tenancy.ts';
 import { RateLimitedError } from '../errors.ts';
-import { connectRedis, sharedLimiter } from './rate-limit-redis.ts';
+import type { LimiterOptions } from './rate-limit-redis.ts';
 import { LocalWindows } from './rate-limit-windows.ts';
 
 const POLICY = '"default"';
@@ -58,6 +58,15 @@ interface SharedLimiters {
   hostedPage: RateLimiterAbstract;
 }
 
+/**
+ * Redis and its limiters, with REDIS_URL only: ./rate-limit-redis.ts and ioredis (some 60
+ * modules, a twentieth of what the server loads at start) are imported only then.
+ */
+interface SharedStore {
+  client: Redis;
+  limiter(options: LimiterOptions): RateLimiterAbstract;
+}
+
 interface LocalLimiters {
   perKey: Record<Environment, LocalWindows>;
   authFailures: LocalWindows;
@@ -76,13 +85,13 @@ export class RateLimits {
 
   private readonly config: Config;
   private readonly log: FastifyBaseLogger;
-  private readonly redis: Redis | undefined;
+  private readonly redis: SharedStore | undefined;
   private readonly clock: Clock;
 
   private constructor(
     config: Config,
     log: FastifyBaseLogger,
-    redis: Redis | undefined,
+    redis: SharedStore | undefined,
     clock: Clock,
   ) {
     this.config = config;
@@ -104,23 +113,23 @@ export class RateLimits {
     const prefix = `${config.redisKeyPrefix}:rl`;
     this.shared = {
       perKey: {
-        live: sharedLimiter(redis, {
+        live: redis.limiter({
           keyPrefix: `${prefix}:live`,
           points: this.keyLimits.live.points,
           duration: KEY_WINDOW_SECONDS,
         }),
-        test: sharedLimiter(redis, {
+        test: redis.limiter({
           keyPrefix: `${prefix}:test`,
           points: this.keyLimits.test.points,
           duration: KEY_WINDOW_SECONDS,
         }),
       },
-      authFailures: sharedLimiter(redis, {
+      authFailures: redis.limiter({
         keyPrefix: `${prefix}:auth-failures`,
         points: config.authFailureLimit,
         duration: config.authFailureWindowSeconds,
       }),
-      hostedPage: sharedLimiter(redis, {
+      hostedPage: redis.limiter({
         keyPrefix: `${prefix}:hosted-page`,
         points: config.hostedPageRateLimit,
         duration: HOSTED_PAGE_WINDOW_SECONDS,
@@ -130,8 +139,11 @@ export class RateLimits {
 
   /** Connects to Redis when configured (waiting at most its connect timeout) and builds the limiters. */
   static async create(config: Config, log: FastifyBaseLogger, clock: Clock): Promise<RateLimits> {
-    const redis = config.redisUrl ? await connectRedis(config.redisUrl, log) : undefined;
-    return new RateLimits(config, log, redis, clock);
+    if (!config.redisUrl) return new RateLimits(config, log, undefined, clock);
+    const { connectRedis, sharedLimiter } = await import('./rate-limit-redis.ts');
+    const client = await connectRedis(config.redisUrl, log);
+    const limiter = (options: LimiterOptions) => sharedLimiter(client, options);
+    return new RateLimits(config, log, { client, limiter }, clock);
   }
 
   /**
@@ -272,7 +284,7 @@ export class RateLimits {
    */
   sharedLimiter(name: string, points: number, durationSeconds: number): RateLimiterAbstract | null {
     if (!this.redis) return null;
-    return sharedLimiter(this.redis, {
+    return this.redis.limiter({
       keyPrefix: `${this.config.redisKeyPrefix}:rl:${name}`,
       points,
       duration: durationSeconds,
@@ -286,8 +298,9 @@ export class RateLimits {
       this.local.hostedPage.close();
     }
     if (!this.redis) return;
-    this.redis.removeAllListeners();
-    this.redis.on('error', () => undefined);
-    await this.redis.quit().catch(() => this.redis?.disconnect());
+    const { client } = this.redis;
+    client.removeAllListeners();
+    client.on('error', () => undefined);
+    await client.quit().catch(() => client.disconnect());
   }
 }

@@ -1,10 +1,11 @@
 // How messages leave: with SMTP_URL, to that server; without it (local development), as .eml
 // files in DATA_DIR/outbox/, so sending works out of the box and a message can be opened in
-// any mail program. Either way through nodemailer.
+// any mail program. Either way through nodemailer, which the first message loads (some 40
+// modules that a process sending no mail, such as a test's server, need not load at start).
 import { systemClock, type Clock } from '../clock.ts';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import nodemailer, { type SendMailOptions } from 'nodemailer';
+import type { SendMailOptions, Transporter } from 'nodemailer';
 import type { Config } from '../config.ts';
 
 export interface OutgoingMail {
@@ -39,6 +40,14 @@ function message(from: string, mail: OutgoingMail): SendMailOptions {
   };
 }
 
+/** The transport `make` builds, made at the first call with nodemailer loaded then. */
+function loaded(
+  make: (nodemailer: (typeof import('nodemailer'))['default']) => Transporter,
+): () => Promise<Transporter> {
+  let transport: Promise<Transporter> | undefined;
+  return () => (transport ??= import('nodemailer').then((m) => make(m.default)));
+}
+
 export function createMailTransport(
   config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'dataDir'>,
   log: (message: string) => void,
@@ -46,23 +55,28 @@ export function createMailTransport(
 ): MailTransport {
   if (config.smtpUrl) {
     // Short timeouts: a worker's lease on the message outlasts them (src/mail/worker.ts).
-    const transport = nodemailer.createTransport({
-      url: config.smtpUrl,
-      connectionTimeout: 10_000,
-      greetingTimeout: 10_000,
-      socketTimeout: 20_000,
-    });
+    const smtpUrl = config.smtpUrl;
+    const transport = loaded((nodemailer) =>
+      nodemailer.createTransport({
+        url: smtpUrl,
+        connectionTimeout: 10_000,
+        greetingTimeout: 10_000,
+        socketTimeout: 20_000,
+      }),
+    );
     return {
       async send(mail) {
-        await transport.sendMail(message(config.mailFrom, mail));
+        await (await transport()).sendMail(message(config.mailFrom, mail));
       },
     };
   }
-  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true });
+  const transport = loaded((nodemailer) =>
+    nodemailer.createTransport({ streamTransport: true, buffer: true }),
+  );
   const outbox = path.join(config.dataDir, 'outbox');
   return {
     async send(mail) {
-      const info = await transport.sendMail(message(config.mailFrom, mail));
+      const info = await (await transport()).sendMail(message(config.mailFrom, mail));
       await mkdir(outbox, { recursive: true });
       const stamp = clock.now().toISOString().replace(/[:.]/g, '-');
       const base = (mail.attachments[0]?.filename ?? 'message')

@@ -109,24 +109,6 @@ function readBack(xml: string): string[] {
   return values;
 }
 
-/**
- * Whether `xml` is well-formed XML 1.0 with namespaces, as a strict parser reads it: how a
- * document stored before every text was escaped is told from a good one (../repair.ts).
- */
-export function isWellFormed(xml: string): boolean {
-  const parser = new SaxesParser({ xmlns: true });
-  // The first error ends the reading: the handler throws, and that is the answer.
-  parser.on('error', (error) => {
-    throw error;
-  });
-  try {
-    parser.write(xml).close();
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** The document's text: indented, UTF-8, the same for the same input, checked (see above). */
 export function serialize(root: XmlElement): string {
   const xml = root.end({ prettyPrint: true }) + '\n';

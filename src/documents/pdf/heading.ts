@@ -3,7 +3,8 @@
 // it corrects and why.
 import { countryName, formatDate, formatPeriod, t } from '../i18n.ts';
 import type { DocumentLocale, DocumentModel, Party, PostalAddress } from '../model.ts';
-import { COLOR, CONTENT, type Sheet, type TextStyle } from './sheet.ts';
+import { COLOR, CONTENT, type TextStyle } from './geometry.ts';
+import type { Sheet } from './sheet.ts';
 
 const FIRST_PAGE_TOP = 44;
 const SMALL: TextStyle = { size: 8.5, color: COLOR.muted };

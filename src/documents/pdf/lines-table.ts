@@ -3,7 +3,8 @@
 // row repeats at the top of every page the table runs over.
 import { formatAmount, formatPeriod, formatQuantity, t, unitName } from '../i18n.ts';
 import type { DocumentLine, DocumentLocale, DocumentModel, TaxBreakdownEntry } from '../model.ts';
-import { COLOR, CONTENT, TABLE, type Align, type Sheet, type TextStyle } from './sheet.ts';
+import { COLOR, CONTENT, TABLE, type Align, type TextStyle } from './geometry.ts';
+import type { Sheet } from './sheet.ts';
 import { printedRate } from './tax-summary.ts';
 
 interface Column {

@@ -3,7 +3,8 @@
 // page and in the footer.
 import { t } from '../i18n.ts';
 import type { DocumentModel } from '../model.ts';
-import { COLOR, CONTENT, MARGIN, PAGE, type Sheet, type TextStyle } from './sheet.ts';
+import { COLOR, CONTENT, MARGIN, PAGE, type TextStyle } from './geometry.ts';
+import type { Sheet } from './sheet.ts';
 
 const FOOTER: TextStyle = { size: 7.5, color: COLOR.muted };
 const RUNNING: TextStyle = { size: 8, color: COLOR.muted };

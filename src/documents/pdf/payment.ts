@@ -1,7 +1,8 @@
 // How to pay (the payment terms beside the seller's bank details) and the document's note.
 import { t } from '../i18n.ts';
 import type { DocumentModel } from '../model.ts';
-import { COLOR, CONTENT, type Sheet, type TextStyle } from './sheet.ts';
+import { COLOR, CONTENT, type TextStyle } from './geometry.ts';
+import type { Sheet } from './sheet.ts';
 
 const HEADING: TextStyle = { size: 9.5, bold: true };
 const BODY: TextStyle = { size: 9 };

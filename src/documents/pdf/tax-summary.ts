@@ -3,7 +3,8 @@
 // excluding VAT + VAT = total; total − paid in advance = amount due.
 import { formatAmount, formatPercentage, t } from '../i18n.ts';
 import type { DocumentLocale, DocumentModel, TaxBreakdownEntry, VatCategory } from '../model.ts';
-import { COLOR, CONTENT, MARGIN, TABLE, type Sheet, type TextStyle } from './sheet.ts';
+import { COLOR, CONTENT, MARGIN, TABLE, type TextStyle } from './geometry.ts';
+import type { Sheet } from './sheet.ts';
 
 // EN 16931 (BR-AE-05, BR-E-05, BR-IC-05, BR-G-05, BR-Z-05, BR-O-05): these categories carry no
 // VAT, so the document shows 0 % whatever rate the tax rate object was created with; a
