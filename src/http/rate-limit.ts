@@ -111,29 +111,19 @@ export class RateLimits {
       return;
     }
     const prefix = `${config.redisKeyPrefix}:rl`;
+    const limiter = (name: string, points: number, duration: number) =>
+      redis.limiter({ keyPrefix: `${prefix}:${name}`, points, duration });
     this.shared = {
       perKey: {
-        live: redis.limiter({
-          keyPrefix: `${prefix}:live`,
-          points: this.keyLimits.live.points,
-          duration: KEY_WINDOW_SECONDS,
-        }),
-        test: redis.limiter({
-          keyPrefix: `${prefix}:test`,
-          points: this.keyLimits.test.points,
-          duration: KEY_WINDOW_SECONDS,
-        }),
+        live: limiter('live', this.keyLimits.live.points, KEY_WINDOW_SECONDS),
+        test: limiter('test', this.keyLimits.test.points, KEY_WINDOW_SECONDS),
       },
-      authFailures: redis.limiter({
-        keyPrefix: `${prefix}:auth-failures`,
-        points: config.authFailureLimit,
-        duration: config.authFailureWindowSeconds,
-      }),
-      hostedPage: redis.limiter({
-        keyPrefix: `${prefix}:hosted-page`,
-        points: config.hostedPageRateLimit,
-        duration: HOSTED_PAGE_WINDOW_SECONDS,
-      }),
+      authFailures: limiter(
+        'auth-failures',
+        config.authFailureLimit,
+        config.authFailureWindowSeconds,
+      ),
+      hostedPage: limiter('hosted-page', config.hostedPageRateLimit, HOSTED_PAGE_WINDOW_SECONDS),
     };
   }
 
