@@ -1,4 +1,5 @@
 // Builds the Fastify instance: cross-cutting plugins first, then each module's routes.
+import { compilersFactory } from './http/error-serializers.ts';
 import { randomUUID } from 'node:crypto';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
@@ -128,6 +129,7 @@ export async function buildApp(deps: Composition): Promise<FastifyInstance> {
           : toApiError(error),
       );
     },
+    schemaController: { compilersFactory },
     ajv: {
       customOptions: {
         // Refuse rather than repair: no coercion of types, no silent removal of unknown fields.
