@@ -1,5 +1,4 @@
 // Builds the Fastify instance: cross-cutting plugins first, then each module's routes.
-import { compilersFactory } from './http/error-serializers.ts';
 import { randomUUID } from 'node:crypto';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
@@ -20,6 +19,7 @@ import {
   toApiError,
 } from './http/error-handler.ts';
 import { RouteNotFoundError, ServiceUnavailableError } from './errors.ts';
+import { compilersFactory } from './http/error-serializers.ts';
 import { registerExpensiveRequests } from './http/expensive-requests.ts';
 import { AccessLog } from './http/observability.ts';
 import { registerNotFound } from './http/not-found.ts';

@@ -18,7 +18,7 @@ const REDIS_OPTIONS = {
   retryStrategy: (attempt: number) => Math.min(attempt * 200, 2000),
 };
 
-export interface LimiterOptions {
+interface LimiterOptions {
   keyPrefix: string;
   points: number;
   duration: number;

@@ -31,7 +31,6 @@ import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import type { Config } from '../config.ts';
 import type { Environment } from '../tenancy.ts';
 import { RateLimitedError } from '../errors.ts';
-import type { LimiterOptions } from './rate-limit-redis.ts';
 import { LocalWindows } from './rate-limit-windows.ts';
 
 const POLICY = '"default"';
@@ -64,7 +63,8 @@ interface SharedLimiters {
  */
 interface SharedStore {
   client: Redis;
-  limiter(options: LimiterOptions): RateLimiterAbstract;
+  /** A limiter counting under `<REDIS_KEY_PREFIX>:rl:<name>`. */
+  limiter(name: string, points: number, durationSeconds: number): RateLimiterAbstract;
 }
 
 interface LocalLimiters {
@@ -110,20 +110,21 @@ export class RateLimits {
       };
       return;
     }
-    const prefix = `${config.redisKeyPrefix}:rl`;
-    const limiter = (name: string, points: number, duration: number) =>
-      redis.limiter({ keyPrefix: `${prefix}:${name}`, points, duration });
     this.shared = {
       perKey: {
-        live: limiter('live', this.keyLimits.live.points, KEY_WINDOW_SECONDS),
-        test: limiter('test', this.keyLimits.test.points, KEY_WINDOW_SECONDS),
+        live: redis.limiter('live', this.keyLimits.live.points, KEY_WINDOW_SECONDS),
+        test: redis.limiter('test', this.keyLimits.test.points, KEY_WINDOW_SECONDS),
       },
-      authFailures: limiter(
+      authFailures: redis.limiter(
         'auth-failures',
         config.authFailureLimit,
         config.authFailureWindowSeconds,
       ),
-      hostedPage: limiter('hosted-page', config.hostedPageRateLimit, HOSTED_PAGE_WINDOW_SECONDS),
+      hostedPage: redis.limiter(
+        'hosted-page',
+        config.hostedPageRateLimit,
+        HOSTED_PAGE_WINDOW_SECONDS,
+      ),
     };
   }
 
@@ -132,7 +133,9 @@ export class RateLimits {
     if (!config.redisUrl) return new RateLimits(config, log, undefined, clock);
     const { connectRedis, sharedLimiter } = await import('./rate-limit-redis.ts');
     const client = await connectRedis(config.redisUrl, log);
-    const limiter = (options: LimiterOptions) => sharedLimiter(client, options);
+    const prefix = `${config.redisKeyPrefix}:rl`;
+    const limiter = (name: string, points: number, duration: number) =>
+      sharedLimiter(client, { keyPrefix: `${prefix}:${name}`, points, duration });
     return new RateLimits(config, log, { client, limiter }, clock);
   }
 
@@ -273,12 +276,7 @@ export class RateLimits {
    * another module's counters (the console's sign-in throttle); null without REDIS_URL.
    */
   sharedLimiter(name: string, points: number, durationSeconds: number): RateLimiterAbstract | null {
-    if (!this.redis) return null;
-    return this.redis.limiter({
-      keyPrefix: `${this.config.redisKeyPrefix}:rl:${name}`,
-      points,
-      duration: durationSeconds,
-    });
+    return this.redis?.limiter(name, points, durationSeconds) ?? null;
   }
 
   async close(): Promise<void> {

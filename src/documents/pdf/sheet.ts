@@ -1,6 +1,6 @@
-// The sheet the sections draw on: A4 geometry, the house typography, and text helpers that
-// pass every string through the font fallback, never let a number overflow its column, and
-// start a new page when a block does not fit.
+// The sheet the sections draw on: text helpers that pass every string through the font
+// fallback, never let a number overflow its column, and start a new page when a block does not
+// fit, on the A4 geometry and in the house typography of ./geometry.ts.
 import { asFontSource, fontFaces, printable, printableLine } from './fonts.ts';
 import { COLOR, CONTENT, MARGIN, type Align, type TextStyle } from './geometry.ts';
 
